@@ -1,0 +1,22 @@
+// Command petstore serves the Pet Store API.
+//
+//	petstore [serve] [flags]   serve the API (the default)
+//	petstore keygen            print a new API key and its digest line
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "petstore: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// Timeouts of the HTTP server and of shutdown.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 15 * time.Second
+	idleTimeout       = 60 * time.Second
+	shutdownTimeout   = 10 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// run is the whole program: main only gives it the process's context,
+// arguments, environment and output streams.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd, rest := "serve", args[1:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		cmd, rest = rest[0], rest[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, getenv, stdout, stderr)
+	case "keygen":
+		return keygen(rest, stdout, stderr)
+	}
+	return fmt.Errorf("unknown command %q (want serve or keygen)", cmd)
+}
+
+// config is the configuration of serve; each flag has an environment twin.
+type config struct {
+	addr        string
+	apiKeys     string
+	apiKeysFile string
+	logFormat   string
+}
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	fs.StringVar(&cfg.addr, "addr", env("PETSTORE_ADDR", ":8080"), "listen address (PETSTORE_ADDR)")
+	fs.StringVar(&cfg.apiKeys, "api-keys", env("PETSTORE_API_KEYS", ""), "comma-separated API keys, for development and CI (PETSTORE_API_KEYS)")
+	fs.StringVar(&cfg.apiKeysFile, "api-keys-file", env("PETSTORE_API_KEYS_FILE", ""), "file of SHA-256 key digests, one a line (PETSTORE_API_KEYS_FILE)")
+	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.logFormat != "json" && cfg.logFormat != "text" {
+		return cfg, fmt.Errorf("log format %q: want json or text", cfg.logFormat)
+	}
+	return cfg, nil
+}
+
+// loadKeys builds the key set from the configuration. With no keys
+// configured it generates one and prints it, once, on stderr.
+func loadKeys(cfg config, stderr io.Writer) (*apikey.Set, error) {
+	var digests []apikey.Digest
+	if cfg.apiKeys != "" {
+		ds, err := apikey.ParseKeys(cfg.apiKeys)
+		if err != nil {
+			return nil, fmt.Errorf("PETSTORE_API_KEYS: %w", err)
+		}
+		digests = append(digests, ds...)
+	}
+	if cfg.apiKeysFile != "" {
+		f, err := os.Open(cfg.apiKeysFile)
+		if err != nil {
+			return nil, fmt.Errorf("PETSTORE_API_KEYS_FILE: %w", err)
+		}
+		ds, err := apikey.ParseDigests(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("PETSTORE_API_KEYS_FILE %s: %w", cfg.apiKeysFile, err)
+		}
+		digests = append(digests, ds...)
+	}
+	if len(digests) == 0 {
+		key, digest, err := apikey.Generate()
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", key)
+		digests = append(digests, digest)
+	}
+	return apikey.NewSet(digests...), nil
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, nil))
+	}
+	return slog.New(slog.NewJSONHandler(w, nil))
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.logFormat, stdout)
+	keys, err := loadKeys(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	var store pets.Store = memstore.New()
+	app, err := httpapi.New(httpapi.Config{Store: store, Keys: keys, Logger: log})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	srv := &http.Server{
+		Handler:           app,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "store", "memory", "keys", keys.Len())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	<-served
+	log.Info("stopped")
+	return nil
+}
+
+func keygen(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("petstore keygen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	key, digest, err := apikey.Generate()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "# API key: give it to the client; it is shown only this once.\n%s\n# Digest line: append it to the PETSTORE_API_KEYS_FILE.\n%s\n", key, digest)
+	return err
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's and the test's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// eventually polls cond every 10ms until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startServer runs the whole program on a loopback port and returns its base
+// URL, its log, and a function that stops it and returns run's error.
+func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
+	t.Helper()
+	env["PETSTORE_ADDR"] = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
+	}()
+	var addr string
+	eventually(t, "the listening log line", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\nstderr: %s", err, stderr)
+		default:
+		}
+		sc := bufio.NewScanner(strings.NewReader(stdout.String()))
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr = line.Addr
+				return true
+			}
+		}
+		return false
+	})
+	baseURL = "http://" + addr
+	eventually(t, "/healthz", func() bool {
+		res, err := http.Get(baseURL + "/healthz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
+	var once sync.Once
+	var runErr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("run did not return after cancel")
+			}
+		})
+		return runErr
+	}
+	t.Cleanup(func() { stop() })
+	return baseURL, stdout, stderr, stop
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	const key = "e2e-key-0123456789abcdef"
+	base, stdout, stderr, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+
+	res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":3}`, "X-Request-Id", "e2e-create-1")
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: got %d %s", res.Status, res.Body)
+	}
+	var p gen.Pet
+	res.JSON(t, &p)
+	res = c.Do(t, "GET", "/v1/pets?status=available", "")
+	var list []gen.Pet
+	res.JSON(t, &list)
+	if res.Status != http.StatusOK || len(list) != 1 || list[0] != p {
+		t.Fatalf("list: got %d %+v, want [%+v]", res.Status, list, p)
+	}
+	if res := c.Do(t, "GET", "/v1/pets/999", ""); res.Status != http.StatusNotFound {
+		t.Fatalf("get unknown: got %d", res.Status)
+	}
+	anon := *c
+	anon.Key = ""
+	if res := anon.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+		t.Fatalf("no key: got %d", res.Status)
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("run after cancel: got %v, want nil (clean shutdown)", err)
+	}
+	logs := stdout.String()
+	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"/v1/pets"`, `"status":201`, `"request_id":"e2e-create-1"`, `"latency":`, `"msg":"stopped"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs+stderr.String(), key) {
+		t.Errorf("the API key appears in the output")
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Errorf("server still answers after shutdown")
+	}
+}
+
+// TestShutdownFinishesInFlight checks that a request being served when the
+// context is cancelled still gets its answer.
+func TestShutdownFinishesInFlight(t *testing.T) {
+	const key = "e2e-key-0123456789abcdef"
+	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	defer func() {
+		if t.Failed() {
+			t.Logf("server log:\n%s", stdout)
+		}
+	}()
+	// With Expect: 100-continue the server asks for the body only once the
+	// handler reads it, so Got100Continue proves the request is in flight.
+	pr, pw := io.Pipe()
+	continued := make(chan struct{})
+	trace := &httptrace.ClientTrace{Got100Continue: func() { close(continued) }}
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+"/v1/pets", pr)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Minute}}
+	got := make(chan int, 1)
+	go func() {
+		res, err := client.Do(req)
+		if err != nil {
+			t.Logf("in-flight request: %v", err)
+			got <- -1
+			return
+		}
+		res.Body.Close()
+		got <- res.StatusCode
+	}()
+	select {
+	case <-continued:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no 100 Continue from the server")
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	// Shutdown has begun once new connections are refused.
+	eventually(t, "the listener to close", func() bool {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err != nil
+	})
+	pw.Write([]byte(`{"name":"Slow","categoryId":1}`))
+	pw.Close()
+	if status := <-got; status != http.StatusCreated {
+		t.Fatalf("in-flight create: got %d, want 201", status)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("run: got %v, want nil", err)
+	}
+}
+
+func TestGeneratedKey(t *testing.T) {
+	base, stdout, stderr, _ := startServer(t, map[string]string{})
+	var key string
+	for _, f := range strings.Fields(stderr.String()) {
+		if strings.HasPrefix(f, apikey.Prefix) {
+			key = f
+		}
+	}
+	if key == "" {
+		t.Fatalf("no generated key printed on stderr: %q", stderr)
+	}
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusOK {
+		t.Fatalf("with the generated key: got %d %s", res.Status, res.Body)
+	}
+	if strings.Contains(stdout.String(), key) {
+		t.Errorf("the generated key appears in the log")
+	}
+}
+
+func TestKeysFile(t *testing.T) {
+	key, digest, err := apikey.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(file, []byte("# ops team\n"+digest.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS_FILE": file})
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusOK {
+		t.Fatalf("with a key from the file: got %d %s", res.Status, res.Body)
+	}
+	c.Key = "psk_not-the-right-key-000000000000"
+	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+		t.Fatalf("with another key: got %d", res.Status)
+	}
+}
+
+func TestBadConfiguration(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"bad log format", nil, map[string]string{"PETSTORE_LOG_FORMAT": "xml"}, `log format "xml"`},
+		{"short key", nil, map[string]string{"PETSTORE_API_KEYS": "abc"}, "PETSTORE_API_KEYS: API key 1"},
+		{"missing keys file", nil, map[string]string{"PETSTORE_API_KEYS_FILE": missing}, "PETSTORE_API_KEYS_FILE"},
+		{"bad address", nil, map[string]string{"PETSTORE_ADDR": "nonsense"}, "listen on nonsense"},
+		{"unknown flag", []string{"-bogus"}, map[string]string{}, "flag provided but not defined"},
+		{"unknown command", []string{"fly"}, map[string]string{}, `unknown command "fly"`},
+		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), append([]string{"petstore"}, tc.args...), func(k string) string { return tc.env[k] }, &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run: got %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q spans lines; want one clear line", err)
+			}
+		})
+	}
+}
+
+func TestKeygen(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"petstore", "keygen"}, func(string) string { return "" }, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("keygen: got %q, want a key line and a digest line", out.String())
+	}
+	ds, err := apikey.ParseDigests(strings.NewReader(lines[1]))
+	if err != nil {
+		t.Fatalf("digest line %q: %v", lines[1], err)
+	}
+	if _, ok := apikey.NewSet(ds...).Verify(lines[0]); !ok {
+		t.Fatalf("key %q does not verify against its digest line %q", lines[0], lines[1])
+	}
+}

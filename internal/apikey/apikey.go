@@ -1,0 +1,143 @@
+// Package apikey issues and verifies the bearer keys of the API. Keys are kept
+// only as SHA-256 digests and compared in constant time; a key in plain text
+// never outlives start-up.
+package apikey
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Prefix starts every key that Generate issues.
+const Prefix = "psk_"
+
+// Lengths a configured or presented key may have.
+const (
+	MinKeyLength = 16
+	MaxKeyLength = 256
+)
+
+// Digest is the SHA-256 of a key.
+type Digest [sha256.Size]byte
+
+// Hash returns the digest of key.
+func Hash(key string) Digest { return sha256.Sum256([]byte(key)) }
+
+// String returns the digest in lower-case hex, the form of a keys-file line.
+func (d Digest) String() string { return hex.EncodeToString(d[:]) }
+
+// ID returns a short, non-secret name for the key: the first 12 hex digits of
+// its digest. It is what logs and rate limits may name.
+func (d Digest) ID() string { return d.String()[:12] }
+
+// Generate returns a new random key and its digest.
+func Generate() (string, Digest, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", Digest{}, fmt.Errorf("generate key: %w", err)
+	}
+	key := Prefix + base64.RawURLEncoding.EncodeToString(b[:])
+	return key, Hash(key), nil
+}
+
+// WellFormed reports whether key has the syntax of a bearer token (RFC 6750
+// b64token) and an acceptable length.
+func WellFormed(key string) bool {
+	if len(key) < MinKeyLength || len(key) > MaxKeyLength {
+		return false
+	}
+	body := strings.TrimRight(key, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Set is an immutable set of key digests.
+type Set struct {
+	digests []Digest
+}
+
+// NewSet returns a set of the given digests.
+func NewSet(digests ...Digest) *Set {
+	return &Set{digests: append([]Digest(nil), digests...)}
+}
+
+// Len returns the number of keys in the set.
+func (s *Set) Len() int { return len(s.digests) }
+
+// Verify reports whether key belongs to the set, and its digest. Every stored
+// digest is compared, in constant time, whatever the outcome.
+func (s *Set) Verify(key string) (Digest, bool) {
+	if !WellFormed(key) {
+		return Digest{}, false
+	}
+	d := Hash(key)
+	match := 0
+	for i := range s.digests {
+		match |= subtle.ConstantTimeCompare(d[:], s.digests[i][:])
+	}
+	return d, match == 1
+}
+
+// ParseKeys returns the digests of a comma-separated list of keys, as given in
+// PETSTORE_API_KEYS. Empty items are ignored.
+func ParseKeys(list string) ([]Digest, error) {
+	var out []Digest
+	for i, key := range strings.Split(list, ",") {
+		key = strings.TrimSpace(key)
+		if key == "" {
+			continue
+		}
+		if !WellFormed(key) {
+			return nil, fmt.Errorf("API key %d: must be %d to %d characters of A-Z a-z 0-9 - . _ ~ + / (optionally ending in =)", i+1, MinKeyLength, MaxKeyLength)
+		}
+		out = append(out, Hash(key))
+	}
+	return out, nil
+}
+
+// ParseDigests reads a keys file: one hex SHA-256 digest a line; blank lines
+// and everything after a '#' are ignored.
+func ParseDigests(r io.Reader) ([]Digest, error) {
+	var out []Digest
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		var d Digest
+		if b, err := hex.DecodeString(line); err != nil || len(b) != len(d) {
+			return nil, fmt.Errorf("line %d: want a SHA-256 digest in hex (64 characters)", n)
+		} else {
+			copy(d[:], b)
+		}
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no digests")
+	}
+	return out, nil
+}

@@ -1,0 +1,72 @@
+package apikey_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/petstore/petstore/internal/apikey"
+)
+
+func TestGenerateVerify(t *testing.T) {
+	key, digest, err := apikey.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(key, apikey.Prefix) || len(key) != len(apikey.Prefix)+43 {
+		t.Fatalf("Generate: got key %q, want %s followed by 43 characters", key, apikey.Prefix)
+	}
+	other, otherDigest, _ := apikey.Generate()
+	if other == key || otherDigest == digest {
+		t.Fatalf("Generate returned the same key twice")
+	}
+	set := apikey.NewSet(otherDigest, digest)
+	if got, ok := set.Verify(key); !ok || got != digest {
+		t.Fatalf("Verify(generated key): got %v, %v; want its digest, true", got, ok)
+	}
+	for _, bad := range []string{"", key[:len(key)-1], key + "x", strings.ToUpper(key), "Bearer " + key, key + "\x00", strings.Repeat("a", 300)} {
+		if _, ok := set.Verify(bad); ok {
+			t.Errorf("Verify(%q): got true, want false", bad)
+		}
+	}
+}
+
+func TestWellFormed(t *testing.T) {
+	for key, want := range map[string]bool{
+		"abcdefghijklmnop":          true,
+		"psk_abc-DEF.ghi~jkl+mno/p": true,
+		"abcdefghijklmnop==":        true,
+		"short":                     false,
+		"abcdefgh ijklmnop":         false,
+		"abcdefghijklmnop=x":        false,
+		"================":          false,
+		"abcdefghijklmnop\u00e9":    false,
+	} {
+		if got := apikey.WellFormed(key); got != want {
+			t.Errorf("WellFormed(%q): got %v, want %v", key, got, want)
+		}
+	}
+}
+
+func TestParseKeys(t *testing.T) {
+	ds, err := apikey.ParseKeys(" dev-key-0123456789 , ,ci-key-0123456789")
+	if err != nil || len(ds) != 2 || ds[0] != apikey.Hash("dev-key-0123456789") || ds[1] != apikey.Hash("ci-key-0123456789") {
+		t.Fatalf("ParseKeys: got %v, %v", ds, err)
+	}
+	if _, err := apikey.ParseKeys("good-key-0123456789,bad key"); err == nil || !strings.Contains(err.Error(), "API key 2") {
+		t.Fatalf("ParseKeys with a bad key: got %v, want an error naming key 2", err)
+	}
+}
+
+func TestParseDigests(t *testing.T) {
+	d := apikey.Hash("dev-key-0123456789")
+	file := "# production keys\n\n" + d.String() + "  # ci\n" + strings.ToUpper(apikey.Hash("x").String()) + "\n"
+	ds, err := apikey.ParseDigests(strings.NewReader(file))
+	if err != nil || len(ds) != 2 || ds[0] != d || ds[1] != apikey.Hash("x") {
+		t.Fatalf("ParseDigests: got %v, %v", ds, err)
+	}
+	for _, bad := range []string{"", "# only a comment\n", "abc\n", d.String() + "00\n"} {
+		if _, err := apikey.ParseDigests(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseDigests(%q): got nil error", bad)
+		}
+	}
+}

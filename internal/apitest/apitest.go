@@ -1,0 +1,240 @@
+// Package apitest checks HTTP exchanges against openapi.yaml. Every test of
+// the API sends its requests through a Client, so a response with a status,
+// header or body the contract does not document fails the test that got it.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/petstore/petstore/gen"
+)
+
+// Contract is openapi.yaml, loaded from the repository, ready to check
+// responses.
+type Contract struct {
+	spec   *openapi3.T
+	router routers.Router
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Contract
+	loadErr  error
+)
+
+// Load returns the contract in the repository's openapi.yaml, found by
+// walking up from the test's working directory.
+func Load(t testing.TB) *Contract {
+	t.Helper()
+	loadOnce.Do(func() { loaded, loadErr = load() })
+	if loadErr != nil {
+		t.Fatalf("apitest: %v", loadErr)
+	}
+	return loaded
+}
+
+func load() (*Contract, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, os.ErrNotExist
+		}
+		dir = parent
+	}
+	spec, err := openapi3.NewLoader().LoadFromFile(filepath.Join(dir, "openapi.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	// Route by path under /v1 whatever the host, as the server does.
+	spec.Servers = openapi3.Servers{{URL: "/v1"}}
+	router, err := gorillamux.NewRouter(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Contract{spec: spec, router: router}, nil
+}
+
+// Spec returns the loaded document.
+func (c *Contract) Spec() *openapi3.T { return c.spec }
+
+// Check fails t unless the response fits the contract: for an operation,
+// openapi3filter.ValidateResponse with IncludeResponseStatus; for a path or
+// method the contract does not define under /v1, a 404 or 405 Error body.
+// Every non-2xx response must be an Error whose status is the HTTP status.
+func (c *Contract) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
+	t.Helper()
+	if !strings.HasPrefix(req.URL.Path, "/v1/") {
+		return // operational endpoints are outside the contract
+	}
+	if status >= 400 {
+		checkErrorBody(t, req, status, header, body)
+	}
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+			t.Errorf("contract: %s %s matches no operation, yet got status %d (want 404 or 405)", req.Method, req.URL.Path, status)
+		}
+		if status == http.StatusMethodNotAllowed && header.Get("Allow") == "" {
+			t.Errorf("contract: 405 for %s %s without an Allow header", req.Method, req.URL.Path)
+		}
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("contract: %s %s -> %d violates openapi.yaml: %v\nbody: %.300s", req.Method, req.URL, status, err, body)
+	}
+}
+
+func checkErrorBody(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
+	t.Helper()
+	if req.Method == http.MethodHead {
+		return
+	}
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("contract: %s %s -> %d has Content-Type %q, want application/json", req.Method, req.URL.Path, status, ct)
+	}
+	var e gen.Error
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Errorf("contract: %s %s -> %d body is not an Error: %v: %.300s", req.Method, req.URL.Path, status, err, body)
+		return
+	}
+	if int(e.Status) != status || !e.Code.Valid() || e.Message == "" {
+		t.Errorf("contract: %s %s -> %d Error body %+v: want status %d, a known code, a message", req.Method, req.URL.Path, status, e, status)
+	}
+}
+
+// Response is what a Client got back.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Error decodes the body as an Error.
+func (r Response) Error(t testing.TB) gen.Error {
+	t.Helper()
+	var e gen.Error
+	if err := json.Unmarshal(r.Body, &e); err != nil {
+		t.Fatalf("decode Error body %q: %v", r.Body, err)
+	}
+	return e
+}
+
+// JSON decodes the body into v.
+func (r Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode body %q: %v", r.Body, err)
+	}
+}
+
+// Client sends requests to the API, in process (Handler) or over the network
+// (BaseURL), and checks every response against the contract.
+type Client struct {
+	Contract *Contract
+	Handler  http.Handler // in process, when set
+	BaseURL  string       // e.g. http://127.0.0.1:8080, when Handler is nil
+	HTTP     *http.Client // for BaseURL; http.DefaultClient when nil
+	Key      string       // sent as a bearer key when not empty
+}
+
+// Do sends method path with body (none when empty) and header pairs
+// ("Name", "value", …). A Content-Type of application/json is sent with a
+// body unless the pairs set one; a pair with an empty value removes it.
+func (c *Client) Do(t testing.TB, method, path, body string, header ...string) Response {
+	t.Helper()
+	return c.DoBytes(t, method, path, []byte(body), header...)
+}
+
+// DoBytes is Do with a body of bytes.
+func (c *Client) DoBytes(t testing.TB, method, path string, body []byte, header ...string) Response {
+	t.Helper()
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	target := path
+	if c.Handler == nil {
+		target = c.BaseURL + path
+	}
+	req, err := http.NewRequest(method, target, rd)
+	if err != nil {
+		t.Fatalf("new request %s %s: %v", method, path, err)
+	}
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
+		if i > 0 && header[i] == header[i-2] {
+			req.Header.Add(header[i], header[i+1])
+		} else {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	var res Response
+	if c.Handler != nil {
+		rec := httptest.NewRecorder()
+		c.Handler.ServeHTTP(rec, req)
+		res = Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	} else {
+		hc := c.HTTP
+		if hc == nil {
+			hc = http.DefaultClient
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: read body: %v", method, path, err)
+		}
+		res = Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	}
+	// Check against a request with the path alone, as the server saw it.
+	check, _ := http.NewRequest(method, path, nil)
+	check.Header = req.Header
+	c.Contract.Check(t, check, res.Status, res.Header, res.Body)
+	return res
+}

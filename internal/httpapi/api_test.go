@@ -1,0 +1,497 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/pets"
+)
+
+const testKey = "test-key-0123456789abcdef"
+
+// newClient builds the full app (validator, authentication, error mapper)
+// over store and returns a contract-checking client that sends testKey.
+func newClient(t *testing.T, store pets.Store) *apitest.Client {
+	t.Helper()
+	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey))})
+	if err != nil {
+		t.Fatalf("httpapi.New: %v", err)
+	}
+	return &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+}
+
+func TestAPI(t *testing.T) {
+	RunAPISuite(t, func(*testing.T) pets.Store { return memstore.New() })
+}
+
+// RunAPISuite runs every HTTP behaviour test over stores from newStore, which
+// must return an empty store each time.
+func RunAPISuite(t *testing.T, newStore func(*testing.T) pets.Store) {
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T, *apitest.Client)
+	}{
+		{"Authentication", testAuthentication},
+		{"ListEmpty", testListEmpty},
+		{"ListPaging", testListPaging},
+		{"ListBadQuery", testListBadQuery},
+		{"CreateAndGet", testCreateAndGet},
+		{"CreateBadBody", testCreateBadBody},
+		{"GetErrors", testGetErrors},
+		{"Protocol", testProtocol},
+		{"ConcurrentCreates", testConcurrentCreates},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.test(t, newClient(t, newStore(t))) })
+	}
+}
+
+// create adds a pet through the API and returns it.
+func create(t *testing.T, c *apitest.Client, body string) gen.Pet {
+	t.Helper()
+	res := c.Do(t, "POST", "/v1/pets", body)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("POST /v1/pets %s: got %d %s, want 201", body, res.Status, res.Body)
+	}
+	var p gen.Pet
+	res.JSON(t, &p)
+	return p
+}
+
+func wantError(t *testing.T, res apitest.Response, status int, code gen.ErrorCode, msg string) {
+	t.Helper()
+	if res.Status != status {
+		t.Fatalf("got status %d (%s), want %d", res.Status, res.Body, status)
+	}
+	e := res.Error(t)
+	if e.Code != code {
+		t.Errorf("got code %q, want %q (message %q)", e.Code, code, e.Message)
+	}
+	if !strings.Contains(e.Message, msg) {
+		t.Errorf("got message %q, want it to contain %q", e.Message, msg)
+	}
+}
+
+func testAuthentication(t *testing.T, c *apitest.Client) {
+	p := create(t, c, `{"name":"Rex","categoryId":1}`)
+	anon := *c
+	anon.Key = ""
+	const (
+		plain   = `Bearer realm="petstore"`
+		invalid = `Bearer realm="petstore", error="invalid_token"`
+	)
+	big := `{"name":"` + strings.Repeat("a", 2<<20) + `","categoryId":1}`
+	for _, tc := range []struct {
+		name, method, path, body string
+		header                   []string
+		wantStatus               int
+		wantAuth                 string
+	}{
+		{"no header", "GET", "/v1/pets", "", nil, 401, plain},
+		{"no header on create", "POST", "/v1/pets", `{"name":"x","categoryId":1}`, nil, 401, plain},
+		{"no header on get", "GET", "/v1/pets/" + strconv.FormatInt(p.Id, 10), "", nil, 401, plain},
+		{"basic scheme", "GET", "/v1/pets", "", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, plain},
+		{"empty bearer", "GET", "/v1/pets", "", []string{"Authorization", "Bearer "}, 401, invalid},
+		{"wrong key", "GET", "/v1/pets", "", []string{"Authorization", "Bearer test-key-0123456789abcdeX"}, 401, invalid},
+		{"key with trailing junk", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey + " x"}, 401, invalid},
+		{"two headers", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey, "Authorization", "Bearer " + testKey}, 401, invalid},
+		{"huge header", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + strings.Repeat("k", 10000)}, 401, invalid},
+		// Authentication is decided before any validation.
+		{"no key, bad limit", "GET", "/v1/pets?limit=0", "", nil, 401, plain},
+		{"no key, unknown param", "GET", "/v1/pets?bogus=1", "", nil, 401, plain},
+		{"no key, bad body", "POST", "/v1/pets", `{"id":1}`, nil, 401, plain},
+		{"no key, no content type", "POST", "/v1/pets", `{}`, []string{"Content-Type", ""}, 401, plain},
+		{"no key, 2 MiB body", "POST", "/v1/pets", big, nil, 401, plain},
+		{"no key, bad id", "GET", "/v1/pets/abc", "", nil, 401, plain},
+		{"wrong key, bad body", "POST", "/v1/pets", `nope`, []string{"Authorization", "Bearer wrong-key-0123456789"}, 401, invalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := anon.Do(t, tc.method, tc.path, tc.body, tc.header...)
+			wantError(t, res, http.StatusUnauthorized, gen.ErrorCodeUnauthorized, "API key")
+			if got := res.Header.Get("WWW-Authenticate"); got != tc.wantAuth {
+				t.Errorf("WWW-Authenticate: got %q, want %q", got, tc.wantAuth)
+			}
+		})
+	}
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		res := anon.Do(t, "GET", "/v1/pets", "", "Authorization", scheme+" "+testKey)
+		if res.Status != http.StatusOK {
+			t.Errorf("scheme %q: got %d %s, want 200", scheme, res.Status, res.Body)
+		}
+	}
+}
+
+func testListEmpty(t *testing.T, c *apitest.Client) {
+	for _, path := range []string{"/v1/pets", "/v1/pets?status=sold", "/v1/pets?after=5"} {
+		res := c.Do(t, "GET", path, "")
+		if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != "[]" {
+			t.Errorf("GET %s on an empty store: got %d %q, want 200 []", path, res.Status, res.Body)
+		}
+		if link := res.Header.Get("Link"); link != "" {
+			t.Errorf("GET %s on an empty store: got Link %q, want none", path, link)
+		}
+	}
+}
+
+var nextRE = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
+
+// walk follows rel="next" links from path and returns every pet seen.
+func walk(t *testing.T, c *apitest.Client, path string) (all []gen.Pet, pages int) {
+	t.Helper()
+	for path != "" {
+		res := c.Do(t, "GET", path, "")
+		if res.Status != http.StatusOK {
+			t.Fatalf("GET %s: got %d %s", path, res.Status, res.Body)
+		}
+		var page []gen.Pet
+		res.JSON(t, &page)
+		all = append(all, page...)
+		pages++
+		path = ""
+		if link := res.Header.Get("Link"); link != "" {
+			m := nextRE.FindStringSubmatch(link)
+			if m == nil {
+				t.Fatalf("Link %q: not a rel=next link to /v1/pets", link)
+			}
+			path = m[1]
+		}
+	}
+	return all, pages
+}
+
+func testListPaging(t *testing.T, c *apitest.Client) {
+	statuses := []string{"available", "pending", "sold"}
+	var created []gen.Pet
+	for i := range 45 {
+		created = append(created, create(t, c, fmt.Sprintf(`{"name":"pet %d","categoryId":%d,"status":%q}`, i, i+1, statuses[i%3])))
+	}
+
+	res := c.Do(t, "GET", "/v1/pets", "")
+	var first []gen.Pet
+	res.JSON(t, &first)
+	if len(first) != pets.DefaultLimit {
+		t.Fatalf("GET /v1/pets: got %d pets, want the default limit %d", len(first), pets.DefaultLimit)
+	}
+	wantLink := fmt.Sprintf(`</v1/pets?after=%d&limit=20>; rel="next"`, first[19].Id)
+	if got := res.Header.Get("Link"); got != wantLink {
+		t.Fatalf("GET /v1/pets: got Link %q, want %q", got, wantLink)
+	}
+
+	all, pages := walk(t, c, "/v1/pets?limit=10")
+	if len(all) != len(created) || pages != 5 {
+		t.Fatalf("walk limit 10: got %d pets in %d pages, want %d in 5", len(all), pages, len(created))
+	}
+	for i := range all {
+		if all[i] != created[i] {
+			t.Fatalf("walk limit 10: pet %d is %+v, want %+v", i, all[i], created[i])
+		}
+	}
+
+	sold, _ := walk(t, c, "/v1/pets?status=sold&limit=4")
+	if len(sold) != 15 {
+		t.Fatalf("walk status=sold: got %d pets, want 15", len(sold))
+	}
+	for i, p := range sold {
+		if p.Status != gen.Sold || (i > 0 && p.Id <= sold[i-1].Id) {
+			t.Fatalf("walk status=sold: pet %d is %+v: want sold, ascending ids", i, p)
+		}
+	}
+
+	res = c.Do(t, "GET", fmt.Sprintf("/v1/pets?limit=100&after=%d", created[40].Id), "")
+	var tail []gen.Pet
+	res.JSON(t, &tail)
+	if len(tail) != 4 || tail[0] != created[41] || res.Header.Get("Link") != "" {
+		t.Fatalf("after %d: got %+v Link %q; want the last 4 pets, no Link", created[40].Id, tail, res.Header.Get("Link"))
+	}
+}
+
+func testListBadQuery(t *testing.T, c *apitest.Client) {
+	for _, tc := range []struct{ query, msg string }{
+		{"limit=0", "limit: number must be at least 1"},
+		{"limit=101", "limit: number must be at most 100"},
+		{"limit=-5", "limit: number must be at least 1"},
+		{"limit=abc", "limit: must be a base-10 integer"},
+		{"limit=1.5", "limit: must be a base-10 integer"},
+		{"limit=99999999999", "limit: must be a base-10 integer"},
+		{"limit=", "limit:"},
+		{"status=lost", "status: value is not one of the allowed values"},
+		{"status=AVAILABLE", "status: value is not one of the allowed values"},
+		{"status=", "status:"},
+		{"after=-1", "after: number must be at least 0"},
+		{"after=x", "after: must be a base-10 integer"},
+		{"after=9223372036854775808", "after: must be a base-10 integer"},
+		{"limt=5", `"limt": unknown query parameter`},
+		{"limit=5&limit=6", "limit: must be given once"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			wantError(t, c.Do(t, "GET", "/v1/pets?"+tc.query, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, tc.msg)
+		})
+	}
+	wantError(t, c.Do(t, "GET", "/v1/pets", `{"a":1}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "takes no request body")
+}
+
+func testCreateAndGet(t *testing.T, c *apitest.Client) {
+	res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":9223372036854775807,"status":"pending"}`)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: got %d %s, want 201", res.Status, res.Body)
+	}
+	var p gen.Pet
+	res.JSON(t, &p)
+	want := gen.Pet{Id: p.Id, Name: "Rex", CategoryId: 9223372036854775807, Status: gen.Pending}
+	if p != want || p.Id < 1 {
+		t.Fatalf("create: got %+v, want %+v with an id >= 1", p, want)
+	}
+	if got, want := res.Header.Get("Location"), "/v1/pets/"+strconv.FormatInt(p.Id, 10); got != want {
+		t.Errorf("Location: got %q, want %q", got, want)
+	}
+
+	dflt := create(t, c, `{"categoryId":2,"name":"Tom — 🐈"}`)
+	if dflt.Status != gen.Available || dflt.Name != "Tom — 🐈" || dflt.Id <= p.Id {
+		t.Fatalf("create without status: got %+v, want available, same name, a larger id", dflt)
+	}
+	create(t, c, `{"name":"`+strings.Repeat("é", 100)+`","categoryId":1}`)
+	create(t, c, "{\"name\":\"Spot\",\"categoryId\":1}\n")
+	create(t, c, `{"name":"Chunked","categoryId":1}`)
+	res = c.Do(t, "POST", "/v1/pets", `{"name":"Charset","categoryId":1}`, "Content-Type", "application/json; charset=utf-8")
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create with charset: got %d %s", res.Status, res.Body)
+	}
+
+	for _, got := range []gen.Pet{p, dflt} {
+		res = c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(got.Id, 10), "")
+		var back gen.Pet
+		res.JSON(t, &back)
+		if res.Status != http.StatusOK || back != got {
+			t.Fatalf("get %d: got %d %+v, want 200 %+v", got.Id, res.Status, back, got)
+		}
+		checkDeprecation(t, res)
+	}
+}
+
+func checkDeprecation(t *testing.T, res apitest.Response) {
+	t.Helper()
+	for name, want := range map[string]string{
+		"Deprecation": "@1767225600",
+		"Sunset":      "Thu, 05 Dec 2030 00:00:00 GMT",
+		"Link":        `</v1/pets>; rel="successor-version"`,
+	} {
+		if got := res.Header.Get(name); got != want {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+}
+
+func testCreateBadBody(t *testing.T, c *apitest.Client) {
+	long := strings.Repeat("a", 101)
+	for _, tc := range []struct {
+		name, body string
+		header     []string
+		status     int
+		msg        string
+	}{
+		{"missing name", `{"categoryId":1}`, nil, 400, "name: is required"},
+		{"missing categoryId", `{"name":"Rex"}`, nil, 400, "categoryId: is required"},
+		{"empty object", `{}`, nil, 400, ": is required"},
+		{"empty name", `{"name":"","categoryId":1}`, nil, 400, "name: minimum string length is 1"},
+		{"blank name", `{"name":"   ","categoryId":1}`, nil, 400, "name: must not contain control characters or be only spaces"},
+		{"long name", `{"name":"` + long + `","categoryId":1}`, nil, 400, "name: maximum string length is 100"},
+		{"nul in name", `{"name":"a\u0000b","categoryId":1}`, nil, 400, "name: must not contain control characters"},
+		{"newline in name", `{"name":"a\nb","categoryId":1}`, nil, 400, "name: must not contain control characters"},
+		{"null name", `{"name":null,"categoryId":1}`, nil, 400, "name:"},
+		{"number name", `{"name":5,"categoryId":1}`, nil, 400, "name: value must be a string"},
+		{"zero category", `{"name":"Rex","categoryId":0}`, nil, 400, "categoryId: number must be at least 1"},
+		{"negative category", `{"name":"Rex","categoryId":-3}`, nil, 400, "categoryId: number must be at least 1"},
+		{"string category", `{"name":"Rex","categoryId":"1"}`, nil, 400, "categoryId: value must be an integer"},
+		{"fractional category", `{"name":"Rex","categoryId":1.5}`, nil, 400, "categoryId: value must be an integer"},
+		{"int64 overflow", `{"name":"Rex","categoryId":9223372036854775808}`, nil, 400, "categoryId"},
+		{"huge number", `{"name":"Rex","categoryId":1e400}`, nil, 400, "categoryId"},
+		{"bad status", `{"name":"Rex","categoryId":1,"status":"lost"}`, nil, 400, "status: value is not one of the allowed values"},
+		{"null status", `{"name":"Rex","categoryId":1,"status":null}`, nil, 400, "status"},
+		{"id given", `{"id":7,"name":"Rex","categoryId":1}`, nil, 400, `property "id" is unsupported`},
+		{"unknown member", `{"name":"Rex","categoryId":1,"color":"red"}`, nil, 400, `property "color" is unsupported`},
+		{"case-folded member", `{"NAME":"Rex","categoryId":1}`, nil, 400, "NAME"},
+		{"array body", `[{"name":"Rex","categoryId":1}]`, nil, 400, "body: value must be an object"},
+		{"string body", `"Rex"`, nil, 400, "body: value must be an object"},
+		{"null body", `null`, nil, 400, "body"},
+		{"malformed", `{"name":"Rex",`, nil, 400, "body: invalid JSON"},
+		{"trailing data", `{"name":"Rex","categoryId":1} {}`, nil, 400, "body: invalid JSON: trailing data"},
+		{"duplicate member", `{"name":"Rex","name":"Max","categoryId":1}`, nil, 400, "body: invalid JSON: duplicate"},
+		{"invalid UTF-8", "{\"name\":\"R\xffx\",\"categoryId\":1}", nil, 400, "body: invalid JSON: invalid UTF-8"},
+		{"no body", ``, nil, 400, "body: a JSON object is required"},
+		{"no content type", `{"name":"Rex","categoryId":1}`, []string{"Content-Type", ""}, 400, "Content-Type: must be application/json"},
+		{"text/plain", `{"name":"Rex","categoryId":1}`, []string{"Content-Type", "text/plain"}, 400, "Content-Type: must be application/json"},
+		{"json-patch", `{"name":"Rex","categoryId":1}`, []string{"Content-Type", "application/merge-patch+json"}, 400, "Content-Type: must be application/json"},
+		{"query given", `{"name":"Rex","categoryId":1}`, nil, 400, ""},
+		{"2 MiB body", `{"name":"` + strings.Repeat("a", 2<<20) + `","categoryId":1}`, nil, 413, "larger than 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/v1/pets"
+			if tc.name == "query given" {
+				path += "?dryRun=true"
+			}
+			code := gen.ErrorCodeInvalidRequest
+			if tc.status == 413 {
+				code = gen.ErrorCodePayloadTooLarge
+			}
+			wantError(t, c.Do(t, "POST", path, tc.body, tc.header...), tc.status, code, tc.msg)
+		})
+	}
+	// Nothing refused was written.
+	res := c.Do(t, "GET", "/v1/pets", "")
+	if strings.TrimSpace(string(res.Body)) != "[]" {
+		t.Fatalf("after refused creates: GET /v1/pets got %s, want []", res.Body)
+	}
+}
+
+func testGetErrors(t *testing.T, c *apitest.Client) {
+	p := create(t, c, `{"name":"Rex","categoryId":1}`)
+	res := c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id+1000, 10), "")
+	wantError(t, res, http.StatusNotFound, gen.ErrorCodeNotFound, "not found")
+	checkDeprecation(t, res)
+	for _, tc := range []struct{ path, msg string }{
+		{"/v1/pets/abc", "petId: must be a base-10 integer"},
+		{"/v1/pets/0", "petId: number must be at least 1"},
+		{"/v1/pets/-1", "petId: number must be at least 1"},
+		{"/v1/pets/1.0", "petId: must be a base-10 integer"},
+		{"/v1/pets/99999999999999999999", "petId: must be a base-10 integer"},
+		{"/v1/pets/%2e%2e", "petId: must be a base-10 integer"},
+		{"/v1/pets/1?verbose=1", `"verbose": unknown query parameter`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			wantError(t, c.Do(t, "GET", tc.path, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, tc.msg)
+		})
+	}
+}
+
+func testProtocol(t *testing.T, c *apitest.Client) {
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		code         gen.ErrorCode
+		allow        string
+	}{
+		{"GET", "/v1/orders", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/v1/store/orders", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/v2/pets", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/pets", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/v1/pets/", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "//v1/pets", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/v1/pets/1/owner", 404, gen.ErrorCodeNotFound, ""},
+		{"DELETE", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"PUT", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"OPTIONS", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"PATCH", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"DELETE", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"POST", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"PROPFIND", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			res := c.Do(t, tc.method, tc.path, "")
+			wantError(t, res, tc.status, tc.code, "")
+			if got := res.Header.Get("Allow"); got != tc.allow {
+				t.Errorf("Allow: got %q, want %q", got, tc.allow)
+			}
+		})
+	}
+	res := c.Do(t, "GET", "/healthz", "", "Authorization", "")
+	if res.Status != http.StatusOK {
+		t.Errorf("GET /healthz without a key: got %d, want 200", res.Status)
+	}
+	if id := res.Header.Get("X-Request-Id"); len(id) < 16 {
+		t.Errorf("X-Request-Id: got %q, want a generated id", id)
+	}
+	res = c.Do(t, "GET", "/healthz", "", "X-Request-Id", "client-id-42")
+	if id := res.Header.Get("X-Request-Id"); id != "client-id-42" {
+		t.Errorf("X-Request-Id: got %q, want the client's client-id-42", id)
+	}
+	res = c.Do(t, "GET", "/healthz", "", "X-Request-Id", "bad id\twith tabs")
+	if id := res.Header.Get("X-Request-Id"); id == "" || strings.ContainsAny(id, " \t") {
+		t.Errorf("X-Request-Id: got %q, want a fresh id in place of a bad one", id)
+	}
+}
+
+func testConcurrentCreates(t *testing.T, c *apitest.Client) {
+	const workers, each = 8, 25
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		got = map[int64]gen.Pet{}
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				p := create(t, c, fmt.Sprintf(`{"name":"w%d-%d","categoryId":%d}`, w, i, w+1))
+				mu.Lock()
+				if _, dup := got[p.Id]; dup {
+					t.Errorf("id %d acknowledged twice", p.Id)
+				}
+				got[p.Id] = p
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	all, _ := walk(t, c, "/v1/pets?limit=100")
+	if len(all) != workers*each || len(got) != workers*each {
+		t.Fatalf("got %d listed, %d acknowledged; want %d each", len(all), len(got), workers*each)
+	}
+	for _, p := range all {
+		if got[p.Id] != p {
+			t.Fatalf("listed %+v, acknowledged %+v", p, got[p.Id])
+		}
+	}
+}
+
+// failingStore fails every call with err, or panics when err is nil.
+type failingStore struct{ err error }
+
+func (s failingStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return s.fail() }
+func (s failingStore) Get(context.Context, int64) (pets.Pet, error)         { return s.fail() }
+func (s failingStore) List(context.Context, pets.Query) (pets.Page, error) {
+	_, err := s.fail()
+	return pets.Page{}, err
+}
+func (s failingStore) fail() (pets.Pet, error) {
+	if s.err == nil {
+		panic("store exploded")
+	}
+	return pets.Pet{}, s.err
+}
+
+func TestStoreFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		code   gen.ErrorCode
+	}{
+		{"panic", nil, 500, gen.ErrorCodeInternal},
+		{"unexpected error", errors.New("disk on fire: secret detail"), 500, gen.ErrorCodeInternal},
+		{"unavailable", fmt.Errorf("dial: %w", pets.ErrUnavailable), 503, gen.ErrorCodeUnavailable},
+		{"deadline", context.DeadlineExceeded, 503, gen.ErrorCodeUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, failingStore{tc.err})
+			for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
+				res := c.Do(t, r[0], r[1], r[2])
+				wantError(t, res, tc.status, tc.code, "")
+				if strings.Contains(string(res.Body), "secret") || strings.Contains(string(res.Body), "exploded") {
+					t.Errorf("%s %s: body %s leaks the internal error", r[0], r[1], res.Body)
+				}
+			}
+		})
+	}
+}

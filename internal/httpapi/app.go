@@ -1,0 +1,244 @@
+// Package httpapi is the HTTP face of the Pet Store: the Echo app with the
+// OpenAPI request validator, authentication, the handlers of the generated
+// ServerInterface, the one error mapper, and the health endpoint.
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	echomiddleware "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// BasePath is where the API's operations live.
+const BasePath = "/v1"
+
+// MaxBodyBytes is the largest request body accepted (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// Config is what the app is built from.
+type Config struct {
+	Store  pets.Store
+	Keys   *apikey.Set
+	Logger *slog.Logger
+	// NoValidation builds the app without the OpenAPI request validator.
+	// For measuring the validator's cost only: never serve with it.
+	NoValidation bool
+}
+
+// New returns the Echo app that serves the API.
+func New(cfg Config) (*echo.Echo, error) {
+	if cfg.Store == nil || cfg.Keys == nil {
+		return nil, errors.New("httpapi: Config needs a Store and Keys")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(log)
+
+	e.Use(
+		requestID(),
+		accessLog(log),
+		middleware.RecoverWithConfig(middleware.RecoverConfig{
+			DisablePrintStack: true,
+			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+				log.LogAttrs(c.Request().Context(), slog.LevelError, "panic",
+					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
+					slog.String("error", err.Error()), slog.String("stack", string(stack)))
+				return err
+			},
+		}),
+		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
+		limitBody(MaxBodyBytes),
+		methodNotAllowed,
+	)
+
+	e.GET("/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: load embedded spec: %w", err)
+	}
+	var validate echo.MiddlewareFunc
+	if !cfg.NoValidation {
+		validate = validator(spec)
+	}
+	auth := authenticate(cfg.Keys)
+	ops := map[string][]echo.MiddlewareFunc{}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			chain := []echo.MiddlewareFunc{auth, strictQuery(queryNames(item, op))}
+			if validate != nil {
+				chain = append(chain, validate)
+			}
+			ops[op.OperationID] = chain
+		}
+	}
+	gen.RegisterHandlersWithOptions(e, &handler{store: cfg.Store}, gen.RegisterHandlersOptions{
+		BaseURL:              BasePath,
+		OperationMiddlewares: ops,
+	})
+	return e, nil
+}
+
+// validator is kin-openapi's request validator over the embedded spec.
+func validator(spec *openapi3.T) echo.MiddlewareFunc {
+	// Route by path under BasePath on any host. (echo-middleware's Prefix
+	// option would validate a clone of the request whose body kin-openapi
+	// drains, leaving the handler an empty one.)
+	spec.Servers = openapi3.Servers{{URL: BasePath}}
+	return echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
+		Options: openapi3filter.Options{
+			AuthenticationFunc:                confirmAuthenticated,
+			SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
+			RejectWhenRequestBodyNotSpecified: true,
+		},
+		SilenceServersWarning: true,
+	})
+}
+
+// queryNames returns the names of the query parameters an operation defines.
+func queryNames(item *openapi3.PathItem, op *openapi3.Operation) map[string]bool {
+	names := map[string]bool{}
+	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, p := range params {
+			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+				names[p.Value.Name] = true
+			}
+		}
+	}
+	return names
+}
+
+// strictQuery refuses query parameters the operation does not define, and
+// repeated ones: a misspelt parameter silently ignored is a client bug
+// hidden, and kin-openapi would validate only the first of repeated values.
+func strictQuery(allowed map[string]bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().URL.RawQuery == "" {
+				return next(c)
+			}
+			for name, values := range c.QueryParams() {
+				switch {
+				case !allowed[name]:
+					return invalid("%.64q: unknown query parameter", name)
+				case len(values) > 1:
+					return invalid("%s: must be given once", name)
+				}
+			}
+			return next(c)
+		}
+	}
+}
+
+// limitBody caps request bodies lazily: the cap bites when the body is read,
+// which is after authentication, so a client without a key gets 401 for any
+// body and the server reads none of it.
+func limitBody(n int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(nil, r.Body, n)
+			}
+			return next(c)
+		}
+	}
+}
+
+// methodNotAllowed answers a known path with an unsupported method 405 with
+// an Allow header. Echo's router would answer OPTIONS 204 and list OPTIONS in
+// Allow; this API supports no OPTIONS, so both are corrected here.
+func methodNotAllowed(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		allow, _ := c.Get(echo.ContextKeyHeaderAllow).(string)
+		if allow == "" {
+			return next(c)
+		}
+		methods := strings.Split(allow, ", ")
+		kept := methods[:0]
+		for _, m := range methods {
+			if m != http.MethodOptions {
+				kept = append(kept, m)
+			}
+		}
+		c.Response().Header().Set(echo.HeaderAllow, strings.Join(kept, ", "))
+		return echo.ErrMethodNotAllowed
+	}
+}
+
+// requestID keeps a client's X-Request-Id when it is a sane token and makes a
+// new one otherwise, and echoes it in the response.
+func requestID() echo.MiddlewareFunc {
+	inner := middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		h := inner(next)
+		return func(c echo.Context) error {
+			if id := c.Request().Header.Get(echo.HeaderXRequestID); id != "" && !saneID(id) {
+				c.Request().Header.Del(echo.HeaderXRequestID)
+			}
+			return h(c)
+		}
+	}
+}
+
+func saneID(id string) bool {
+	if len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// accessLog writes one structured line a request: method, path, route,
+// status, latency, request id and the key's non-secret ID. Never a header.
+func accessLog(log *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		HandleError:  true,
+		LogMethod:    true,
+		LogURIPath:   true,
+		LogRoutePath: true,
+		LogStatus:    true,
+		LogLatency:   true,
+		LogRequestID: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			keyID, _ := c.Get(keyIDKey).(string)
+			log.LogAttrs(c.Request().Context(), level, "request",
+				slog.String("method", v.Method),
+				slog.String("path", v.URIPath),
+				slog.String("route", v.RoutePath),
+				slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency),
+				slog.String("request_id", v.RequestID),
+				slog.String("key_id", keyID),
+			)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,250 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// The codes of the Error body, as the spec enumerates them.
+const (
+	codeInvalidRequest   = gen.ErrorCodeInvalidRequest
+	codeUnauthorized     = gen.ErrorCodeUnauthorized
+	codeNotFound         = gen.ErrorCodeNotFound
+	codeMethodNotAllowed = gen.ErrorCodeMethodNotAllowed
+	codePayloadTooLarge  = gen.ErrorCodePayloadTooLarge
+	codeRateLimited      = gen.ErrorCodeRateLimited
+	codeInternal         = gen.ErrorCodeInternal
+	codeUnavailable      = gen.ErrorCodeUnavailable
+)
+
+// maxMessage is the maxLength of Error.message in the spec.
+const maxMessage = 1024
+
+// apiError is an error that already knows its response.
+type apiError struct {
+	Status  int
+	Code    gen.ErrorCode
+	Message string
+	cause   error
+}
+
+func (e *apiError) Error() string { return e.Message }
+func (e *apiError) Unwrap() error { return e.cause }
+
+func invalid(format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// errorHandler is Echo's HTTPErrorHandler: the one place where any error —
+// from the router, the validator, authentication, the body limit, a handler,
+// the store or a recovered panic — becomes an Error body.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		e := describe(err)
+		h := c.Response().Header()
+		switch e.Status {
+		case http.StatusUnauthorized:
+			if errors.Is(err, errNoCredentials) {
+				h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="petstore"`)
+			} else {
+				h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="petstore", error="invalid_token"`)
+			}
+		case http.StatusRequestEntityTooLarge:
+			// The rest of the body is not read: close the connection.
+			h.Set(echo.HeaderConnection, "close")
+		}
+		if e.Status >= 500 {
+			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
+				slog.String("request_id", h.Get(echo.HeaderXRequestID)),
+				slog.Int("status", e.Status),
+				slog.String("error", err.Error()))
+			if e.Code == codeInternal {
+				e.Message = "internal error; the request id in X-Request-Id locates it in the server log"
+			}
+		}
+		body := gen.Error{Code: e.Code, Message: clip(e.Message), Status: int32(e.Status)}
+		var werr error
+		if c.Request().Method == http.MethodHead {
+			werr = c.NoContent(e.Status)
+		} else {
+			werr = c.JSON(e.Status, body)
+		}
+		if werr != nil {
+			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", werr.Error()))
+		}
+	}
+}
+
+// describe maps err to its status, code and message.
+func describe(err error) *apiError {
+	var (
+		ae  *apiError
+		mbe *http.MaxBytesError
+		ve  *pets.ValidationError
+		re  *openapi3filter.RequestError
+		se  *openapi3.SchemaError
+		he  *echo.HTTPError
+	)
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &mbe):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: codePayloadTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit)}
+	case errors.As(err, &ve):
+		return invalid("%s", ve.Error())
+	case errors.Is(err, pets.ErrNotFound):
+		return &apiError{Status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()}
+	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: "the store is unavailable; nothing was written, retry later"}
+	case errors.As(err, &re):
+		return invalid("%s", describeRequestError(re))
+	case errors.As(err, &se):
+		// echo-middleware hands on a MultiError (from allOf) without the
+		// RequestError around it; only bodies have such schemas here.
+		return invalid("%s", describeBodySchemaError(se))
+	case errors.As(err, &he):
+		return describeHTTPError(he)
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal}
+}
+
+func describeHTTPError(he *echo.HTTPError) *apiError {
+	msg, _ := he.Message.(string)
+	switch he.Code {
+	case http.StatusUnauthorized:
+		return &apiError{Status: he.Code, Code: codeUnauthorized, Message: msg}
+	case http.StatusNotFound:
+		return &apiError{Status: he.Code, Code: codeNotFound, Message: "no resource at this path"}
+	case http.StatusMethodNotAllowed:
+		return &apiError{Status: he.Code, Code: codeMethodNotAllowed, Message: "method not allowed on this path; the Allow header lists those that are"}
+	case http.StatusRequestEntityTooLarge:
+		return &apiError{Status: he.Code, Code: codePayloadTooLarge, Message: "request body is too large"}
+	case http.StatusTooManyRequests:
+		return &apiError{Status: he.Code, Code: codeRateLimited, Message: "rate limit exceeded; retry after the number of seconds in Retry-After"}
+	case http.StatusServiceUnavailable:
+		return &apiError{Status: he.Code, Code: codeUnavailable, Message: "the service is unavailable; retry later"}
+	case http.StatusBadRequest:
+		// The generated wrapper's binding errors: "Invalid format for
+		// parameter limit: …". Name the parameter, drop the internals.
+		if rest, ok := strings.CutPrefix(msg, "Invalid format for parameter "); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			return invalid("%s: invalid value", name)
+		}
+		return invalid("invalid request")
+	}
+	if he.Code >= 400 && he.Code < 500 {
+		return invalid("invalid request")
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal}
+}
+
+// describeRequestError turns a kin-openapi validation error into a message
+// that names the parameter or body member and the rule it breaks.
+func describeRequestError(re *openapi3filter.RequestError) string {
+	var (
+		se *openapi3.SchemaError
+		pe *openapi3filter.ParseError
+	)
+	switch {
+	case re.Parameter != nil:
+		name := re.Parameter.Name
+		switch {
+		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
+			return name + ": is required"
+		case errors.As(re.Err, &se):
+			return name + ": " + schemaReason(se)
+		case errors.As(re.Err, &pe):
+			return name + ": must be " + typeName(re.Parameter.Schema)
+		}
+		return name + ": invalid value"
+	case re.RequestBody != nil:
+		switch {
+		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
+			return "body: a JSON object is required"
+		case strings.Contains(re.Reason, "header Content-Type has unexpected value"):
+			return "Content-Type: must be application/json"
+		case errors.As(re.Err, &se):
+			return describeBodySchemaError(se)
+		case errors.As(re.Err, &pe):
+			return "body: invalid JSON: " + jsonReason(pe)
+		}
+		return "body: invalid"
+	case re.Err != nil && re.Err.Error() == "request body not allowed for this request":
+		// kin-openapi's RejectWhenRequestBodyNotSpecified has no sentinel.
+		return "body: this operation takes no request body"
+	}
+	return "invalid request"
+}
+
+func describeBodySchemaError(se *openapi3.SchemaError) string {
+	field := strings.Join(se.JSONPointer(), ".")
+	if field == "" {
+		field = "body"
+	}
+	if se.SchemaField == "required" {
+		return field + ": is required" // kin's pointer names the missing member
+	}
+	return field + ": " + schemaReason(se)
+}
+
+// schemaReason is kin-openapi's reason, or the spec's own words for a pattern
+// (x-pattern-message), since a regular expression is no message.
+func schemaReason(se *openapi3.SchemaError) string {
+	if se.SchemaField == "pattern" && se.Schema != nil {
+		if m, ok := se.Schema.Extensions["x-pattern-message"].(string); ok {
+			return m
+		}
+	}
+	return se.Reason
+}
+
+func typeName(ref *openapi3.SchemaRef) string {
+	if ref == nil || ref.Value == nil || ref.Value.Type == nil {
+		return "a valid value"
+	}
+	switch {
+	case ref.Value.Type.Is("integer"):
+		return "a base-10 integer"
+	case ref.Value.Type.Is("string"):
+		return "a string"
+	}
+	return "a valid value"
+}
+
+func jsonReason(pe *openapi3filter.ParseError) string {
+	if pe.Cause != nil {
+		return strings.TrimPrefix(strings.TrimPrefix(pe.Cause.Error(), "jsontext: "), "json: ")
+	}
+	return pe.Reason
+}
+
+// clip keeps a message within the spec's maxLength and valid UTF-8.
+func clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if s == "" {
+		return "error"
+	}
+	if len(s) <= maxMessage {
+		return s
+	}
+	s = s[:maxMessage-3]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}

@@ -1,0 +1,112 @@
+// Package memstore is a pets.Store held in memory, safe for concurrent use.
+//
+// The catalogue is append-only: the contract has no update or delete, and the
+// store assigns IDs 1, 2, 3… in creation order. So a slice indexed by ID-1 is
+// already sorted by ID, and one slice of IDs per status is sorted too. Get is
+// O(1); List is a binary search for the cursor plus O(limit) copying; Create
+// is an amortised O(1) append. No tree, no per-request sort or scan.
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// record is a stored pet. Its ID is its index in Store.pets plus one, and its
+// status an index into pets.Statuses, which keeps it at 32 bytes.
+type record struct {
+	name       string
+	categoryID int64
+	status     uint8
+}
+
+// Store is an in-memory pets.Store. The zero value is not usable; call New.
+type Store struct {
+	mu       sync.RWMutex
+	pets     []record
+	byStatus [len(pets.Statuses)][]int64 // IDs with each status, ascending
+}
+
+var _ pets.Store = (*Store)(nil)
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{}
+}
+
+func statusIndex(s pets.Status) (uint8, bool) {
+	for i, v := range pets.Statuses {
+		if v == s {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
+
+// Create stores n and returns it with its new ID.
+func (s *Store) Create(_ context.Context, n pets.NewPet) (pets.Pet, error) {
+	n, err := n.Normalize()
+	if err != nil {
+		return pets.Pet{}, err
+	}
+	si, _ := statusIndex(n.Status)
+	s.mu.Lock()
+	s.pets = append(s.pets, record{name: n.Name, categoryID: n.CategoryID, status: si})
+	id := int64(len(s.pets))
+	s.byStatus[si] = append(s.byStatus[si], id)
+	s.mu.Unlock()
+	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, nil
+}
+
+// Get returns the pet with the given ID.
+func (s *Store) Get(_ context.Context, id int64) (pets.Pet, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if id < 1 || id > int64(len(s.pets)) {
+		return pets.Pet{}, fmt.Errorf("pet %d: %w", id, pets.ErrNotFound)
+	}
+	return s.pet(id), nil
+}
+
+// pet returns the pet with an ID known to exist; the caller holds mu.
+func (s *Store) pet(id int64) pets.Pet {
+	r := s.pets[id-1]
+	return pets.Pet{ID: id, Name: r.name, CategoryID: r.categoryID, Status: pets.Statuses[r.status]}
+}
+
+// List returns the page of pets that q selects.
+func (s *Store) List(_ context.Context, q pets.Query) (pets.Page, error) {
+	if err := q.Check(); err != nil {
+		return pets.Page{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	page := pets.Page{Pets: make([]pets.Pet, 0, min(q.Limit, 16))}
+	if q.Status == "" {
+		// IDs are 1..len(s.pets), so the first ID after the cursor is
+		// q.After+1, written so that it cannot overflow.
+		for id := min(q.After, int64(len(s.pets))) + 1; id <= int64(len(s.pets)); id++ {
+			if len(page.Pets) == q.Limit {
+				page.More = true
+				break
+			}
+			page.Pets = append(page.Pets, s.pet(id))
+		}
+		return page, nil
+	}
+	si, _ := statusIndex(q.Status)
+	ids := s.byStatus[si]
+	i := sort.Search(len(ids), func(i int) bool { return ids[i] > q.After })
+	for ; i < len(ids); i++ {
+		if len(page.Pets) == q.Limit {
+			page.More = true
+			break
+		}
+		page.Pets = append(page.Pets, s.pet(ids[i]))
+	}
+	return page, nil
+}

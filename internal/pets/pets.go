@@ -1,0 +1,141 @@
+// Package pets is the domain of the Pet Store: the animals, their status, the
+// list query and the Store every storage implementation provides. It knows
+// nothing of HTTP or SQL.
+package pets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Status is the availability of a pet.
+type Status string
+
+// The statuses a pet can have.
+const (
+	Available Status = "available"
+	Pending   Status = "pending"
+	Sold      Status = "sold"
+)
+
+// Statuses lists every valid Status, in a fixed order.
+var Statuses = [...]Status{Available, Pending, Sold}
+
+// Valid reports whether s is one of the defined statuses.
+func (s Status) Valid() bool {
+	return s == Available || s == Pending || s == Sold
+}
+
+// Limits of the domain, mirrored by openapi.yaml.
+const (
+	MaxNameLength = 100 // characters (runes), not bytes
+	DefaultLimit  = 20
+	MaxLimit      = 100
+)
+
+// Pet is an animal in the catalogue.
+type Pet struct {
+	ID         int64
+	Name       string
+	CategoryID int64
+	Status     Status
+}
+
+// NewPet is an animal to add; the store assigns its ID.
+type NewPet struct {
+	Name       string
+	CategoryID int64
+	Status     Status // empty means Available
+}
+
+// Normalize returns n with its defaults applied, or an error naming the first
+// field that breaks a rule of the domain. Stores accept only normalized pets.
+func (n NewPet) Normalize() (NewPet, error) {
+	if n.Status == "" {
+		n.Status = Available
+	}
+	switch {
+	case !validName(n.Name):
+		return n, &ValidationError{Field: "name", Reason: "must be 1 to 100 characters of valid UTF-8, without control characters, not only spaces"}
+	case n.CategoryID < 1:
+		return n, &ValidationError{Field: "categoryId", Reason: "must be at least 1"}
+	case !n.Status.Valid():
+		return n, &ValidationError{Field: "status", Reason: `must be one of "available", "pending", "sold"`}
+	}
+	return n, nil
+}
+
+func validName(s string) bool {
+	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxNameLength {
+		return false
+	}
+	blank := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+		if r != ' ' {
+			blank = false
+		}
+	}
+	return !blank
+}
+
+// Query selects a page of pets: those with ID greater than After, with the
+// given Status when it is not empty, in ascending ID order, at most Limit.
+type Query struct {
+	After  int64
+	Status Status
+	Limit  int
+}
+
+// Check reports an error naming the first parameter of q that is out of range.
+func (q Query) Check() error {
+	switch {
+	case q.Limit < 1 || q.Limit > MaxLimit:
+		return &ValidationError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+	case q.After < 0:
+		return &ValidationError{Field: "after", Reason: "must be at least 0"}
+	case q.Status != "" && !q.Status.Valid():
+		return &ValidationError{Field: "status", Reason: `must be one of "available", "pending", "sold"`}
+	}
+	return nil
+}
+
+// Page is the answer to a Query. More is true when pets after the last one of
+// the page matched the query at the time it ran.
+type Page struct {
+	Pets []Pet
+	More bool
+}
+
+// Store keeps the catalogue. Implementations are safe for concurrent use and
+// assign IDs that are unique and increase in creation order.
+type Store interface {
+	// Create stores a normalized NewPet and returns it with its ID.
+	Create(ctx context.Context, n NewPet) (Pet, error)
+	// Get returns the pet with the given ID, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, id int64) (Pet, error)
+	// List returns the page of pets that q selects.
+	List(ctx context.Context, q Query) (Page, error)
+}
+
+// Errors stores return, wrapped with context.
+var (
+	// ErrNotFound means no pet has the requested ID.
+	ErrNotFound = errors.New("pet not found")
+	// ErrUnavailable means the store cannot be reached; nothing was written.
+	ErrUnavailable = errors.New("store unavailable")
+)
+
+// ValidationError names a field or parameter that breaks a rule of the domain.
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	return e.Field + ": " + e.Reason
+}
