@@ -1,6 +1,7 @@
 // Package httpapi is the HTTP face of the Pet Store: the Echo app with the
 // OpenAPI request validator, authentication, the handlers of the generated
-// ServerInterface, the one error mapper, and the health endpoint.
+// ServerInterface, the one error mapper, and the operational endpoints
+// (/healthz, /readyz, /metrics).
 package httpapi
 
 import (
@@ -50,8 +51,20 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
+	m, store, err := newMetrics(cfg.Store)
+	if err != nil {
+		return nil, err
+	}
 
+	// Order matters. m.middleware is outermost, so that it counts the status
+	// actually sent for every request, 404s and 405s included (Echo routes
+	// before this chain runs): Recover, inside accessLog, turns a panic into
+	// an error, and accessLog (HandleError) renders any error through the
+	// mapper before it returns. Inside Recover, a panic would pass it
+	// uncounted; inside accessLog, it would see errors not yet rendered. It
+	// also times all the middleware below it, and tracks in-flight requests.
 	e.Use(
+		m.middleware,
 		requestID(),
 		accessLog(log),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
@@ -71,6 +84,8 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
+	e.GET("/readyz", readyz(cfg.Store))
+	e.GET("/metrics", m.handler(log))
 
 	spec, err := gen.GetSpec()
 	if err != nil {
@@ -91,10 +106,13 @@ func New(cfg Config) (*echo.Echo, error) {
 			ops[op.OperationID] = chain
 		}
 	}
-	gen.RegisterHandlersWithOptions(e, &handler{store: cfg.Store}, gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(e, &handler{store: store}, gen.RegisterHandlersOptions{
 		BaseURL:              BasePath,
 		OperationMiddlewares: ops,
 	})
+	if err := m.addRoutes(e, spec); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"ListRejectsBadQuery", testListRejectsBadQuery},
 		{"WalkVisitsEveryPetOnce", testWalk},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"Count", testCount},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newStore(t)) })
 	}
@@ -330,5 +331,36 @@ func testConcurrentCreates(t *testing.T, s pets.Store) {
 	}
 	if len(listed) != len(created) || !slices.IsSorted(listed) {
 		t.Fatalf("listing after concurrent creates: got %d ids (sorted %v), want %d sorted", len(listed), slices.IsSorted(listed), len(created))
+	}
+}
+
+// counter is the optional Count a store may offer for the pet gauge of
+// /metrics.
+type counter interface {
+	Count(ctx context.Context) (int64, error)
+}
+
+func testCount(t *testing.T, s pets.Store) {
+	c, ok := s.(counter)
+	if !ok {
+		t.Skip("the store has no Count (optional)")
+	}
+	count := func() int64 {
+		t.Helper()
+		n, err := c.Count(context.Background())
+		if err != nil {
+			t.Fatalf("Count: %v", err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("Count of an empty store: got %d, want 0", n)
+	}
+	seed(t, s, 7)
+	if _, err := s.Create(context.Background(), pets.NewPet{Name: "", CategoryID: 1}); err == nil {
+		t.Fatal("Create of an invalid pet: got nil error")
+	}
+	if n := count(); n != 7 {
+		t.Fatalf("Count after 7 creates and a refused one: got %d, want 7", n)
 	}
 }

@@ -1,0 +1,254 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/storemetrics"
+)
+
+// countTimeout bounds the store's Count at scrape time.
+const countTimeout = time.Second
+
+// counter is a store that can count its pets cheaply. With one, /metrics
+// has the petstore_pets gauge; without, it has none.
+type counter interface {
+	Count(ctx context.Context) (int64, error)
+}
+
+// noneLabel is the operation label of requests that matched no route (404s):
+// never the raw path, which a client could make unbounded.
+const noneLabel = "none"
+
+// requestBuckets span an in-memory answer (about 100µs) to the write
+// timeout (15s, past the last bucket).
+var requestBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// metrics are one app's Prometheus metrics, in a registry of its own: not the
+// process-wide default, so that apps in one process (tests) do not collide.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	inFlight prometheus.Gauge
+	// routes are the request series by Echo route path; none the series
+	// of requests that matched no route. Filled by addRoutes before the app
+	// serves, read-only after.
+	routes map[string]*route
+	none   *series
+}
+
+// route is the request series of one route path: the operations on it by
+// method, and other for any other method (405s) or a route that is not an
+// API operation (/healthz), labelled with the route path.
+type route struct {
+	ops   []methodSeries
+	other *series
+}
+
+type methodSeries struct {
+	method string
+	series *series
+}
+
+// series are the request metrics of one operation label, with the children
+// for each status code made on first use and kept, so that counting a request
+// costs no label hashing and no allocation.
+type series struct {
+	m     *metrics
+	op    string
+	codes [600]atomic.Pointer[child] // by status code; 0 for one out of range
+}
+
+type child struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// newMetrics makes the registry and everything in it but the per-route series
+// (see addRoutes), and returns the store measured by it.
+func newMetrics(store pets.Store) (*metrics, pets.Store, error) {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "petstore_http_requests_total",
+			Help: "HTTP requests answered, by operation (operation id, route path, or none for no route) and status code.",
+		}, []string{"operation", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "petstore_http_request_duration_seconds",
+			Help:    "Time from routing to the last middleware's return, by operation and status code.",
+			Buckets: requestBuckets,
+		}, []string{"operation", "code"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "petstore_http_requests_in_flight",
+			Help: "HTTP requests being served.",
+		}),
+		routes: map[string]*route{},
+	}
+	m.none = m.newSeries(noneLabel)
+	cs := []prometheus.Collector{
+		m.requests, m.latency, m.inFlight,
+		buildInfo(),
+		collectors.NewBuildInfoCollector(),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	}
+	if c, ok := store.(counter); ok {
+		cs = append(cs, petCount{store: c, desc: prometheus.NewDesc("petstore_pets", "Pets in the store, counted at scrape time.", nil, nil)})
+	}
+	for _, c := range cs {
+		if err := m.reg.Register(c); err != nil {
+			return nil, nil, fmt.Errorf("httpapi: register metrics: %w", err)
+		}
+	}
+	measured, err := storemetrics.Instrument(store, m.reg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("httpapi: register store metrics: %w", err)
+	}
+	return m, measured, nil
+}
+
+func (m *metrics) newSeries(op string) *series {
+	return &series{m: m, op: op}
+}
+
+// addRoutes makes the series of every route of e: the API's operations by
+// their operation id, other routes by their path.
+func (m *metrics) addRoutes(e *echo.Echo, spec *openapi3.T) error {
+	for _, r := range e.Routes() {
+		if m.routes[r.Path] == nil {
+			m.routes[r.Path] = &route{other: m.newSeries(r.Path)}
+		}
+	}
+	echoPath := strings.NewReplacer("{", ":", "}", "")
+	for path, item := range spec.Paths.Map() {
+		r := m.routes[BasePath+echoPath.Replace(path)]
+		if r == nil {
+			return fmt.Errorf("httpapi: metrics: no route for %s", path)
+		}
+		for method, op := range item.Operations() {
+			r.ops = append(r.ops, methodSeries{method: method, series: m.newSeries(op.OperationID)})
+		}
+	}
+	return nil
+}
+
+// lookup returns the series of a request by its route path and method.
+func (m *metrics) lookup(path, method string) *series {
+	r := m.routes[path]
+	if r == nil {
+		return m.none
+	}
+	for _, o := range r.ops {
+		if o.method == method {
+			return o.series
+		}
+	}
+	return r.other
+}
+
+// child returns the children for status code, making them on first use.
+func (s *series) child(code int) *child {
+	if code < 100 || code >= len(s.codes) {
+		code = 0
+	}
+	if c := s.codes[code].Load(); c != nil {
+		return c
+	}
+	label := "other"
+	if code != 0 {
+		label = strconv.Itoa(code)
+	}
+	// Two requests racing here get the same children from the vectors.
+	c := &child{requests: s.m.requests.WithLabelValues(s.op, label), latency: s.m.latency.WithLabelValues(s.op, label)}
+	s.codes[code].Store(c)
+	return c
+}
+
+// middleware counts and times every request by operation and final status.
+// It must be the outermost middleware (see New).
+func (m *metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		m.inFlight.Inc()
+		defer m.inFlight.Dec()
+		err := next(c)
+		if err != nil {
+			// The access log renders errors through the mapper; should one
+			// come back unrendered, render it now, so that the status counted
+			// is the status sent. (The mapper writes nothing once committed.)
+			c.Error(err)
+		}
+		ch := m.lookup(c.Path(), c.Request().Method).child(c.Response().Status)
+		ch.requests.Inc()
+		ch.latency.Observe(time.Since(start).Seconds())
+		return err
+	}
+}
+
+// handler serves the registry in Prometheus's formats. A collector that fails
+// (the pet count when the store does not answer) is logged and left out; the
+// rest of the scrape is still served.
+func (m *metrics) handler(log *slog.Logger) echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorHandling: promhttp.ContinueOnError,
+		Registry:      m.reg, // counts its own errors: promhttp_metric_handler_errors_total
+	}))
+}
+
+// petCount is the petstore_pets gauge, read from the store at each scrape.
+type petCount struct {
+	store counter
+	desc  *prometheus.Desc
+}
+
+func (p petCount) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
+
+func (p petCount) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+	defer cancel()
+	n, err := p.store.Count(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(p.desc, fmt.Errorf("count pets: %w", err))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, float64(n))
+}
+
+// buildInfo is petstore_build_info, always 1, labelled with the module
+// version, the VCS revision and the Go version the binary was built with.
+func buildInfo() prometheus.Gauge {
+	version, revision := "unknown", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				revision = s.Value
+			}
+		}
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "petstore_build_info",
+		Help:        "Always 1; the labels say what was built: module version, VCS revision, Go version.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "go_version": runtime.Version()},
+	})
+	g.Set(1)
+	return g
+}

@@ -1,0 +1,108 @@
+// Package storemetrics measures a pets.Store: Instrument wraps one in a Store
+// that records how long each call takes and how it ended in a Prometheus
+// histogram, petstore_store_operation_duration_seconds{operation, outcome}.
+//
+// The wrapper has the three methods of pets.Store and no more: a consumer
+// that looks for a store's optional methods (Ping, Count) asks the store it
+// wraps.
+package storemetrics
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// Outcomes of a store call: the values of the outcome label.
+const (
+	outcomeOK          = iota // no error
+	outcomeNotFound           // pets.ErrNotFound
+	outcomeInvalid            // *pets.ValidationError
+	outcomeUnavailable        // pets.ErrUnavailable or a missed deadline
+	outcomeCanceled           // the caller gave up (context.Canceled)
+	outcomeError              // anything else
+	numOutcomes
+)
+
+var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error"}
+
+// buckets span a map lookup in memory (tens of microseconds, timer
+// included) to a slow database round trip (seconds).
+var buckets = []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
+
+// Store is a pets.Store that measures the one it wraps.
+type Store struct {
+	store pets.Store
+	// The histogram's children, one per outcome, resolved once so that a
+	// call costs an array index and an Observe, no label lookup.
+	create, get, list [numOutcomes]prometheus.Observer
+}
+
+var _ pets.Store = (*Store)(nil)
+
+// Instrument returns s measured by a histogram registered with reg. Every
+// label combination exists from the start (at zero), so a rate over an
+// outcome that has not happened yet is 0, not missing.
+func Instrument(s pets.Store, reg prometheus.Registerer) (*Store, error) {
+	vec := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "petstore_store_operation_duration_seconds",
+		Help:    "Time taken by calls to the pet store, by operation (create, get, list) and outcome.",
+		Buckets: buckets,
+	}, []string{"operation", "outcome"})
+	if err := reg.Register(vec); err != nil {
+		return nil, err
+	}
+	m := &Store{store: s}
+	for i, o := range outcomes {
+		m.create[i] = vec.WithLabelValues("create", o)
+		m.get[i] = vec.WithLabelValues("get", o)
+		m.list[i] = vec.WithLabelValues("list", o)
+	}
+	return m, nil
+}
+
+// Create measures the wrapped store's Create.
+func (m *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
+	start := time.Now()
+	p, err := m.store.Create(ctx, n)
+	m.create[outcome(err)].Observe(time.Since(start).Seconds())
+	return p, err
+}
+
+// Get measures the wrapped store's Get.
+func (m *Store) Get(ctx context.Context, id int64) (pets.Pet, error) {
+	start := time.Now()
+	p, err := m.store.Get(ctx, id)
+	m.get[outcome(err)].Observe(time.Since(start).Seconds())
+	return p, err
+}
+
+// List measures the wrapped store's List.
+func (m *Store) List(ctx context.Context, q pets.Query) (pets.Page, error) {
+	start := time.Now()
+	page, err := m.store.List(ctx, q)
+	m.list[outcome(err)].Observe(time.Since(start).Seconds())
+	return page, err
+}
+
+func outcome(err error) int {
+	if err == nil {
+		return outcomeOK
+	}
+	var ve *pets.ValidationError
+	switch {
+	case errors.Is(err, pets.ErrNotFound):
+		return outcomeNotFound
+	case errors.As(err, &ve):
+		return outcomeInvalid
+	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return outcomeUnavailable
+	case errors.Is(err, context.Canceled):
+		return outcomeCanceled
+	}
+	return outcomeError
+}
