@@ -1,6 +1,6 @@
 // Package httpapi is the HTTP face of the Pet Store: the Echo app with the
 // OpenAPI request validator, authentication, the handlers of the generated
-// ServerInterface, the one error mapper, and the health endpoint.
+// ServerInterface, the one error mapper, CORS, and the health endpoint.
 package httpapi
 
 import (
@@ -65,6 +65,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		}),
 		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
 		limitBody(MaxBodyBytes),
+		cors(),
 		methodNotAllowed,
 	)
 
