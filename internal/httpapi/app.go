@@ -1,6 +1,7 @@
 // Package httpapi is the HTTP face of the Pet Store: the Echo app with the
 // OpenAPI request validator, authentication, the handlers of the generated
-// ServerInterface, the one error mapper, CORS, and the health endpoint.
+// ServerInterface, the one error mapper, CORS, and the operational endpoints
+// outside the contract: health, the served spec and its documentation.
 package httpapi
 
 import (
@@ -72,6 +73,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
+
+	if err := registerDocs(e); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
 
 	spec, err := gen.GetSpec()
 	if err != nil {
