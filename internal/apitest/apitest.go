@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,23 @@ func (r Response) Error(t testing.TB) gen.Error {
 		t.Fatalf("decode Error body %q: %v", r.Body, err)
 	}
 	return e
+}
+
+var nextRE = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
+
+// Next returns the path of a listing's Link rel="next", or "" when it has
+// none. A Link of another form fails t.
+func (r Response) Next(t testing.TB) string {
+	t.Helper()
+	link := r.Header.Get("Link")
+	if link == "" {
+		return ""
+	}
+	m := nextRE.FindStringSubmatch(link)
+	if m == nil {
+		t.Fatalf("Link %q: not a rel=next link to /v1/pets", link)
+	}
+	return m[1]
 }
 
 // JSON decodes the body into v.
