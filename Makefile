@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test generate check-generate lint ci
+.PHONY: all run build test generate check-generate lint ci lint-spec conformance test-browser
 
 all: lint test
 
@@ -34,3 +34,21 @@ lint:
 
 ## ci: what .ci/run runs
 ci: check-generate lint test
+
+## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
+NODE_STAMP = node_modules/.petstore-installed
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+## lint-spec: Spectral (spectral:oas + OWASP ruleset, .spectral.yaml) on openapi.yaml; fails on any error
+lint-spec: $(NODE_STAMP)
+	node_modules/.bin/spectral lint openapi.yaml --ruleset .spectral.yaml --fail-severity error
+
+## conformance: the scenario suite through Prism's validating proxy in front of bin/petstore
+conformance: build $(NODE_STAMP)
+	bash .ci/conformance.sh
+
+## test-browser: Swagger UI at /docs in headless Chromium (skips without chromium; fails without it when CI=true)
+test-browser:
+	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,8 +143,6 @@ func testListEmpty(t *testing.T, c *apitest.Client) {
 	}
 }
 
-var nextRE = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
-
 // walk follows rel="next" links from path and returns every pet seen.
 func walk(t *testing.T, c *apitest.Client, path string) (all []gen.Pet, pages int) {
 	t.Helper()
@@ -158,14 +155,7 @@ func walk(t *testing.T, c *apitest.Client, path string) (all []gen.Pet, pages in
 		res.JSON(t, &page)
 		all = append(all, page...)
 		pages++
-		path = ""
-		if link := res.Header.Get("Link"); link != "" {
-			m := nextRE.FindStringSubmatch(link)
-			if m == nil {
-				t.Fatalf("Link %q: not a rel=next link to /v1/pets", link)
-			}
-			path = m[1]
-		}
+		path = res.Next(t)
 	}
 	return all, pages
 }

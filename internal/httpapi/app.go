@@ -1,7 +1,8 @@
 // Package httpapi is the HTTP face of the Pet Store: the Echo app with the
 // OpenAPI request validator, authentication, the handlers of the generated
-// ServerInterface, the one error mapper, and the operational endpoints
-// (/healthz, /readyz, /metrics).
+// ServerInterface, the one error mapper, CORS, and the operational endpoints
+// outside the contract: /healthz, /readyz, /metrics, the served spec and its
+// documentation.
 package httpapi
 
 import (
@@ -78,6 +79,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		}),
 		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
 		limitBody(MaxBodyBytes),
+		cors(),
 		methodNotAllowed,
 	)
 
@@ -86,6 +88,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	})
 	e.GET("/readyz", readyz(cfg.Store))
 	e.GET("/metrics", m.handler(log))
+
+	if err := registerDocs(e); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
 
 	spec, err := gen.GetSpec()
 	if err != nil {

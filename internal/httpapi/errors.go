@@ -233,9 +233,15 @@ func jsonReason(pe *openapi3filter.ParseError) string {
 	return pe.Reason
 }
 
-// clip keeps a message within the spec's maxLength and valid UTF-8.
+// clip keeps a message within the spec's maxLength and pattern: one line of
+// valid UTF-8 without control characters.
 func clip(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7F {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	if s == "" {
 		return "error"
 	}
