@@ -164,7 +164,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" goes to the app (404 Error), not net/http's 200.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	limit := "off"
 	if cfg.rateLimit != nil {
