@@ -107,7 +107,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	ops := map[string][]echo.MiddlewareFunc{}
 	for _, item := range spec.Paths.Map() {
 		for _, op := range item.Operations() {
-			chain := []echo.MiddlewareFunc{auth}
+			chain := []echo.MiddlewareFunc{wholeSegments, auth}
 			if limit != nil {
 				chain = append(chain, limit)
 			}
@@ -191,6 +191,21 @@ func strictQuery(allowed map[string]bool) echo.MiddlewareFunc {
 			}
 			return next(c)
 		}
+	}
+}
+
+// wholeSegments answers 404 when Echo's router has bound a path parameter
+// to more than one segment: Echo lets the last parameter of a route take the
+// rest of the path, so /v1/pets/1/ and /v1/pets/a/b would reach getPet (and
+// its 401 and 400), though they name no resource in the contract.
+func wholeSegments(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		for _, v := range c.ParamValues() {
+			if strings.Contains(v, "/") {
+				return echo.ErrNotFound
+			}
+		}
+		return next(c)
 	}
 }
 
