@@ -14,6 +14,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
@@ -95,6 +97,12 @@ func New(cfg Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: load embedded spec: %w", err)
 	}
+	// Route by path under BasePath on any host, here and in the validator.
+	spec.Servers = openapi3.Servers{{URL: BasePath}}
+	router, err := gorillamux.NewRouter(spec)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: route the embedded spec: %w", err)
+	}
 	var validate echo.MiddlewareFunc
 	if !cfg.NoValidation {
 		validate = validator(spec)
@@ -107,7 +115,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	ops := map[string][]echo.MiddlewareFunc{}
 	for _, item := range spec.Paths.Map() {
 		for _, op := range item.Operations() {
-			chain := []echo.MiddlewareFunc{wholeSegments, auth}
+			chain := []echo.MiddlewareFunc{inContract(router), auth}
 			if limit != nil {
 				chain = append(chain, limit)
 			}
@@ -133,10 +141,9 @@ func New(cfg Config) (*echo.Echo, error) {
 
 // validator is kin-openapi's request validator over the embedded spec.
 func validator(spec *openapi3.T) echo.MiddlewareFunc {
-	// Route by path under BasePath on any host. (echo-middleware's Prefix
-	// option would validate a clone of the request whose body kin-openapi
-	// drains, leaving the handler an empty one.)
-	spec.Servers = openapi3.Servers{{URL: BasePath}}
+	// New has set the servers to BasePath. (echo-middleware's Prefix option
+	// would validate a clone of the request whose body kin-openapi drains,
+	// leaving the handler an empty one.)
 	opts := openapi3filter.Options{
 		AuthenticationFunc:                confirmAuthenticated,
 		SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
@@ -194,18 +201,20 @@ func strictQuery(allowed map[string]bool) echo.MiddlewareFunc {
 	}
 }
 
-// wholeSegments answers 404 when Echo's router has bound a path parameter
-// to more than one segment: Echo lets the last parameter of a route take the
-// rest of the path, so /v1/pets/1/ and /v1/pets/a/b would reach getPet (and
-// its 401 and 400), though they name no resource in the contract.
-func wholeSegments(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		for _, v := range c.ParamValues() {
-			if strings.Contains(v, "/") {
+// inContract answers 404 when the contract, routed as the validator routes
+// it, has no operation at the request's path, though Echo's router found
+// one: Echo lets a route's last parameter take the rest of the path
+// (/v1/pets/1/, /v1/pets/a/b), and routes on the raw path where kin-openapi
+// may split at an encoded slash (/v1/pets/%2f"). Without it such a path
+// would get getPet's 401 or 400 instead of the 404 the contract promises.
+func inContract(router routers.Router) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if _, _, err := router.FindRoute(c.Request()); err != nil {
 				return echo.ErrNotFound
 			}
+			return next(c)
 		}
-		return next(c)
 	}
 }
 

@@ -180,6 +180,8 @@ func hostileRequests() []hostile {
 		{name: "trailing slash after id, no key", method: "GET", path: "/v1/pets/1/", anon: true, status: 404},
 		{name: "two segments after pets, no key", method: "GET", path: "/v1/pets/a/b", anon: true, status: 404},
 		{name: "trailing double slash and query", method: "GET", path: "/v1/pets//?limit=5", status: 404},
+		{name: "encoded slash and raw quote, no key", method: "GET", path: `/v1/pets/%2f"`, anon: true, status: 404},
+		{name: "encoded slash and raw quote, query", method: "GET", path: `/v1/pets/%2f"?limit=5`, status: 404},
 		{name: "double slashes everywhere", method: "GET", path: "//v1//pets//1", status: 404},
 		{name: "upper-case path", method: "GET", path: "/V1/PETS", status: 404},
 		{name: "path parameter", method: "GET", path: "/v1/pets/1;jsessionid=x", msg: "petId"},
