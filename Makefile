@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test generate check-generate lint ci lint-spec conformance test-browser
+.PHONY: all run build test fuzz generate check-generate lint ci lint-spec conformance test-browser
 
 all: lint test
 
@@ -17,6 +17,17 @@ build:
 ## test: every test, with the race detector
 test:
 	$(GO) test -race -count=1 ./...
+
+## fuzz: run each fuzz test for FUZZTIME (default 30s); a crasher is kept in internal/httpapi/testdata/fuzz
+# Minimizing each new interesting input is capped at 5s (Go's default is 60s,
+# during which no new inputs are tried).
+FUZZTIME ?= 30s
+FUZZ_TARGETS = FuzzCreatePet FuzzListPets FuzzGetPet
+fuzz:
+	@for f in $(FUZZ_TARGETS); do \
+		echo "== $$f ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/httpapi || exit 1; \
+	done
 
 ## generate: regenerate gen/ from openapi.yaml
 generate:

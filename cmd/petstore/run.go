@@ -17,6 +17,7 @@ import (
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/ratelimit"
 )
 
 // Timeouts of the HTTP server and of shutdown.
@@ -51,6 +52,7 @@ type config struct {
 	apiKeys     string
 	apiKeysFile string
 	logFormat   string
+	rateLimit   *ratelimit.Limit // nil: no rate limiting
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -67,8 +69,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.apiKeys, "api-keys", env("PETSTORE_API_KEYS", ""), "comma-separated API keys, for development and CI (PETSTORE_API_KEYS)")
 	fs.StringVar(&cfg.apiKeysFile, "api-keys-file", env("PETSTORE_API_KEYS_FILE", ""), "file of SHA-256 key digests, one a line (PETSTORE_API_KEYS_FILE)")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
+	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if *rateLimit != "" {
+		l, err := ratelimit.Parse(*rateLimit)
+		if err != nil {
+			return cfg, fmt.Errorf("rate limit %.64q: %w", *rateLimit, err)
+		}
+		cfg.rateLimit = &l
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -134,7 +144,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	var store pets.Store = memstore.New()
-	app, err := httpapi.New(httpapi.Config{Store: store, Keys: keys, Logger: log})
+	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log}
+	if cfg.rateLimit != nil {
+		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
+	}
+	app, err := httpapi.New(hcfg)
 	if err != nil {
 		return err
 	}
@@ -150,9 +164,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" goes to the app (404 Error), not net/http's 200.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", "memory", "keys", keys.Len())
+	limit := "off"
+	if cfg.rateLimit != nil {
+		limit = cfg.rateLimit.String()
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "store", "memory", "keys", keys.Len(), "rate_limit", limit)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -64,6 +65,12 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			} else {
 				h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="petstore", error="invalid_token"`)
 			}
+		case http.StatusTooManyRequests:
+			var ra retryAfter
+			if !errors.As(err, &ra) || ra < 1 {
+				ra = 1
+			}
+			h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(ra)))
 		case http.StatusRequestEntityTooLarge:
 			// The rest of the body is not read: close the connection.
 			h.Set(echo.HeaderConnection, "close")
@@ -186,7 +193,7 @@ func describeRequestError(re *openapi3filter.RequestError) string {
 		return "body: invalid"
 	case re.Err != nil && re.Err.Error() == "request body not allowed for this request":
 		// kin-openapi's RejectWhenRequestBodyNotSpecified has no sentinel.
-		return "body: this operation takes no request body"
+		return msgNoBody
 	}
 	return "invalid request"
 }
@@ -208,6 +215,13 @@ func schemaReason(se *openapi3.SchemaError) string {
 	if se.SchemaField == "pattern" && se.Schema != nil {
 		if m, ok := se.Schema.Extensions["x-pattern-message"].(string); ok {
 			return m
+		}
+	}
+	// kin-openapi quotes an unknown member's name whole: keep 64 characters.
+	if rest, ok := strings.CutPrefix(se.Reason, "property "); ok && strings.HasSuffix(rest, " is unsupported") {
+		if q, err := strconv.QuotedPrefix(rest); err == nil {
+			name, _ := strconv.Unquote(q)
+			return fmt.Sprintf("property %.64q is unsupported", name)
 		}
 	}
 	return se.Reason

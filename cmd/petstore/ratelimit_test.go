@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/petstore/petstore/internal/apitest"
+)
+
+func TestRateLimitConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"no unit", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50"}, `rate limit "50": want N/s or N/m`},
+		{"hours", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50/h"}, `rate limit "50/h": unit "h"`},
+		{"zero", nil, map[string]string{"PETSTORE_RATE_LIMIT": "0/s"}, "count 0: want 1 to 1000000"},
+		{"bad burst", nil, map[string]string{"PETSTORE_RATE_LIMIT": "5/s,burst=x"}, `burst "x"`},
+		{"flag", []string{"-rate-limit", "fast"}, map[string]string{}, `rate limit "fast"`},
+		{"flag beats env", []string{"-rate-limit", "9/x"}, map[string]string{"PETSTORE_RATE_LIMIT": "5/s"}, `unit "x"`},
+		{"long value clipped", nil, map[string]string{"PETSTORE_RATE_LIMIT": strings.Repeat("9", 500)}, "rate limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"petstore"}, tc.args...), func(k string) string { return tc.env[k] }, &bytes.Buffer{}, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run: got %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") || len(err.Error()) > 200 {
+				t.Errorf("error %q: want one short line", err)
+			}
+		})
+	}
+}
+
+func TestServeRateLimited(t *testing.T) {
+	const key = "e2e-key-0123456789abcdef"
+	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key, "PETSTORE_RATE_LIMIT": "1/m,burst=2"})
+	if !strings.Contains(stdout.String(), `"rate_limit":"1/m,burst=2"`) {
+		t.Errorf("the listening line does not name the rate limit:\n%s", stdout)
+	}
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	for i, want := range []struct {
+		status    int
+		remaining string
+	}{{200, "1"}, {200, "0"}, {429, "0"}} {
+		res := c.Do(t, "GET", "/v1/pets", "")
+		if res.Status != want.status || res.Header.Get("RateLimit-Remaining") != want.remaining || res.Header.Get("RateLimit-Limit") != "2" {
+			t.Fatalf("request %d: got %d, RateLimit-Limit %q, Remaining %q; want %d, 2, %s", i+1, res.Status, res.Header.Get("RateLimit-Limit"), res.Header.Get("RateLimit-Remaining"), want.status, want.remaining)
+		}
+		if want.status == http.StatusTooManyRequests {
+			// A minute a token, less the moments the test took: 59 or 60.
+			if ra := res.Header.Get("Retry-After"); ra != "60" && ra != "59" {
+				t.Fatalf("Retry-After: got %q, want 60 or 59", ra)
+			}
+		}
+	}
+}

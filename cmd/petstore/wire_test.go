@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore/gen"
+)
+
+// TestWire sends hostile requests over TCP to the real server, as bytes, to
+// see what answers them: the app (an Error body) or net/http itself, which
+// refuses what it cannot parse before any handler runs, with a plain-text
+// body that no handler can change.
+func TestWire(t *testing.T) {
+	const key = "e2e-key-0123456789abcdef"
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	addr := strings.TrimPrefix(base, "http://")
+	auth := "Authorization: Bearer " + key + "\r\n"
+	big := strings.Repeat("b", 70<<10) // over the 64 KiB header cap
+
+	for _, tc := range []struct {
+		name   string
+		raw    string
+		status int
+		code   gen.ErrorCode // "" when net/http answers in plain text
+	}{
+		// Parsed by net/http, answered by the app.
+		{"encoded dot dot slash", "GET /v1/pets/..%2f HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"double slash", "GET //v1//pets HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 404, gen.ErrorCodeNotFound},
+		{"absolute form, no key", "GET http://evil.example/v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 401, gen.ErrorCodeUnauthorized},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 404, gen.ErrorCodeNotFound},
+		{"garbage method", "XYZZY /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 405, gen.ErrorCodeMethodNotAllowed},
+		{"CONNECT", "CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 405, gen.ErrorCodeMethodNotAllowed},
+		{"60 KB path", "GET /v1/" + strings.Repeat("p", 60<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n", 404, gen.ErrorCodeNotFound},
+		{"60 KB Authorization", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + strings.Repeat("k", 60<<10) + "\r\n\r\n", 401, gen.ErrorCodeUnauthorized},
+		{"2000 headers", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-N: v\r\n", 2000) + "\r\n", 401, gen.ErrorCodeUnauthorized},
+		{"HTTP/1.0 without Host", "GET /v1/pets?limit=0 HTTP/1.0\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"chunked body on list", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"body cut short", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":\"Rex\"", 400, gen.ErrorCodeInvalidRequest},
+
+		// Refused by net/http before the app: plain text, not an Error.
+		{"header over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431, ""},
+		{"Authorization over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + big + "\r\n\r\n", 431, ""},
+		{"path over 64 KiB", "GET /v1/" + big + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, ""},
+		{"malformed request line", "GARBAGE\r\n\r\n", 400, ""},
+		{"invalid method token", "G(T /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
+		{"bad percent-encoding in path", "GET /v1/pets/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
+		{"control character in path", "GET /v1/pets/\x01 HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
+		{"invalid header name", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n", 400, ""},
+		{"NUL in Authorization", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\x00b\r\n\r\n", 400, ""},
+		{"HTTP/1.1 without Host", "GET /v1/pets HTTP/1.1\r\n" + auth + "\r\n", 400, ""},
+		{"two Host headers", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, ""},
+		{"conflicting Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, ""},
+		{"negative Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400, ""},
+		{"HTTP/2.0 in plain text", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 505, ""},
+		{"unknown Transfer-Encoding", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, ""},
+		{"unknown Expect", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 417, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := rawExchange(t, addr, tc.raw)
+			if res.StatusCode != tc.status {
+				t.Fatalf("got %d %q, want %d", res.StatusCode, body, tc.status)
+			}
+			if tc.code == "" {
+				// net/http's own answer: text/plain (417 has no body).
+				if ct := res.Header.Get("Content-Type"); tc.status != 417 && ct != "text/plain; charset=utf-8" {
+					t.Errorf("Content-Type: got %q, want net/http's text/plain", ct)
+				}
+				if json.Valid(body) {
+					t.Errorf("body %q is JSON: the app answered, so this belongs with the Error rows", body)
+				}
+				return
+			}
+			var e gen.Error
+			dec := json.NewDecoder(strings.NewReader(string(body)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&e); err != nil || e.Code != tc.code || int(e.Status) != tc.status || e.Message == "" {
+				t.Fatalf("got %q (%v), want an Error with code %s and status %d", body, err, tc.code, tc.status)
+			}
+			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type: got %q, want application/json", ct)
+			}
+		})
+	}
+}
+
+// rawExchange writes raw to a new connection and reads one response.
+func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	// The server may answer and close before it has read everything. The
+	// write side is closed after the request, so a short body ends.
+	go func() {
+		io.WriteString(conn, raw)
+		conn.(*net.TCPConn).CloseWrite()
+	}()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("read response: %v", err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil && len(body) == 0 {
+		t.Fatalf("read body: %v", err)
+	}
+	return res, body
+}
