@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test generate check-generate lint ci
+.PHONY: all run build test test-postgres bench-postgres generate check-generate lint ci
 
 all: lint test
 
@@ -14,9 +14,13 @@ run:
 build:
 	$(GO) build -trimpath -o bin/petstore ./cmd/petstore
 
-## test: every test, with the race detector
+## test: every test, with the race detector (the PostgreSQL ones: make test-postgres)
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
+
+## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
+test-postgres:
+	.ci/with-postgres $(GO) test -race -count=1 -run '^TestPostgres' ./...
 
 ## generate: regenerate gen/ from openapi.yaml
 generate:

@@ -15,8 +15,6 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
-	"github.com/petstore/petstore/internal/memstore"
-	"github.com/petstore/petstore/internal/pets"
 )
 
 // Timeouts of the HTTP server and of shutdown.
@@ -51,6 +49,7 @@ type config struct {
 	apiKeys     string
 	apiKeysFile string
 	logFormat   string
+	databaseURL string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -67,6 +66,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.apiKeys, "api-keys", env("PETSTORE_API_KEYS", ""), "comma-separated API keys, for development and CI (PETSTORE_API_KEYS)")
 	fs.StringVar(&cfg.apiKeysFile, "api-keys-file", env("PETSTORE_API_KEYS_FILE", ""), "file of SHA-256 key digests, one a line (PETSTORE_API_KEYS_FILE)")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
+	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -133,7 +133,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	var store pets.Store = memstore.New()
+	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	app, err := httpapi.New(httpapi.Config{Store: store, Keys: keys, Logger: log})
 	if err != nil {
 		return err
@@ -152,7 +156,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", "memory", "keys", keys.Len())
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len())
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
