@@ -22,6 +22,11 @@ test:
 test-postgres:
 	.ci/with-postgres $(GO) test -race -count=1 -run '^TestPostgres' ./...
 
+## bench-postgres: create and list throughput, memory vs PostgreSQL (fsync on), store and HTTP over loopback; benchstat
+bench-postgres:
+	PG_FSYNC=on .ci/with-postgres bash -o pipefail -c '$(GO) test -run "^$$" -bench "^BenchmarkPostgres" -benchmem -count 6 ./internal/pgstore ./internal/httpapi | tee bench-postgres.out'
+	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
+
 ## generate: regenerate gen/ from openapi.yaml
 generate:
 	cd gen && $(GO) generate ./...

@@ -11,6 +11,7 @@ import (
 // TestPostgresAPI runs the whole HTTP suite, contract checks included, over
 // the PostgreSQL store.
 func TestPostgresAPI(t *testing.T) {
+	pgtest.URL(t) // skip once, not in every subtest
 	RunAPISuite(t, pgtest.NewStore)
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -213,4 +214,14 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Seed inserts n pets into the store at dbURL in one statement, named
+// "pet 0"…, their statuses cycling through available, pending, sold, and
+// updates the planner's statistics: a fixture for benchmarks.
+func Seed(t testing.TB, dbURL string, n int) {
+	t.Helper()
+	Exec(t, dbURL, fmt.Sprintf(`insert into pets (name, category_id, status)
+		select 'pet ' || i, 1 + i %% 7, (array['available', 'pending', 'sold'])[1 + i %% 3]
+		from generate_series(0, %d) as i; analyze pets`, n-1))
 }
