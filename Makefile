@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test fuzz generate check-generate lint ci lint-spec conformance test-browser
+.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate lint ci lint-spec conformance test-browser
 
 all: lint test
 
@@ -14,9 +14,18 @@ run:
 build:
 	$(GO) build -trimpath -o bin/petstore ./cmd/petstore
 
-## test: every test, with the race detector
+## test: every test, with the race detector (the PostgreSQL ones: make test-postgres)
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
+
+## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
+test-postgres:
+	.ci/with-postgres $(GO) test -race -count=1 -run '^TestPostgres' ./...
+
+## bench-postgres: create and list throughput, memory vs PostgreSQL (fsync on), store and HTTP over loopback; benchstat
+bench-postgres:
+	PG_FSYNC=on .ci/with-postgres bash -o pipefail -c '$(GO) test -run "^$$" -bench "^BenchmarkPostgres" -benchmem -count 6 ./internal/pgstore ./internal/httpapi | tee bench-postgres.out'
+	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
 
 ## fuzz: run each fuzz test for FUZZTIME (default 30s); a crasher is kept in internal/httpapi/testdata/fuzz
 # Minimizing each new interesting input is capped at 5s (Go's default is 60s,

@@ -6,5 +6,6 @@ package tools
 
 import (
 	_ "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
+	_ "golang.org/x/perf/cmd/benchstat"
 	_ "honnef.co/go/tools/cmd/staticcheck"
 )

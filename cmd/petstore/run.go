@@ -15,8 +15,6 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
-	"github.com/petstore/petstore/internal/memstore"
-	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
@@ -53,6 +51,7 @@ type config struct {
 	apiKeysFile string
 	logFormat   string
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
+	databaseURL string
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -70,6 +69,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.apiKeysFile, "api-keys-file", env("PETSTORE_API_KEYS_FILE", ""), "file of SHA-256 key digests, one a line (PETSTORE_API_KEYS_FILE)")
 	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
 	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
+	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -143,7 +143,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	var store pets.Store = memstore.New()
+	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log}
 	if cfg.rateLimit != nil {
 		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
@@ -172,7 +176,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", "memory", "keys", keys.Len(), "rate_limit", limit)
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

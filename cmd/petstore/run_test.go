@@ -258,6 +258,9 @@ func TestBadConfiguration(t *testing.T) {
 		{"unknown flag", []string{"-bogus"}, map[string]string{}, "flag provided but not defined"},
 		{"unknown command", []string{"fly"}, map[string]string{}, `unknown command "fly"`},
 		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
+		{"bad database url", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://%zz"}, "PETSTORE_DATABASE_URL: cannot parse"},
+		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@127.0.0.1:1/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
+		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "PETSTORE_DATABASE_URL: cannot parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -267,6 +270,9 @@ func TestBadConfiguration(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %q spans lines; want one clear line", err)
+			}
+			if strings.Contains(err.Error()+out.String()+errOut.String(), "secret-pw") {
+				t.Errorf("the database password appears in the output: %v", err)
 			}
 		})
 	}

@@ -1,0 +1,258 @@
+// Package pgstore is a pets.Store on PostgreSQL, through pgx's connection
+// pool. Its schema migrations are embedded in the binary and applied by Open.
+//
+// Several servers may share one database: Open serialises migrations with
+// an advisory lock (tern's), and Create serialises id assignment with commit
+// (see Create), so that every replica lists the same pets in the same order
+// and a client following the `after` cursor from any replica to any other
+// visits every pet exactly once, even while pets are being created.
+//
+// Every query runs under QueryTimeout. An error that means the database
+// cannot be reached or cannot answer now wraps pets.ErrUnavailable; the pool
+// drops broken connections and dials new ones, so the store recovers by
+// itself when the database comes back.
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/tern/v2/migrate"
+
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// QueryTimeout bounds every call to the database, connecting included. It is
+// well under the HTTP server's 15 s write timeout, so a client gets a 503
+// Error rather than a dropped connection when the database hangs.
+const QueryTimeout = 5 * time.Second
+
+// versionTable is tern's record of the applied migrations, in the first
+// schema of the connection's search_path, beside the pets table.
+const versionTable = "petstore_schema_version"
+
+// createLock is the key of the transaction-scoped advisory lock that Create
+// holds from taking an id until its commit. Any value unique to this
+// application does; this one is "petstore" in ASCII.
+const createLock int64 = 0x70657473746f7265
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is a pets.Store on PostgreSQL. Close it when done.
+type Store struct {
+	pool *pgxpool.Pool
+	// serialise is true outside tests: see Create.
+	serialise bool
+	// timeout is QueryTimeout outside tests.
+	timeout time.Duration
+}
+
+var _ pets.Store = (*Store)(nil)
+
+// Open connects to the database at url (a PostgreSQL URL or key=value
+// string, as pgx reads it), applies the migrations it lacks, and returns the
+// store. It fails when the database cannot be reached before ctx ends.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err // pgx redacts the password
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrateUp(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{pool: pool, serialise: true, timeout: QueryTimeout}, nil
+}
+
+// migrateUp applies the embedded migrations with tern. tern takes a
+// session-level advisory lock around its work, so replicas that start
+// together apply each migration once, one after the other.
+func migrateUp(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return classify("migrate", err)
+	}
+	defer conn.Release()
+	var encoding string
+	if err := conn.QueryRow(ctx, "show server_encoding").Scan(&encoding); err != nil {
+		return classify("migrate", err)
+	}
+	if encoding != "UTF8" {
+		// char_length, and so the name length check, counts characters
+		// only in UTF8; pets.MaxNameLength is in characters.
+		return fmt.Errorf("pgstore: database encoding is %s; want UTF8", encoding)
+	}
+	m, err := migrate.NewMigrator(ctx, conn.Conn(), versionTable)
+	if err != nil {
+		return classify("migrate", err)
+	}
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	if err := m.LoadMigrations(sub); err != nil {
+		return fmt.Errorf("pgstore: load migrations: %w", err)
+	}
+	if err := m.Migrate(ctx); err != nil {
+		return classify("migrate", err)
+	}
+	return nil
+}
+
+// Close closes the connections of the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping reports whether the database answers, within QueryTimeout.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return classify("ping", s.pool.Ping(ctx))
+}
+
+// insertPet adds one pet; the id comes from the identity column.
+const insertPet = `insert into pets (name, category_id, status) values ($1, $2, $3) returning id`
+
+// Create stores n and returns it with its new ID.
+//
+// Ids come from an identity column, and an identity (a sequence) hands out
+// numbers in the order transactions ask, not the order they commit: a
+// create that took id 5 may commit after one that took id 6. A client that
+// listed after=6 in between would never see pet 5. To rule that out, Create
+// takes a transaction-scoped advisory lock before the insert, in the same
+// implicit transaction (one round trip: both statements are pipelined before
+// one Sync), and PostgreSQL releases it only after the commit is visible.
+// So id order is commit order, cluster-wide: once a pet is visible, every
+// pet with a smaller id is visible too or was never written, and listing
+// stays a plain index range scan with no lock at all.
+//
+// The price is that creates across all replicas commit one at a time; the
+// lock is held for the insert and the commit's WAL flush, not for any
+// network round trip. BENCHMARKS-postgres.md measures it.
+func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
+	n, err := n.Normalize()
+	if err != nil {
+		return pets.Pet{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var id int64
+	if s.serialise {
+		b := &pgx.Batch{}
+		b.Queue("select pg_advisory_xact_lock($1)", createLock)
+		b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&id)
+		})
+		err = s.pool.SendBatch(ctx, b).Close()
+	} else {
+		err = s.pool.QueryRow(ctx, insertPet, n.Name, n.CategoryID, string(n.Status)).Scan(&id)
+	}
+	if err != nil {
+		return pets.Pet{}, classify("create", err)
+	}
+	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, nil
+}
+
+// Get returns the pet with the given ID.
+func (s *Store) Get(ctx context.Context, id int64) (pets.Pet, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	p := pets.Pet{ID: id}
+	err := s.pool.QueryRow(ctx, `select name, category_id, status from pets where id = $1`, id).
+		Scan(&p.Name, &p.CategoryID, &p.Status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pets.Pet{}, fmt.Errorf("pet %d: %w", id, pets.ErrNotFound)
+	}
+	if err != nil {
+		return pets.Pet{}, classify("get", err)
+	}
+	return p, nil
+}
+
+// List returns the page of pets that q selects. It asks for one pet more
+// than the limit: whether that one exists sets Page.More. Both queries are
+// range scans from the cursor, of the primary key or of (status, id).
+func (s *Store) List(ctx context.Context, q pets.Query) (pets.Page, error) {
+	if err := q.Check(); err != nil {
+		return pets.Page{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if q.Status == "" {
+		rows, err = s.pool.Query(ctx, listAll, q.After, q.Limit+1)
+	} else {
+		rows, err = s.pool.Query(ctx, listByStatus, string(q.Status), q.After, q.Limit+1)
+	}
+	if err != nil {
+		return pets.Page{}, classify("list", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pets.Pet, error) {
+		var p pets.Pet
+		err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status)
+		return p, err
+	})
+	if err != nil {
+		return pets.Page{}, classify("list", err)
+	}
+	page := pets.Page{Pets: list}
+	if page.Pets == nil {
+		page.Pets = []pets.Pet{}
+	}
+	if len(page.Pets) > q.Limit {
+		page.Pets, page.More = page.Pets[:q.Limit], true
+	}
+	return page, nil
+}
+
+// The listing queries. Their plans are checked by TestPostgresListPlans.
+const (
+	listAll      = `select id, name, category_id, status from pets where id > $1 order by id limit $2`
+	listByStatus = `select id, name, category_id, status from pets where status = $1 and id > $2 order by id limit $3`
+)
+
+// classify wraps err with the operation's name, and with pets.ErrUnavailable
+// when it means the database cannot answer now: a failure to connect, a
+// broken or timed-out connection, the pool closed, or one of the SQLSTATEs
+// of a server that is shutting down, starting, overloaded or read-only
+// (unavailableState). Any other error from the server is a bug and stays a
+// plain error, which the HTTP layer answers with 500.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && !unavailableState(pe.Code) {
+		return fmt.Errorf("pgstore: %s: %w", op, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w: %w", op, pets.ErrUnavailable, err)
+}
+
+// unavailableState reports whether a SQLSTATE means "not now" rather than
+// "never": connection exceptions (08), insufficient resources (53), operator
+// intervention such as shutdown or a statement timeout (57), system errors
+// (58), serialisation failures and deadlocks (40001, 40P01), and writes to
+// a standby (25006).
+func unavailableState(code string) bool {
+	switch {
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"),
+		strings.HasPrefix(code, "57"), strings.HasPrefix(code, "58"):
+		return true
+	}
+	return code == "40001" || code == "40P01" || code == "25006"
+}
