@@ -115,6 +115,17 @@ func migrateUp(ctx context.Context, pool *pgxpool.Pool) error {
 // Close closes the connections of the pool.
 func (s *Store) Close() { s.pool.Close() }
 
+// Count returns the number of pets: one row read, kept by Create.
+func (s *Store) Count(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var n int64
+	if err := s.pool.QueryRow(ctx, `select n from pet_count`).Scan(&n); err != nil {
+		return 0, classify("count", err)
+	}
+	return n, nil
+}
+
 // Ping reports whether the database answers, within QueryTimeout.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
@@ -124,6 +135,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // insertPet adds one pet; the id comes from the identity column.
 const insertPet = `insert into pets (name, category_id, status) values ($1, $2, $3) returning id`
+
+// countPet counts a created pet, in the transaction that inserts it.
+const countPet = `update pet_count set n = n + 1`
 
 // Create stores n and returns it with its new ID.
 //
@@ -155,9 +169,16 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 		b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&id)
 		})
+		b.Queue(countPet)
 		err = s.pool.SendBatch(ctx, b).Close()
 	} else {
-		err = s.pool.QueryRow(ctx, insertPet, n.Name, n.CategoryID, string(n.Status)).Scan(&id)
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := tx.QueryRow(ctx, insertPet, n.Name, n.CategoryID, string(n.Status)).Scan(&id); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, countPet)
+			return err
+		})
 	}
 	if err != nil {
 		return pets.Pet{}, classify("create", err)
