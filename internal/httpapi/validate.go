@@ -21,7 +21,7 @@ var validateOptions = func() *openapi3filter.Options {
 		SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
 		RejectWhenRequestBodyNotSpecified: true,
 	}
-	// echo-middleware words every error with Error(), which by default dumps
+	// validationError words every error with Error(), which by default dumps
 	// the schema and the value, indented: for 10 000 nested arrays that is
 	// some 100 MB and seconds of CPU from a 20 KB body. The mapper words
 	// errors itself, so the short form is enough.
