@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate lint ci lint-spec conformance test-browser
+.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -72,3 +72,23 @@ conformance: build $(NODE_STAMP)
 ## test-browser: Swagger UI at /docs in headless Chromium (skips without chromium; fails without it when CI=true)
 test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
+
+## bench: Go benchmarks (API full vs novalidate, store at 1k/100k/1M pets),
+## memory per pet, and a loopback load run with hey; see BENCHMARKS.md
+BENCH_COUNT ?= 6
+BENCH_OUT ?= bin/bench
+BENCHSTAT = $(GO) run golang.org/x/perf/cmd/benchstat
+bench: bench-go bench-load
+
+bench-go:
+	@mkdir -p $(BENCH_OUT)
+	$(GO) test -run '^$$' -bench '^BenchmarkAPI$$' -benchmem -count $(BENCH_COUNT) ./internal/httpapi | tee $(BENCH_OUT)/api.txt
+	$(GO) test -run '^$$' -bench '^Benchmark(List|Create)$$' -benchmem -count $(BENCH_COUNT) ./internal/memstore | tee $(BENCH_OUT)/store.txt
+	$(GO) test -count=1 -run '^TestMemoryPerPet$$' -v ./internal/memstore | grep 'B/pet'
+	@# benchstat compares columns by a named key: name the mode for it.
+	sed -E 's#^(BenchmarkAPI/[^/]+)/(full|novalidate)#\1/mode=\2#' $(BENCH_OUT)/api.txt > $(BENCH_OUT)/api-mode.txt
+	$(BENCHSTAT) -col '/mode@(novalidate full)' $(BENCH_OUT)/api-mode.txt
+	$(BENCHSTAT) -col /n $(BENCH_OUT)/store.txt
+
+bench-load:
+	BENCH_OUT=$(BENCH_OUT) bash .ci/load

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
-	echomiddleware "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/labstack/echo/v4"
 
@@ -55,13 +54,13 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 // confirmAuthenticated is the validator's AuthenticationFunc: it enforces the
 // spec's security requirement with the verdict authenticate already reached.
 func confirmAuthenticated(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	c := echomiddleware.GetEchoContext(ctx)
+	c := echoContext(ctx)
 	if c != nil && in.SecuritySchemeName == "bearerAuth" {
 		if id, _ := c.Get(keyIDKey).(string); id != "" {
 			return nil
 		}
 	}
-	// The echo middleware passes on an *echo.HTTPError as it is (any other
-	// error becomes a 403); the error mapper turns it into the 401 body.
+	// The validator passes on an *echo.HTTPError as it is (any other error
+	// becomes a 403); the error mapper turns it into the 401 body.
 	return &echo.HTTPError{Code: http.StatusUnauthorized, Message: "invalid API key", Internal: errInvalidToken}
 }

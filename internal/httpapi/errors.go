@@ -121,7 +121,7 @@ func describe(err error) *apiError {
 	case errors.As(err, &re):
 		return invalid("%s", describeRequestError(re))
 	case errors.As(err, &se):
-		// echo-middleware hands on a MultiError (from allOf) without the
+		// validationError hands on a MultiError (from allOf) without the
 		// RequestError around it; only bodies have such schemas here.
 		return invalid("%s", describeBodySchemaError(se))
 	case errors.As(err, &he):

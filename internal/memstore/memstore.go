@@ -92,28 +92,29 @@ func (s *Store) List(_ context.Context, q pets.Query) (pets.Page, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	page := pets.Page{Pets: make([]pets.Pet, 0, min(q.Limit, 16))}
 	if q.Status == "" {
 		// IDs are 1..len(s.pets), so the first ID after the cursor is
 		// q.After+1, written so that it cannot overflow.
-		for id := min(q.After, int64(len(s.pets))) + 1; id <= int64(len(s.pets)); id++ {
-			if len(page.Pets) == q.Limit {
-				page.More = true
-				break
-			}
-			page.Pets = append(page.Pets, s.pet(id))
+		first := min(q.After, int64(len(s.pets))) + 1
+		page := newPage(int64(len(s.pets))-first+1, q.Limit)
+		for i := range page.Pets {
+			page.Pets[i] = s.pet(first + int64(i))
 		}
 		return page, nil
 	}
 	si, _ := statusIndex(q.Status)
 	ids := s.byStatus[si]
-	i := sort.Search(len(ids), func(i int) bool { return ids[i] > q.After })
-	for ; i < len(ids); i++ {
-		if len(page.Pets) == q.Limit {
-			page.More = true
-			break
-		}
-		page.Pets = append(page.Pets, s.pet(ids[i]))
+	ids = ids[sort.Search(len(ids), func(i int) bool { return ids[i] > q.After }):]
+	page := newPage(int64(len(ids)), q.Limit)
+	for i := range page.Pets {
+		page.Pets[i] = s.pet(ids[i])
 	}
 	return page, nil
+}
+
+// newPage returns a page of exactly the pets it will hold, the first limit of
+// the left that match, in one allocation; More tells whether some are left.
+func newPage(left int64, limit int) pets.Page {
+	n := min(left, int64(limit))
+	return pets.Page{Pets: make([]pets.Pet, n), More: left > n}
 }

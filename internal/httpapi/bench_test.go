@@ -1,0 +1,96 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/cputime"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
+)
+
+// benchPets is the size of the catalogue the API benchmarks run over.
+const benchPets = 1000
+
+// BenchmarkAPI measures each operation through the whole Echo app in
+// process: full is the app as served, novalidate the same app built without
+// the OpenAPI request validator, so that the validator's cost is the ratio
+// of the two within one run (see BENCHMARKS.md). Beside the wall time it
+// reports cpu-ns/op, the process's CPU time per operation, which other work
+// on a shared machine disturbs far less.
+func BenchmarkAPI(b *testing.B) {
+	for _, op := range []struct {
+		name, method, target, body string
+		want                       int
+	}{
+		{"listPets", "GET", "/v1/pets?limit=20&after=100", "", http.StatusOK},
+		{"listPetsFiltered", "GET", "/v1/pets?status=sold&limit=20&after=100", "", http.StatusOK},
+		{"createPet", "POST", "/v1/pets", `{"name":"Rex","categoryId":7,"status":"pending"}`, http.StatusCreated},
+		{"getPet", "GET", "/v1/pets/500", "", http.StatusOK},
+	} {
+		for _, mode := range []struct {
+			name         string
+			noValidation bool
+		}{{"full", false}, {"novalidate", true}} {
+			b.Run(op.name+"/"+mode.name, func(b *testing.B) {
+				// A store of its own: creates grow it, and a larger heap
+				// would slow the benchmarks that run after them.
+				store := memstore.New()
+				seedStore(b, store, benchPets)
+				app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), NoValidation: mode.noValidation})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tmpl := httptest.NewRequest(op.method, op.target, nil)
+				tmpl.Header.Set("Authorization", "Bearer "+testKey)
+				if op.body != "" {
+					tmpl.Header.Set("Content-Type", "application/json")
+					tmpl.ContentLength = int64(len(op.body))
+				}
+				body := []byte(op.body)
+				w := &discardWriter{header: http.Header{}}
+				b.ReportAllocs()
+				cpu := cputime.Used()
+				for b.Loop() {
+					req := *tmpl
+					if op.body != "" {
+						req.Body = io.NopCloser(bytes.NewReader(body))
+					}
+					clear(w.header)
+					w.status = 0
+					app.ServeHTTP(w, &req)
+					if w.status != op.want {
+						b.Fatalf("%s %s: got status %d, want %d", op.method, op.target, w.status, op.want)
+					}
+				}
+				b.ReportMetric(float64(cputime.Since(cpu))/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// discardWriter is an http.ResponseWriter that keeps only the status, so the
+// benchmarks measure the app and not a recorder.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header { return w.header }
+
+func (w *discardWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *discardWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return len(p), nil
+}
