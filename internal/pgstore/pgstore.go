@@ -162,24 +162,18 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	// One round trip: the batch runs as one implicit transaction, so the
+	// lock, the insert and the count commit (or roll back) together.
 	var id int64
+	b := &pgx.Batch{}
 	if s.serialise {
-		b := &pgx.Batch{}
 		b.Queue("select pg_advisory_xact_lock($1)", createLock)
-		b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&id)
-		})
-		b.Queue(countPet)
-		err = s.pool.SendBatch(ctx, b).Close()
-	} else {
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := tx.QueryRow(ctx, insertPet, n.Name, n.CategoryID, string(n.Status)).Scan(&id); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, countPet)
-			return err
-		})
 	}
+	b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&id)
+	})
+	b.Queue(countPet)
+	err = s.pool.SendBatch(ctx, b).Close()
 	if err != nil {
 		return pets.Pet{}, classify("create", err)
 	}
