@@ -74,11 +74,11 @@ test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
 
 ## bench: Go benchmarks (API full vs novalidate, store at 1k/100k/1M pets),
-## memory per pet, and a loopback load run with hey; see BENCHMARKS.md
+## memory per pet, a loopback load run with hey, and bench-postgres; see BENCHMARKS.md
 BENCH_COUNT ?= 6
 BENCH_OUT ?= bin/bench
 BENCHSTAT = $(GO) run golang.org/x/perf/cmd/benchstat
-bench: bench-go bench-load
+bench: bench-go bench-load bench-postgres
 
 bench-go:
 	@mkdir -p $(BENCH_OUT)

@@ -154,7 +154,7 @@ const countPet = `update pet_count set n = n + 1`
 //
 // The price is that creates across all replicas commit one at a time; the
 // lock is held for the insert and the commit's WAL flush, not for any
-// network round trip. BENCHMARKS-postgres.md measures it.
+// network round trip. BENCHMARKS.md (PostgreSQL) measures it.
 func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	n, err := n.Normalize()
 	if err != nil {
