@@ -42,7 +42,7 @@ func TestPostgresReplicas(t *testing.T) {
 
 	// Written on one, read on the other.
 	for i, c := range replicas {
-		p := createPet(t, c, fmt.Sprintf(`{"name":"from %d","categoryId":%d}`, i, i+1))
+		p := c.Create(t, fmt.Sprintf(`{"name":"from %d","categoryId":%d}`, i, i+1))
 		res := replicas[1-i].Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id, 10), "")
 		var got gen.Pet
 		res.JSON(t, &got)
@@ -65,7 +65,7 @@ func TestPostgresReplicas(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					p := createPet(t, c, fmt.Sprintf(`{"name":"r%d w%d #%d","categoryId":1,"status":"pending"}`, r, w, i))
+					p := c.Create(t, fmt.Sprintf(`{"name":"r%d w%d #%d","categoryId":1,"status":"pending"}`, r, w, i))
 					mu.Lock()
 					if _, dup := acked[p.Id]; dup {
 						t.Errorf("id %d assigned twice", p.Id)
@@ -128,17 +128,6 @@ func TestPostgresReplicas(t *testing.T) {
 	}
 }
 
-func createPet(t *testing.T, c *apitest.Client, body string) gen.Pet {
-	t.Helper()
-	res := c.Do(t, "POST", "/v1/pets", body)
-	if res.Status != http.StatusCreated {
-		t.Fatalf("POST /v1/pets %s: got %d %s, want 201", body, res.Status, res.Body)
-	}
-	var p gen.Pet
-	res.JSON(t, &p)
-	return p
-}
-
 var nextLink = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
 
 // listPage gets one page and returns it with the path of the next, if any.
@@ -176,7 +165,7 @@ func TestPostgresSurvivesKill9(t *testing.T) {
 	c := &apitest.Client{Contract: contract, BaseURL: base, Key: pgKey}
 	var acked []gen.Pet
 	for i := range 20 {
-		acked = append(acked, createPet(t, c, fmt.Sprintf(`{"name":"survivor %d","categoryId":%d,"status":"sold"}`, i, i+1)))
+		acked = append(acked, c.Create(t, fmt.Sprintf(`{"name":"survivor %d","categoryId":%d,"status":"sold"}`, i, i+1)))
 	}
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
@@ -244,7 +233,7 @@ func startBinary(t *testing.T, bin, db string) (*exec.Cmd, string) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the server did not log its address; stderr: %s", stderr)
 	}
-	eventually(t, "/healthz", func() bool {
+	apitest.Eventually(t, "/healthz", func() bool {
 		res, err := http.Get(base + "/healthz")
 		if err != nil {
 			return false

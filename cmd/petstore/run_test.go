@@ -38,18 +38,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// eventually polls cond every 10ms until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // startServer runs the whole program on a loopback port and returns its base
 // URL, its log, and a function that stops it and returns run's error.
 func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
@@ -62,7 +50,7 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 		done <- run(ctx, []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
 	}()
 	var addr string
-	eventually(t, "the listening log line", func() bool {
+	apitest.Eventually(t, "the listening log line", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("run returned early: %v\nstderr: %s", err, stderr)
@@ -79,7 +67,7 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 		return false
 	})
 	baseURL = "http://" + addr
-	eventually(t, "/healthz", func() bool {
+	apitest.Eventually(t, "/healthz", func() bool {
 		res, err := http.Get(baseURL + "/healthz")
 		if err != nil {
 			return false
@@ -186,7 +174,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
 	// Shutdown has begun once new connections are refused.
-	eventually(t, "the listener to close", func() bool {
+	apitest.Eventually(t, "the listener to close", func() bool {
 		res, err := http.Get(base + "/healthz")
 		if err == nil {
 			res.Body.Close()

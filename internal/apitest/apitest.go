@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -266,4 +267,29 @@ func (c *Client) DoBytes(t testing.TB, method, path string, body []byte, header 
 	check.Header = req.Header
 	c.Contract.Check(t, check, res.Status, res.Header, res.Body)
 	return res
+}
+
+// Create adds a pet with POST /v1/pets and returns it; anything but a 201
+// fails t.
+func (c *Client) Create(t testing.TB, body string) gen.Pet {
+	t.Helper()
+	res := c.Do(t, "POST", "/v1/pets", body)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("POST /v1/pets %s: got %d %s, want 201", body, res.Status, res.Body)
+	}
+	var p gen.Pet
+	res.JSON(t, &p)
+	return p
+}
+
+// Eventually polls cond every 10ms until it holds, or fails t after 20s.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

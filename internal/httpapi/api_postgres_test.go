@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
@@ -20,7 +21,7 @@ func TestPostgresAPI(t *testing.T) {
 func TestPostgresUnavailable(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
-	before := create(t, c, `{"name":"Rex","categoryId":1}`)
+	before := c.Create(t, `{"name":"Rex","categoryId":1}`)
 
 	proxy.Cut()
 	for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Lost","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
@@ -29,7 +30,7 @@ func TestPostgresUnavailable(t *testing.T) {
 
 	proxy.Restore()
 	var after gen.Pet
-	pgtest.Eventually(t, "the API to create again", func() bool {
+	apitest.Eventually(t, "the API to create again", func() bool {
 		res := c.Do(t, "POST", "/v1/pets", `{"name":"Tom","categoryId":2}`)
 		if res.Status != http.StatusCreated {
 			return false

@@ -56,18 +56,6 @@ func RunAPISuite(t *testing.T, newStore func(*testing.T) pets.Store) {
 	}
 }
 
-// create adds a pet through the API and returns it.
-func create(t *testing.T, c *apitest.Client, body string) gen.Pet {
-	t.Helper()
-	res := c.Do(t, "POST", "/v1/pets", body)
-	if res.Status != http.StatusCreated {
-		t.Fatalf("POST /v1/pets %s: got %d %s, want 201", body, res.Status, res.Body)
-	}
-	var p gen.Pet
-	res.JSON(t, &p)
-	return p
-}
-
 func wantError(t *testing.T, res apitest.Response, status int, code gen.ErrorCode, msg string) {
 	t.Helper()
 	if res.Status != status {
@@ -83,7 +71,7 @@ func wantError(t *testing.T, res apitest.Response, status int, code gen.ErrorCod
 }
 
 func testAuthentication(t *testing.T, c *apitest.Client) {
-	p := create(t, c, `{"name":"Rex","categoryId":1}`)
+	p := c.Create(t, `{"name":"Rex","categoryId":1}`)
 	anon := *c
 	anon.Key = ""
 	const (
@@ -164,7 +152,7 @@ func testListPaging(t *testing.T, c *apitest.Client) {
 	statuses := []string{"available", "pending", "sold"}
 	var created []gen.Pet
 	for i := range 45 {
-		created = append(created, create(t, c, fmt.Sprintf(`{"name":"pet %d","categoryId":%d,"status":%q}`, i, i+1, statuses[i%3])))
+		created = append(created, c.Create(t, fmt.Sprintf(`{"name":"pet %d","categoryId":%d,"status":%q}`, i, i+1, statuses[i%3])))
 	}
 
 	res := c.Do(t, "GET", "/v1/pets", "")
@@ -246,13 +234,13 @@ func testCreateAndGet(t *testing.T, c *apitest.Client) {
 		t.Errorf("Location: got %q, want %q", got, want)
 	}
 
-	dflt := create(t, c, `{"categoryId":2,"name":"Tom — 🐈"}`)
+	dflt := c.Create(t, `{"categoryId":2,"name":"Tom — 🐈"}`)
 	if dflt.Status != gen.Available || dflt.Name != "Tom — 🐈" || dflt.Id <= p.Id {
 		t.Fatalf("create without status: got %+v, want available, same name, a larger id", dflt)
 	}
-	create(t, c, `{"name":"`+strings.Repeat("é", 100)+`","categoryId":1}`)
-	create(t, c, "{\"name\":\"Spot\",\"categoryId\":1}\n")
-	create(t, c, `{"name":"Chunked","categoryId":1}`)
+	c.Create(t, `{"name":"`+strings.Repeat("é", 100)+`","categoryId":1}`)
+	c.Create(t, "{\"name\":\"Spot\",\"categoryId\":1}\n")
+	c.Create(t, `{"name":"Chunked","categoryId":1}`)
 	res = c.Do(t, "POST", "/v1/pets", `{"name":"Charset","categoryId":1}`, "Content-Type", "application/json; charset=utf-8")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create with charset: got %d %s", res.Status, res.Body)
@@ -345,7 +333,7 @@ func testCreateBadBody(t *testing.T, c *apitest.Client) {
 }
 
 func testGetErrors(t *testing.T, c *apitest.Client) {
-	p := create(t, c, `{"name":"Rex","categoryId":1}`)
+	p := c.Create(t, `{"name":"Rex","categoryId":1}`)
 	res := c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id+1000, 10), "")
 	wantError(t, res, http.StatusNotFound, gen.ErrorCodeNotFound, "not found")
 	checkDeprecation(t, res)
@@ -423,7 +411,7 @@ func testConcurrentCreates(t *testing.T, c *apitest.Client) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				p := create(t, c, fmt.Sprintf(`{"name":"w%d-%d","categoryId":%d}`, w, i, w+1))
+				p := c.Create(t, fmt.Sprintf(`{"name":"w%d-%d","categoryId":%d}`, w, i, w+1))
 				mu.Lock()
 				if _, dup := got[p.Id]; dup {
 					t.Errorf("id %d acknowledged twice", p.Id)

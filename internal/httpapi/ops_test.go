@@ -167,8 +167,8 @@ func TestMetrics(t *testing.T) {
 	anon := *c
 	anon.Key = ""
 
-	create(t, c, `{"name":"Rex","categoryId":1}`)
-	create(t, c, `{"name":"Tom","categoryId":2}`)
+	c.Create(t, `{"name":"Rex","categoryId":1}`)
+	c.Create(t, `{"name":"Tom","categoryId":2}`)
 	c.Do(t, "GET", "/v1/pets", "")
 	c.Do(t, "GET", "/v1/pets/1", "")
 	c.Do(t, "GET", "/v1/pets/999", "")

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/pgtest"
@@ -186,7 +187,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 			results <- opened{s, err}
 		}()
 	}
-	pgtest.Eventually(t, "both migrators to wait on the migration lock", func() bool {
+	apitest.Eventually(t, "both migrators to wait on the migration lock", func() bool {
 		var waiting int
 		err := holder.QueryRow(ctx, `select count(*) from pg_locks l join pg_stat_activity a using (pid)
 			where l.locktype = 'advisory' and not l.granted and a.application_name = $1`, app).Scan(&waiting)
@@ -264,7 +265,7 @@ func TestPostgresUnavailable(t *testing.T) {
 	}
 
 	proxy.Restore()
-	pgtest.Eventually(t, "the store to serve again", func() bool { return s.Ping(ctx) == nil })
+	apitest.Eventually(t, "the store to serve again", func() bool { return s.Ping(ctx) == nil })
 	after, err := s.Create(ctx, pets.NewPet{Name: "after", CategoryID: 1})
 	if err != nil {
 		t.Fatalf("Create after the database came back: %v", err)

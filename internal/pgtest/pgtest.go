@@ -204,18 +204,6 @@ func (p *Proxy) Restore() {
 	p.mu.Unlock()
 }
 
-// Eventually polls cond every 20ms until it holds, or fails t after 20s.
-func Eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // Seed inserts n pets into the store at dbURL in one statement, named
 // "pet 0"…, their statuses cycling through available, pending, sold, and
 // updates the planner's statistics: a fixture for benchmarks.
