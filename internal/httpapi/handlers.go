@@ -82,10 +82,8 @@ func (h *handler) CreatePet(c echo.Context) error {
 	if body.Status != nil {
 		n.Status = pets.Status(*body.Status)
 	}
-	n, err = n.Normalize()
-	if err != nil {
-		return err
-	}
+	// The store normalizes (defaults, domain rules) and refuses with a
+	// *pets.ValidationError, which the mapper answers 400.
 	p, err := h.store.Create(c.Request().Context(), n)
 	if err != nil {
 		return err
