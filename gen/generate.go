@@ -1,5 +1,6 @@
 // Package gen holds the code oapi-codegen generates from openapi.yaml: the
-// Echo server interface, the models and the embedded spec. Nothing here is
+// Echo server interface, the typed client (ClientWithResponses), the models
+// and the embedded spec. Nothing here is
 // written by hand.
 package gen
 
