@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -17,6 +17,7 @@ build:
 ## test: every test, with the race detector (the PostgreSQL ones: make test-postgres)
 test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
+	$(GO) -C tools/compat test -race -count=1 ./...
 
 ## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
 test-postgres:
@@ -46,14 +47,32 @@ generate:
 check-generate: generate
 	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; git diff --stat -- gen; echo 'gen/ drifts from openapi.yaml: run make generate and commit'; exit 1; }
 
+## check-compat: fail unless info.version carries every change since the released contract, or CHANGELOG.md is stale
+# tools/compat is a module of its own (oasdiff, pinned in its go.mod), so that
+# oasdiff's kin-openapi does not decide the server's.
+COMPAT = $(GO) run -C tools/compat .
+check-compat:
+	$(COMPAT) check -dir $(CURDIR)
+	$(COMPAT) changelog -check -dir $(CURDIR)
+
+## changelog: write CHANGELOG.md's Unreleased section: the changes since released/openapi.yaml
+changelog:
+	$(COMPAT) changelog -dir $(CURDIR)
+
+## release-contract: at a release, name the Unreleased changes after info.version and make openapi.yaml the baseline
+release-contract: check-compat
+	$(COMPAT) release -dir $(CURDIR)
+
 ## lint: gofmt, go vet, staticcheck (generated code excluded)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); test -z "$$out" || { echo "gofmt needed: $$out"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck $(PKGS_NOGEN)
+	$(GO) -C tools/compat vet ./...
+	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck && cd tools/compat && ../../bin/staticcheck ./...
 
 ## ci: what .ci/run runs
-ci: check-generate lint test
+ci: check-generate check-compat lint test
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed
