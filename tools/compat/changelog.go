@@ -37,7 +37,7 @@ func section(heading string, r *Report) string {
 		if c.Raise == Major {
 			mark = "**breaking** "
 		}
-		fmt.Fprintf(&b, "- %s`%s`: %s\n", mark, c.Where, c.Text)
+		fmt.Fprintf(&b, "- %s`%s`: %s\n", mark, strings.ReplaceAll(c.Where, ", ", "`, `"), c.Text)
 	}
 	if r.Wording {
 		b.WriteString("- wording: descriptions or other prose changed, no change to behaviour\n")

@@ -65,8 +65,9 @@ var versioningPolicyIDs = []string{
 // errorCodeAdded reports whether c adds a value to the code member of an
 // error response's body. oasdiff calls that breaking (a client with an
 // exhaustive switch over the values may not handle the new one); this
-// project calls it additive: the HTTP status is the primary signal, and the
-// contract tells clients to treat a code they do not know by the status.
+// project calls it additive: the HTTP status is the primary signal, and
+// clients are told (README, "Changing the contract") to treat a code they do
+// not know by the status.
 // Only Error.code is treated so: a new value in any other response enum
 // (Pet.status, say) stays breaking.
 func errorCodeAdded(c checker.Change) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,3 +218,21 @@ func compare(t *testing.T, base []byte, rev *openapi3.T) *Report {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// One change to a shared schema is one line, whatever number of operations
+// and responses oasdiff reports it in; distinct changes stay distinct.
+func TestMerge(t *testing.T) {
+	got := merge([]Change{
+		{Minor, "POST /pets", "added the new `x` enum value to the `code` response property for the response status `400`"},
+		{Minor, "GET /pets", "added the new `x` enum value to the `code` response property for the response status `401`"},
+		{Minor, "GET /pets", "added the new `x` enum value to the `code` response property for the response status `400`"},
+		{Major, "GET /pets", "removed the success response with the status `200`"},
+	})
+	want := []Change{
+		{Major, "GET /pets", "removed the success response with the status `200`"},
+		{Minor, "GET /pets, POST /pets", "added the new `x` enum value to the `code` response property for the response statuses `400`, `401`"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
