@@ -106,6 +106,8 @@ func Compare(base, rev []byte) (*Report, error) {
 		if slices.Contains(versioningPolicyIDs, c.GetId()) {
 			continue
 		}
+		// IsBreaking covers oasdiff's ERR and WARN ("may break clients"):
+		// a reference contract takes the cautious reading.
 		raise := Minor
 		if c.IsBreaking() && !errorCodeAdded(c) {
 			raise = Major
