@@ -172,7 +172,7 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("conform: %d checks failed: %s", len(failed), strings.Join(failed, ", "))
+		return fmt.Errorf("conform: checks failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
 }
