@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -108,6 +109,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	}
 	var suites junit.Testsuites
 	suites.AddSuite(suite)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
 	return suites.WriteXML(w)
 }
 
