@@ -77,6 +77,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 	// By its id.
 	var got *gen.GetPetResponse
 	y, err := r.typed(ctx, func(ctx context.Context) (err error) {
+		//lint:ignore SA1019 the kit holds the deprecated getPet to the contract too
 		got, err = r.client.GetPetWithResponse(ctx, pet.Id)
 		return err
 	})
@@ -118,6 +119,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	}
 	var got *gen.GetPetResponse
 	y, err := r.typed(ctx, func(ctx context.Context) (err error) {
+		//lint:ignore SA1019 the kit holds the deprecated getPet to the contract too
 		got, err = r.client.GetPetWithResponse(ctx, pet.Id)
 		return err
 	})
