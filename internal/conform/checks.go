@@ -74,8 +74,14 @@ func (r *run) preflight(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("target unreachable: %v", err)
 		}
+		if x.status == 0 { // send turned the transport's error into a case
+			return fmt.Errorf("target unreachable: %s", strings.TrimPrefix(string(x.body), "no answer: "))
+		}
 		if x.status == http.StatusUnauthorized || x.status == http.StatusForbidden {
 			return fmt.Errorf("the target refused the key (%s %s answered %d)", op.method, op.path, x.status)
+		}
+		if x.status == http.StatusNotFound { // the likeliest cause: BASE_URL lacks the base path
+			return fmt.Errorf("%s %s answered 404: is %s the API's base address (e.g. ending in /v1)?", op.method, x.req.URL.Path, r.base)
 		}
 		return nil
 	}

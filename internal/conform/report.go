@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -58,10 +59,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	if failed == 0 {
 		fmt.Fprintf(&b, "\nAll checks passed.\n")
 	} else {
-		fmt.Fprintf(&b, "\n%d checks failed. Replay a failure with its curl line after export PETSTORE_KEY=<your key>.\n", failed)
+		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl line after export PETSTORE_KEY=<your key>.\n", failed, plural(failed, "check", "checks"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func oneLine(s string) string {
@@ -101,6 +109,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	}
 	var suites junit.Testsuites
 	suites.AddSuite(suite)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
 	return suites.WriteXML(w)
 }
 

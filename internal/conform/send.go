@@ -214,13 +214,17 @@ func (r *run) noAnswer(ctx context.Context, x *exchange, err error) (*exchange, 
 }
 
 // resolve turns a Location or Link target into an absolute URL on the
-// target's host.
+// target's host; a reference to another host is an error, not a request.
 func (r *run) resolve(ref string) (string, error) {
 	u, err := url.Parse(ref)
 	if err != nil {
 		return "", err
 	}
-	return r.base.ResolveReference(u).String(), nil
+	u = r.base.ResolveReference(u)
+	if u.Scheme != r.base.Scheme || u.Host != r.base.Host {
+		return "", fmt.Errorf("%s is not on %s://%s", ref, r.base.Scheme, r.base.Host)
+	}
+	return u.String(), nil
 }
 
 // curl is a command that sends the request of x again, the key shown as
