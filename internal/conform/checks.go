@@ -49,18 +49,35 @@ var Checks = []CheckInfo{
 	{"unique_ids", "Concurrent creates get distinct ids."},
 }
 
+// A phase sends one group of cases; checks names those it judges beyond
+// the ones that judge every response.
 type phase struct {
-	name string
-	run  func(context.Context) error
+	name   string
+	checks []string
+	run    func(context.Context) error
 }
 
 func (r *run) phases() []phase {
 	return []phase{
-		{"auth", r.bracket(r.authCases, r.negativeCases)},
-		{"positive", r.positiveCases},
-		{"state", r.stateCases},
-		{"protocol", r.protocolCases},
+		{"auth", []string{"ignored_auth", "auth_before_validation", "negative_data_rejection", "refused_write"}, r.bracket(r.authCases, r.negativeCases)},
+		{"positive", []string{"positive_data_acceptance", "default_status"}, r.positiveCases},
+		{"state", []string{"use_after_create", "default_status", "pagination", "ordering", "unique_ids"}, r.stateCases},
+		{"protocol", []string{"unsupported_method", "unknown_path"}, r.protocolCases},
 	}
+}
+
+// everyResponse are the checks that judge every response, whatever sent it.
+var everyResponse = []string{"not_a_server_error", contract.StatusCode, contract.ContentType, contract.ResponseHeaders, contract.ResponseSchema, contract.ErrorBody, "deprecation"}
+
+// wants reports whether p judges a check the run has: with -checks naming
+// only some, the phases of others send nothing.
+func (r *run) wants(p phase) bool {
+	for _, c := range append(p.checks, everyResponse...) {
+		if r.enabled[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // preflight makes sure the target answers and takes the key, with the first

@@ -107,6 +107,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	for _, phase := range r.phases() {
+		if !r.wants(phase) {
+			continue
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCannotRun, ctx.Err())
 		}
