@@ -348,7 +348,7 @@ func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
 		switch {
 		case len(values) > 1:
 			return invalid("Content-Type: must be given once")
-		case len(values) == 0:
+		case len(values) == 0, values[0] == echo.MIMEApplicationJSON:
 			return next(c)
 		}
 		mt, params, err := mime.ParseMediaType(values[0])
