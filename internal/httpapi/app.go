@@ -182,6 +182,7 @@ func paramRulesOf(item *openapi3.PathItem, op *openapi3.Operation) paramRules {
 	return rules
 }
 
+// intRuleOf is the rule of an integer schema, nil for any other.
 func intRuleOf(ref *openapi3.SchemaRef) *intRule {
 	if ref == nil || ref.Value == nil || ref.Value.Type == nil || !ref.Value.Type.Is("integer") {
 		return nil
