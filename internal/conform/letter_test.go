@@ -88,6 +88,7 @@ func TestLetterCases(t *testing.T) {
 var (
 	lenientInt    = regexp.MustCompile(`^\+?0*([0-9])`)
 	lenientNumber = regexp.MustCompile(`(:\s*-?[0-9]+)(\.0+|e0)\b`)
+	categoryID    = regexp.MustCompile(`"categoryId":[0-9]+`)
 )
 
 func TestLetterMutants(t *testing.T) {
@@ -143,6 +144,9 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
+		{"categoryId 2^63 in answers", "response_schema_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+			return categoryID.ReplaceAll(body, []byte(`"categoryId":9223372036854775808`))
+		})},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
