@@ -39,7 +39,7 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/httpapi || exit 1; \
 	done
 
-## generate: regenerate gen/ from openapi.yaml
+## generate: regenerate gen/ from openapi.yaml, and copy openapi.yaml there to be served byte for byte
 generate:
 	cd gen && $(GO) generate ./...
 

@@ -43,6 +43,14 @@ func TestWire(t *testing.T) {
 		{"HTTP/1.0 without Host", "GET /v1/pets?limit=0 HTTP/1.0\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
 		{"chunked body on list", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
 		{"body cut short", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":\"Rex\"", 400, gen.ErrorCodeInvalidRequest},
+		{"two Content-Type headers", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}", 400, gen.ErrorCodeInvalidRequest},
+		{"Content-Type list", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json, text/plain\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}", 400, gen.ErrorCodeInvalidRequest},
+		{"latin1 body, latin1 charset", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json; charset=latin1\r\nContent-Length: 29\r\n\r\n{\"name\":\"R\xe9x\",\"categoryId\":1}", 400, gen.ErrorCodeInvalidRequest},
+		{"ASCII body, latin1 charset", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Type: application/json; charset=latin1\r\nContent-Length: 29\r\n\r\n{\"name\":\"Rex\",\"categoryId\":1}", 400, gen.ErrorCodeInvalidRequest},
+		{"plus sign on petId", "GET /v1/pets/+1 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"leading zeros on petId", "GET /v1/pets/007 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"2^63 petId", "GET /v1/pets/9223372036854775808 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"2^63-1 petId", "GET /v1/pets/9223372036854775807 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 404, gen.ErrorCodeNotFound},
 
 		// Refused by net/http before the app: plain text, not an Error.
 		{"header over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431, ""},

@@ -250,6 +250,30 @@ func invalid(s *openapi3.Schema, inBody bool) []value {
 		}
 		vs = append(vs, intValue("above maximum", new(big.Int).Add(hi, big.NewInt(1))))
 		vs = append(vs, value{label: "not an integer", text: "1.5", json: json.Number("1.5")})
+		// A valid number spelt another way: the contract gives integers
+		// one spelling (no sign, leading zeros or -0; no fraction or
+		// exponent in a body).
+		n := new(big.Int).Set(lo)
+		if n.Sign() < 0 {
+			n.SetInt64(0)
+		}
+		if n.Sign() == 0 {
+			n.SetInt64(1)
+		}
+		if n.Cmp(hi) <= 0 {
+			if inBody {
+				vs = append(vs,
+					value{label: "not canonical: fraction", json: json.Number(n.String() + ".0")},
+					value{label: "not canonical: exponent", json: json.Number(n.String() + "e0")})
+			} else {
+				vs = append(vs,
+					value{label: "not canonical: plus sign", text: "+" + n.String()},
+					value{label: "not canonical: leading zero", text: "0" + n.String()})
+			}
+		}
+		if !inBody && lo.Sign() <= 0 && hi.Sign() >= 0 {
+			vs = append(vs, value{label: "not canonical: -0", text: "-0"})
+		}
 		if inBody {
 			vs = append(vs, value{label: "wrong type: string", json: "1"})
 		} else {

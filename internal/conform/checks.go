@@ -221,6 +221,9 @@ func (r *run) negatives(op *operation, id string) []kase {
 			q := url.QueryEscape(p.Name) + "=" + url.QueryEscape(vs[0].text)
 			withQuery(fmt.Sprintf("query %s: given twice", p.Name), q+"&"+q)
 			withQuery(fmt.Sprintf("query %s: not valid percent-encoding", p.Name), url.QueryEscape(p.Name)+"=%zz")
+			if ps := flat(p.Schema.Value); !isType(ps, "string") || !stringOK(ps, "") || len(ps.Enum) > 0 && !slices.Contains(ps.Enum, any("")) {
+				withQuery(fmt.Sprintf("query %s: empty", p.Name), url.QueryEscape(p.Name)+"=")
+			}
 		}
 	}
 	withQuery("query: unknown parameter", "conformUnknown=1")
@@ -270,6 +273,10 @@ func (r *run) negatives(op *operation, id string) []kase {
 		withBody(raw.label, []byte(raw.body), jsonHeader)
 	}
 	withBody("Content-Type: text/plain", valid, http.Header{"Content-Type": {"text/plain"}})
+	withBody("Content-Type: charset latin1", valid, http.Header{"Content-Type": {"application/json; charset=latin1"}})
+	withBody("Content-Type: unknown parameter", valid, http.Header{"Content-Type": {"application/json; conform=1"}})
+	withBody("Content-Type: given twice", valid, http.Header{"Content-Type": {"application/json", "application/json"}})
+	withBody("Content-Type: a list", valid, http.Header{"Content-Type": {"application/json, text/plain"}})
 	withBody("Content-Type: missing", valid, http.Header{})
 	return ks
 }

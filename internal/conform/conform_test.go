@@ -1,15 +1,12 @@
 package conform_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -105,28 +102,8 @@ func TestCasesFollowTheSpec(t *testing.T) {
 // The int64 bounds of the spec reach the kit as float64 (2^63 for
 // 9223372036854775807): it must send 2^63-1 as valid and 2^63 as invalid.
 func TestInt64Edges(t *testing.T) {
-	type seen struct{ target, body string }
-	var (
-		mu  sync.Mutex
-		got = map[seen]int{}
-	)
-	record := func(app http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			rec := httptest.NewRecorder()
-			app.ServeHTTP(rec, r)
-			mu.Lock()
-			got[seen{r.URL.RequestURI(), string(body)}] = rec.Code
-			mu.Unlock()
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
-		})
-	}
-	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, record), Key: testKey, Seed: 1})
+	var log requestLog
+	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, log.wrap), Key: testKey, Seed: 1})
 	if err != nil || !rep.OK() {
 		t.Fatalf("run: %v %+v", err, rep)
 	}
@@ -141,7 +118,7 @@ func TestInt64Edges(t *testing.T) {
 	}
 	for needle, status := range want {
 		found := false
-		for s, code := range got {
+		for s, code := range log.got {
 			if strings.Contains(s.target+" "+s.body, needle) && (strings.Contains(needle, "categoryId") == (s.body != "")) {
 				found = true
 				if code != status {

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -150,6 +151,16 @@ func (c *Contract) checkOperation(req *http.Request, route *routers.Route, param
 		}
 		vs = append(vs, Violation{kind, fmt.Sprintf("%s: %v; body: %.300s", what, err, body)})
 	}
+	if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			for _, m := range exactIntegers(mt.Schema.Value, v, "") {
+				vs = append(vs, Violation{ResponseSchema, fmt.Sprintf("%s: %s", what, m)})
+			}
+		}
+	}
 	if len(ref.Value.Content) == 0 && len(body) > 0 {
 		vs = append(vs, Violation{ContentType, fmt.Sprintf("%s: the contract documents no body, got %d bytes", what, len(body))})
 	}
@@ -191,4 +202,45 @@ func (c *Contract) checkErrorBody(req *http.Request, status int, header http.Hea
 		vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s Error body has status %q, want %d", what, e.Status, status)})
 	}
 	return vs
+}
+
+// exactIntegers returns where v, a JSON value decoded with UseNumber, has a
+// number that schema s types integer but that is not one in the letter of
+// the contract: a base-10 integer without fraction or exponent, within its
+// format. kin-openapi compares float64s, in which 9223372036854775808 keeps
+// maximum 9223372036854775807 and 1.0 is an integer.
+func exactIntegers(s *openapi3.Schema, v any, at string) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, sub := range s.AllOf {
+		out = append(out, exactIntegers(sub.Value, v, at)...)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for name, member := range v {
+			if p := s.Properties[name]; p != nil {
+				out = append(out, exactIntegers(p.Value, member, at+"/"+name)...)
+			}
+		}
+	case []any:
+		if s.Items != nil {
+			for i, item := range v {
+				out = append(out, exactIntegers(s.Items.Value, item, fmt.Sprintf("%s/%d", at, i))...)
+			}
+		}
+	case json.Number:
+		if s.Type == nil || !s.Type.Is("integer") {
+			break
+		}
+		bits := 64
+		if s.Format == "int32" {
+			bits = 32
+		}
+		if _, err := strconv.ParseInt(string(v), 10, bits); err != nil {
+			out = append(out, fmt.Sprintf("%s: %.40s is not an integer of %d bits written without fraction or exponent", at, v, bits))
+		}
+	}
+	return out
 }

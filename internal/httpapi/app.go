@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -119,9 +122,11 @@ func New(cfg Config) (*echo.Echo, error) {
 			if limit != nil {
 				chain = append(chain, limit)
 			}
-			chain = append(chain, strictQuery(queryNames(item, op)))
+			chain = append(chain, strictParams(paramRulesOf(item, op)))
 			if op.RequestBody == nil {
 				chain = append(chain, noBody)
+			} else {
+				chain = append(chain, jsonBody)
 			}
 			if !cfg.NoValidation {
 				chain = append(chain, validate(&routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}))
@@ -139,25 +144,121 @@ func New(cfg Config) (*echo.Echo, error) {
 	return e, nil
 }
 
-// queryNames returns the names of the query parameters an operation defines.
-func queryNames(item *openapi3.PathItem, op *openapi3.Operation) map[string]bool {
-	names := map[string]bool{}
+// paramRules is what strictParams checks of one operation's parameters.
+type paramRules struct {
+	query map[string]*intRule // the query parameters defined; nil for a non-integer
+	path  map[string]*intRule // the integer path parameters
+}
+
+// intRule is an integer parameter's range: its format's, narrowed by the
+// schema's bounds where they are tighter (kin-openapi holds them as float64,
+// exact for the small ones it narrows to; an int64 bound rounds to 2^63,
+// which narrows nothing).
+type intRule struct {
+	bits     int
+	min, max int64
+}
+
+// paramRulesOf collects the rules of an operation's parameters.
+func paramRulesOf(item *openapi3.PathItem, op *openapi3.Operation) paramRules {
+	rules := paramRules{query: map[string]*intRule{}, path: map[string]*intRule{}}
 	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
-		for _, p := range params {
-			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
-				names[p.Value.Name] = true
+		for _, ref := range params {
+			p := ref.Value
+			if p == nil {
+				continue
+			}
+			rule := intRuleOf(p.Schema)
+			switch p.In {
+			case openapi3.ParameterInQuery:
+				rules.query[p.Name] = rule
+			case openapi3.ParameterInPath:
+				if rule != nil {
+					rules.path[p.Name] = rule
+				}
 			}
 		}
 	}
-	return names
+	return rules
 }
 
-// strictQuery refuses query parameters the operation does not define, and
-// repeated ones: a misspelt parameter silently ignored is a client bug
-// hidden, and kin-openapi would validate only the first of repeated values.
-func strictQuery(allowed map[string]bool) echo.MiddlewareFunc {
+// intRuleOf is the rule of an integer schema, nil for any other.
+func intRuleOf(ref *openapi3.SchemaRef) *intRule {
+	if ref == nil || ref.Value == nil || ref.Value.Type == nil || !ref.Value.Type.Is("integer") {
+		return nil
+	}
+	s := ref.Value
+	r := &intRule{bits: 64, min: math.MinInt64, max: math.MaxInt64}
+	if s.Format == "int32" {
+		r.bits, r.min, r.max = 32, math.MinInt32, math.MaxInt32
+	}
+	if s.Min != nil && *s.Min > float64(r.min) {
+		r.min = int64(math.Ceil(*s.Min))
+	}
+	if s.Max != nil && *s.Max < float64(r.max) {
+		r.max = int64(math.Floor(*s.Max))
+	}
+	return r
+}
+
+// check holds v, the value of the integer parameter name, to the letter:
+// base-10 digits with a "-" on a negative number only, no "+", no leading
+// zeros, no "-0" (one spelling per number, as in JSON), within the format's
+// range. The schema's own bounds are kin-openapi's to check.
+func (r *intRule) check(name, v string) error {
+	if !canonicalInt(v) {
+		return invalid(`%s: must be a base-10 integer, without "+", leading zeros or "-0"`, name)
+	}
+	if _, err := strconv.ParseInt(v, 10, r.bits); err != nil {
+		if v[0] == '-' {
+			return invalid("%s: number must be at least %d", name, r.min)
+		}
+		return invalid("%s: number must be at most %d", name, r.max)
+	}
+	return nil
+}
+
+// canonicalInt reports whether v is an integer in canonical decimal form:
+// 0, or an optional "-" and digits not starting with 0.
+func canonicalInt(v string) bool {
+	digits := strings.TrimPrefix(v, "-")
+	if digits == "" || digits[0] == '0' && (len(digits) > 1 || len(v) > 1) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// strictParams holds the parameters to the letter before kin-openapi sees
+// them: it refuses query parameters the operation does not define, and
+// repeated ones (a misspelt parameter silently ignored is a client bug
+// hidden, and kin-openapi would validate only the first of repeated values),
+// and integers not written canonically or out of their format's range
+// (kin-openapi and the generated binder parse with strconv, which takes
+// "+1", "007" and "-0").
+func strictParams(rules paramRules) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			for i, name := range c.ParamNames() {
+				rule := rules.path[name]
+				if rule == nil {
+					continue
+				}
+				v := c.ParamValues()[i]
+				if c.Request().URL.RawPath != "" {
+					// Echo routed the escaped path: its values are escaped.
+					if u, err := url.PathUnescape(v); err == nil {
+						v = u
+					}
+				}
+				if err := rule.check(name, v); err != nil {
+					return err
+				}
+			}
 			if c.Request().URL.RawQuery == "" {
 				return next(c)
 			}
@@ -168,11 +269,16 @@ func strictQuery(allowed map[string]bool) echo.MiddlewareFunc {
 				return invalid("query: %v", err)
 			}
 			for name, values := range params {
+				rule, ok := rules.query[name]
 				switch {
-				case !allowed[name]:
+				case !ok:
 					return invalid("%.64q: unknown query parameter", name)
 				case len(values) > 1:
 					return invalid("%s: must be given once", name)
+				case rule != nil:
+					if err := rule.check(name, values[0]); err != nil {
+						return err
+					}
 				}
 			}
 			return next(c)
@@ -223,6 +329,40 @@ func noBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if r := c.Request(); r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			return invalid(msgNoBody)
+		}
+		return next(c)
+	}
+}
+
+// msgJSONType is the message for a Content-Type that is not JSON.
+const msgJSONType = "Content-Type: must be application/json"
+
+// jsonBody holds a body's Content-Type to the letter: one header, one media
+// type, application/json in any case, and no parameter but a charset of
+// utf-8 (in any case, quoted or not: RFC 9110 makes them equivalent).
+// kin-openapi would read only the first of two headers, ignore a charset
+// (and so accept latin1 bytes as UTF-8 text) and any other parameter. A
+// request without a Content-Type is left to kin-openapi, which refuses it.
+func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		values := c.Request().Header.Values(echo.HeaderContentType)
+		switch {
+		case len(values) > 1:
+			return invalid("Content-Type: must be given once")
+		case len(values) == 0, values[0] == echo.MIMEApplicationJSON:
+			return next(c)
+		}
+		mt, params, err := mime.ParseMediaType(values[0])
+		if err != nil || mt != echo.MIMEApplicationJSON {
+			return invalid(msgJSONType)
+		}
+		for name, v := range params {
+			if name != "charset" {
+				return invalid("Content-Type: %.64q: unknown parameter; application/json takes only charset=utf-8", name)
+			}
+			if !strings.EqualFold(v, "utf-8") {
+				return invalid("Content-Type: charset must be utf-8, not %.32q", v)
+			}
 		}
 		return next(c)
 	}

@@ -184,7 +184,7 @@ func describeRequestError(re *openapi3filter.RequestError) string {
 		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
 			return "body: a JSON object is required"
 		case strings.Contains(re.Reason, "header Content-Type has unexpected value"):
-			return "Content-Type: must be application/json"
+			return msgJSONType
 		case errors.As(re.Err, &se):
 			return describeBodySchemaError(se)
 		case errors.As(re.Err, &pe):

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"reflect"
+	"strconv"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -167,6 +170,18 @@ func jsonError(err error) string {
 		}
 		if field == "" {
 			return "body: must be a JSON object"
+		}
+		if sem.JSONKind == '0' && sem.GoType != nil && sem.GoType.Kind() == reflect.Int64 {
+			// kin-openapi holds numbers as float64, in which 2^63 passes
+			// maximum 9223372036854775807 and 1.0 is an integer: the
+			// strict decoding has the last word.
+			switch {
+			case errors.Is(err, strconv.ErrRange) && bytes.HasPrefix(sem.JSONValue, []byte("-")):
+				return fmt.Sprintf("%.64s: number must be at least %d", field, math.MinInt64)
+			case errors.Is(err, strconv.ErrRange):
+				return fmt.Sprintf("%.64s: number must be at most %d", field, math.MaxInt64)
+			}
+			return fmt.Sprintf("%.64s: must be an integer, without fraction or exponent", field)
 		}
 		return fmt.Sprintf("%.64s: wrong type or out of range", field)
 	case errors.As(err, &syn):
