@@ -56,14 +56,14 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 	// Parse errors become run's one line; the usage is printed for -h only.
 	fs.SetOutput(io.Discard)
 	// The key's default is not the environment's: -h must not print it.
-	key := fs.String("key", "", "a key the target accepts (default: PETSTORE_CONFORM_KEY)")
-	specFile := fs.String("spec", "", "the contract to hold the target to (default: the embedded openapi.yaml)")
-	checks := fs.String("checks", "", "run only these checks, comma-separated")
-	exclude := fs.String("exclude-checks", "", "never run these checks, comma-separated")
+	key := fs.String("key", "", "a `KEY` the target accepts (default: PETSTORE_CONFORM_KEY, which keeps it out of the process list)")
+	specFile := fs.String("spec", "", "hold the target to the OpenAPI document in `FILE` (default: the embedded openapi.yaml)")
+	checks := fs.String("checks", "", "run only the checks in `a,b` (comma-separated)")
+	exclude := fs.String("exclude-checks", "", "never run the checks in `a,b` (comma-separated)")
 	junitFile := fs.String("junit", "", "write a JUnit XML report to `FILE`: one testcase per (check, operation)")
 	jsonFile := fs.String("json", "", "write a JSON report to `FILE`")
-	seed := fs.Uint64("seed", 0, "seed of case generation, to replay a run (0: a random one; the seed used is printed)")
-	maxRequests := fs.Int("max-requests", conform.DefaultMaxRequests, "send at most `N` requests")
+	seed := fs.Uint64("seed", 0, "derive the cases from seed `N`, to replay a run (0: a random seed; the one used is printed)")
+	maxRequests := fs.Int("max-requests", conform.DefaultMaxRequests, "send at most `N` requests; a run cut short says so, and judges what it sent")
 	timeout := fs.Duration("timeout", conform.DefaultTimeout, "time allowed for each request")
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, conformUsage)
