@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/petstore/petstore/internal/conform"
 )
 
 // The README's mutants table is the suite's: one row per mutant, in order,
@@ -33,5 +35,34 @@ func TestMutantsTableInREADME(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("README.md's mutants table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The README's checks table names every check of the kit, in its order.
+func TestChecksTableInREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "| check | what it catches |")
+	if i < 0 {
+		t.Fatal(`README.md lacks the checks table ("| check | what it catches |")`)
+	}
+	s = s[i:]
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j]
+	}
+	var got, want []string
+	for _, line := range strings.Split(s, "\n") {
+		if name, ok := strings.CutPrefix(line, "| `"); ok {
+			got = append(got, name[:strings.Index(name, "`")])
+		}
+	}
+	for _, c := range conform.Checks {
+		want = append(want, c.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README.md's checks table lists %v, the kit has %v", got, want)
 	}
 }
