@@ -42,3 +42,14 @@ func READMETable(t testing.TB, header string) [][]string {
 	}
 	return rows
 }
+
+// READMEColumn returns the first cell of each row of that table, with the
+// backquotes of a code span removed.
+func READMEColumn(t testing.TB, header string) []string {
+	t.Helper()
+	var col []string
+	for _, row := range READMETable(t, header) {
+		col = append(col, strings.Trim(row[0], "`"))
+	}
+	return col
+}
