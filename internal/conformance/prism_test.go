@@ -114,7 +114,7 @@ func TestPrismProxy(t *testing.T) {
 }
 
 // mockFails is every check the kit fails on `prism mock openapi.yaml`, found
-// by running it (the same on every seed): the mock answers each operation
+// by running it (the same on every seed tried): the mock answers each operation
 // with its documented example and keeps no state, so it creates nothing it
 // can list or get, pages nowhere, returns the same id for every pet, answers
 // 200 where a wrong method or missing key wants 405 or 401, accepts
