@@ -84,7 +84,7 @@ $(NODE_STAMP): package.json package-lock.json
 lint-spec: $(NODE_STAMP)
 	node_modules/.bin/spectral lint openapi.yaml --ruleset .spectral.yaml --fail-severity error
 
-## conformance: the scenario suite through Prism's validating proxy in front of bin/petstore
+## conformance: the kit (petstore conform) against bin/petstore, through Prism's validating proxy, and against Prism's mock
 conformance: build $(NODE_STAMP)
 	bash .ci/conformance.sh
 

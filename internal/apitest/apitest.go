@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,12 +142,8 @@ type Client struct {
 	Contract *Contract
 	Handler  http.Handler // in process, when set
 	BaseURL  string       // e.g. http://127.0.0.1:8080, when Handler is nil
-	// TrimPrefix is cut from each path before it is sent to BaseURL: for a
-	// proxy that serves the API at its root (Prism serves /v1/pets as /pets).
-	// Responses are still checked against the path as given.
-	TrimPrefix string
-	HTTP       *http.Client // for BaseURL; http.DefaultClient when nil
-	Key        string       // sent as a bearer key when not empty
+	HTTP     *http.Client // for BaseURL; http.DefaultClient when nil
+	Key      string       // sent as a bearer key when not empty
 }
 
 // Do sends method path with body (none when empty) and header pairs
@@ -168,7 +163,7 @@ func (c *Client) DoBytes(t testing.TB, method, path string, body []byte, header 
 	}
 	target := path
 	if c.Handler == nil {
-		target = c.BaseURL + strings.TrimPrefix(path, c.TrimPrefix)
+		target = c.BaseURL + path
 	}
 	req, err := http.NewRequest(method, target, rd)
 	if err != nil {

@@ -257,6 +257,24 @@ var mutants = []mutant{
 			copyResponse(w, rec)
 		})
 	}},
+	{"id in the body honoured", "negative_data_rejection", func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var id any
+			strip := rewriteBody(func(m map[string]any) { id = m["id"]; delete(m, "id") })
+			honour := rewriteResponse(func(_ *http.Request, status int, h http.Header, body []byte) []byte {
+				if status != http.StatusCreated || id == nil {
+					return body
+				}
+				var p map[string]any
+				json.Unmarshal(body, &p)
+				p["id"] = id
+				h.Set("Location", fmt.Sprintf("/v1/pets/%v", id))
+				b, _ := json.Marshal(p)
+				return b
+			})
+			strip(honour(app)).ServeHTTP(w, r)
+		})
+	}},
 	{"ids reused under load", "unique_ids", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status != http.StatusCreated {
 			return body

@@ -1,6 +1,7 @@
-// Package conformance holds the live contract check: a scenario suite, valid
-// and invalid requests of every operation, sent through a Stoplight Prism
-// validating proxy in front of the real server (`make conformance` starts
-// both). A response Prism finds at odds with openapi.yaml fails the suite, and
-// every response is also checked by kin-openapi through apitest.
+// Package conformance holds the kit's runs against real peers, which `make
+// conformance` (.ci/conformance.sh) starts on loopback ports: the conformance
+// kit (internal/conform) sent through Stoplight Prism's validating proxy in
+// front of bin/petstore, where any response Prism finds at odds with
+// openapi.yaml fails; and the kit against Prism's mock, whose failed checks
+// are pinned. Without the environment the script sets, the tests skip.
 package conformance
