@@ -119,8 +119,10 @@ func TestPrismProxy(t *testing.T) {
 // can list or get, pages nowhere, returns the same id for every pet, answers
 // 200 where a wrong method or missing key wants 405 or 401, accepts
 // unknown members and parameters, and sends "string" for the Link and
-// Location headers and its own shape of error for a body that is not JSON.
+// Location headers and its own shape of error for a body that is not JSON;
+// and a Content-Type that lists two media types gets its 500.
 var mockFails = []string{
+	"not_a_server_error",
 	"response_headers_conformance",
 	"response_schema_conformance",
 	"negative_data_rejection",
