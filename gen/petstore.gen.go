@@ -23,19 +23,25 @@ import (
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeInternal         ErrorCode = "internal"
-	ErrorCodeInvalidRequest   ErrorCode = "invalid_request"
-	ErrorCodeMethodNotAllowed ErrorCode = "method_not_allowed"
-	ErrorCodeNotFound         ErrorCode = "not_found"
-	ErrorCodePayloadTooLarge  ErrorCode = "payload_too_large"
-	ErrorCodeRateLimited      ErrorCode = "rate_limited"
-	ErrorCodeUnauthorized     ErrorCode = "unauthorized"
-	ErrorCodeUnavailable      ErrorCode = "unavailable"
+	ErrorCodeIdempotencyKeyInFlight ErrorCode = "idempotency_key_in_flight"
+	ErrorCodeIdempotencyKeyReused   ErrorCode = "idempotency_key_reused"
+	ErrorCodeInternal               ErrorCode = "internal"
+	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
+	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
+	ErrorCodeNotFound               ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
+	ErrorCodeRateLimited            ErrorCode = "rate_limited"
+	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
+	ErrorCodeUnavailable            ErrorCode = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeIdempotencyKeyInFlight:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
+		return true
 	case ErrorCodeInternal:
 		return true
 	case ErrorCodeInvalidRequest:
@@ -140,6 +146,9 @@ type Pets = []Pet
 // After defines model for After.
 type After = int64
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Limit defines model for Limit.
 type Limit = int32
 
@@ -151,6 +160,12 @@ type StatusFilter = PetStatus
 
 // BadRequest The body of every non-2xx response.
 type BadRequest = Error
+
+// IdempotencyKeyInFlight The body of every non-2xx response.
+type IdempotencyKeyInFlight = Error
+
+// IdempotencyKeyReused The body of every non-2xx response.
+type IdempotencyKeyReused = Error
 
 // InternalError The body of every non-2xx response.
 type InternalError = Error
@@ -179,6 +194,19 @@ type ListPetsParams struct {
 	// Use the `Link: rel="next"` header of the previous page rather than
 	// building it by hand.
 	After *After `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// CreatePetParams defines parameters for CreatePet.
+type CreatePetParams struct {
+	// IdempotencyKey A key the client makes up for one animal it wants created once (a
+	// UUID is a good choice), sent again with every retry of that create.
+	// 1 to 255 characters of `A-Z a-z 0-9 - _ . ~ : + / =` (a UUID, a
+	// ULID, base64 and prefixed identifiers all fit). The draft
+	// "The Idempotency-Key HTTP Header Field" writes the key as a
+	// structured-field string, in double quotes: that form is accepted too
+	// and names the same key as the bare one. Sent at most once; an empty,
+	// overlong or malformed key is answered `400`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
@@ -280,10 +308,34 @@ type ClientInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while the first request is still being processed is
+	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePet Add an animal
 	//
@@ -292,10 +344,34 @@ type ClientInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while the first request is still being processed is
+	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPet Get an animal (deprecated)
 	//
@@ -344,11 +420,35 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while the first request is still being processed is
+//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -366,11 +466,35 @@ func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while the first request is still being processed is
+//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequest(c.Server, body)
+func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -483,18 +607,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 }
 
 // NewCreatePetRequest calls the generic CreatePet builder with application/json body
-func NewCreatePetRequest(server string, body CreatePetJSONRequestBody) (*http.Request, error) {
+func NewCreatePetRequest(server string, params *CreatePetParams, body CreatePetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreatePetRequestWithBody(server, "application/json", bodyReader)
+	return NewCreatePetRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreatePetRequestWithBody constructs an http.Request for the CreatePet method, with any body, and a specified content type
-func NewCreatePetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreatePetRequestWithBody(server string, params *CreatePetParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -518,6 +642,21 @@ func NewCreatePetRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -624,10 +763,34 @@ type ClientWithResponsesInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while the first request is still being processed is
+	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// CreatePetWithResponse Add an animal
 	//
@@ -636,10 +799,34 @@ type ClientWithResponsesInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while the first request is still being processed is
+	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// GetPetWithResponse Get an animal (deprecated)
 	//
@@ -800,6 +987,7 @@ func (r ListPetsResponse) ContentType() string {
 // CreatePetResponse201Headers the declared response headers of an HTTP 201 response for CreatePet
 type CreatePetResponse201Headers struct {
 	AccessControlAllowOrigin *string
+	IdempotentReplayed       *string
 	Location                 *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
@@ -823,8 +1011,24 @@ type CreatePetResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
+type CreatePetResponse409Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse413Headers the declared response headers of an HTTP 413 response for CreatePet
 type CreatePetResponse413Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
+// CreatePetResponse422Headers the declared response headers of an HTTP 422 response for CreatePet
+type CreatePetResponse422Headers struct {
 	AccessControlAllowOrigin *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
@@ -865,8 +1069,12 @@ type CreatePetResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInFlight
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -879,8 +1087,12 @@ type CreatePetResponse struct {
 	Headers400 *CreatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePetResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePetResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePetResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -904,9 +1116,19 @@ func (r CreatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePetResponse) GetJSON409() *IdempotencyKeyInFlight {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePetResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreatePetResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -1144,11 +1366,35 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while the first request is still being processed is
+//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePetWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePetWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1162,11 +1408,35 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while the first request is still being processed is
+//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePet(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePet(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1501,12 +1771,26 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInFlight
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -1540,6 +1824,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -1639,6 +1930,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePetResponse409Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreatePetResponse413Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -1670,6 +1992,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePetResponse422Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreatePetResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2126,7 +2479,7 @@ type ServerInterface interface {
 	ListPets(ctx echo.Context, params ListPetsParams) error
 	// CreatePet Add an animal
 	// (POST /pets)
-	CreatePet(ctx echo.Context) error
+	CreatePet(ctx echo.Context, params CreatePetParams) error
 	// GetPet Get an animal (deprecated)
 	// (GET /pets/{petId})
 	//
@@ -2175,8 +2528,28 @@ func (w *ServerInterfaceWrapper) ListPets(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreatePet(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePetParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePet(ctx)
+	err = w.Handler.CreatePet(ctx, params)
 	return err
 }
 
@@ -2254,79 +2627,100 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HsNbxvH0f9XGdy/QCT/jxRJybJFIWgVJ07VOrZgy8jzwKf6lndDcqvjLr27J4pN9d0fzOy9UkeZdh0D",
-	"DVwELkXuzc7Oy2/n7X4LEr1YaoXK2WD8WzBHkaLhj2dJgtb2nmnljM56Z1mmV71XRs6kop9TtImRSye1",
-	"CsbBs1ev34whfhSDVoA3aNYglF2hAadBgMEPOVoHbi4cJMIYiRaEgtjTiyPlNw7Bar9IwAonsBQzhIVY",
-	"QyKyDNwc4eziHFbSzUHANa5BOgu5RROpuc5S24e/49qCM+IGM5AK4rPczbWR/xLEaByCIubol0Tra4mW",
-	"d1Q6UonBFJWTIrMgDIKg82LahwuD00zO5s7CXvzq4vL81cs3seehZB+ESiMVb0jstT907xd0c53G+yQa",
-	"oUAv0TA331lYCjoJ7cbCQqIyGhzFoHNnZYrg5tJCQgRF4vqRCsLAJnNcCFIBqnwRjN8Fj4KrMFiI2xeo",
-	"Zm4ejIdh4NZLDMaBdUaqWXB3FwY/4tJgIry+NtX3+vkzOHly9BjSehWkwiHsDeFvQuXCrGE0GB3vhyAs",
-	"xH+J8sHgMMmVvAWLiVap5W8w7gdhQNqWBtNg7EyOXRz/Zfjk+Mlo9Ph4MNjg/XDUxfxLvHUvpLru5vzp",
-	"6OlTyKS6JmMjI1F469h2QlgatKgcrOaoYKFZ1HJBSl6IdaSmmtQ8htgf6OBmeLBEZ/8spg7N9/7LTFgH",
-	"MvUHpH9Hx5lcSFf+TJ/9j+/8r9YJl9viZ/+H//3K/98pGMy+jwJiMwriTbU2pDF6fBwGS+EcGjrsP9pc",
-	"RlHB57th7+Tq3aB3cvXbIBw+vWsy2fptdLfXYnFP3AiZiUmG/16iSqWa/dvqLN3f/3MXp38KunTzWjh8",
-	"QVv1+N8OFXk/sKVLwRINrKRK9Qqm2ngbJ2fe0ypbe00Zsj0+gFQzkDZSqIjNdL8PP4lkzuvnwoIAp69R",
-	"wSRPrrEAGINTmZEbO7aGRKupnOXsXUT31O9I/zkLVv4LQ143yY11Y/5oKpZ5I6ZKu00QVaRkmnlUsqhS",
-	"2kWrBDe1ONVmIVwwDqRyh6OAjVwuyPyHA/5fGCykKr6p5CqVwxmaDcG+xoWQigS+XbgZTh3hGp84N4aN",
-	"/uNCjlRDylAK2UthNdcZevnW9ElmhbDZ+JhypAqJ/SdSGHxUChY7zOuNxx/IlZP+jviQayfoONM8y9Zg",
-	"0DptMN3NvkIwOlcpppAvTyEexP4B6UqCux/x6fHRLgdEZ9a9M5Ll9sM5DSshHUxwShhm6BmpZm1mhYMM",
-	"CayGD6Pw7hx3G+abnC86bboh+XKOYMsloKfe9qpr7x7YtqGmerJ3g8ZKrQghd7pUPpHqxsVzfNQFbm9y",
-	"1Wl0fO08PjkCgwt9IzJ/Wd47626MX87zEAaP4UdMYDQ4HMBgMOb/4OdfLne6H3/99dceRToUwCTC4X2G",
-	"4x9QGDRgUGSL76OAREReEQVxWAQzIaAx2nwfBVLdiEym79n1o6BwAcbCSK2EBb5SJzn7hNIOeLl3jI8f",
-	"dysnQbj9t63M7aDGO7pDjVigK0Pbbmd7lhurzZi8KzfKAsNFGS6s5toixDKN6dAzg8KDn1Be5zciy+kS",
-	"eGuRQSgm5xi3b3rwUa63E6TY5Ebq3Pow1wg3LyhGapLLLGVocjChm04V4qXgO/iQo1kHYaDEgg7KOLwV",
-	"k46Pmh5+MhodHj4ZDQ6Pnz4+evLkeBcI3nKv/+JpgsoXE3+oUlZegJj2tzDMwNtiOMWpyDMXjEeD8OFL",
-	"46PodIHuPL3P7TlH91NZi99zW/FIsXjN4pKp7IqinyLjLZjKAdlzmXVa5utOiySvZdsrojiZSbcGH9pt",
-	"E73/tSX7PxmcBuPg/x3UqeCB/9UeXKDznHk3MmiXWllkL/pBpEX0QX9RkoKKP4rlMpM+iTj4p/X5xm7b",
-	"/UQ+7re6f6eUSSQFbh4DxiCg8mzQBiY6XcMC2R6lhYW0lm9JPY0URzRGqxmQ+Gm1zh3ZghFqVoaA9HyB",
-	"aQLo2Qzhb29evQQ9+ScmLowUx1II8TN/3t7leolx+Uy8efT4FARTDb1/rCOVMVKF9AjDKCXIjazQB5tO",
-	"XCORVHgKxY6sSPCgFilSp20dn9bUVFKNnqUUp1JhCP4BrRDcSiboT9KEbwrLEzoRqkQT9vQhTnTKh4tU",
-	"XMJuoYX4FOIFWitmGBe0mYHp1OcRbb14lXgE273E0GUpxdMHDz3anZQ8RG1z+fboezcq9SPdEeyuVGg5",
-	"e8O5ohRQZN5Bfnd3O1OQK7xdYuIwBYZm0D63sGhu0MBeZRsQy4K5eL8P5KiFXUSKLkpUaGRy2kyrQKZl",
-	"phL/T1UmOU+r+zHTFMRQfhYp2dz2OwuZnn2zo8+2owuxzrRIL7V+IcwMvy5wl+ia0dZF7DSEX+QPLWta",
-	"ehbfO63f88p4v/9N3Z+n7kutfxFqXRYJvo66y9JMbjkv5YpBaQI+NW+qmzLx9xwQYhrv9yP1imKcumZX",
-	"X2vaMNkiUW+n8H34iYvOxT6RKmrE/mYjjhKdK2dDWM2F8zVgZ4uyawlOU+a4JmG0Q7of57TBN8z5HCO8",
-	"V9548OnGUratt0oU5XtMv47tnl2c+75CFTxS+FLEPi27zRu8fUOozzSOrrrFQyTurS/NpCxjfx0r4ZoE",
-	"JEJR8Dwh6BDJnKBDzuYOlF5tWkrJHgPcS48osBIWVkY6h6odHi3E2lN1RmL6DXk+8/q7K5Ncltoz4XCm",
-	"zXq32kBSrG4UCmCCmVYzC0734aWulkTKoNW5SRDwVlrnW4pCrWGprXTyBkHW9ClbTxJculKxX7CMEAZV",
-	"eiDSVNLhRHZh6PZ0knL2qcgsdhk0R2Z6WnRulVa90e0tlNk+gduyQYZcLMWuglAylwp7BkVK1u5LdkCL",
-	"iURZ/9vIJIMwaGJpEAZKu/dTnSv6vODm6Xv6qmgfETObIWIQBs04gmsfPifx1Ct4uLpXHaQtOF25f56/",
-	"5guh6tM0fiRZUSBB6vQ1BaFSilcMjjnHzqTCSJEx4a0LQWnfxNUZJHNhROLQWK//Zt92MDpiDTcauY3m",
-	"37t/RNHtYNCLotvh8yi6ffL86v93tOTCssbTWZj/6+XlRVEiYsWUBt/U9fb62+OTk4YJcq+go5ZV18ze",
-	"eUupZVwxVyvCV1YC7vKuLrynf4L5nqnSP50GkaY+BaV0USYIwlo5U77TF8s07jDlFi48dCU0EOSurKd9",
-	"tHr2kpa1dCKy7NU0GL/bufB2Fdbl0aA25U1JM0Nh8zxdMv5PBFx2F4UTmZ7l+OWEKTtA+a2SH/IWdnpl",
-	"YgqTdVUTICVrBYnBquHyRRH1s9W8a1W1rUSZlqXaliYfdJty+05/96r7znKNbgxD8pLhYNCAoS3oRF+7",
-	"SHHF2S5Fgl14Nfg0uHrU+G408N91LbuPamFw2yto9yq8Dha5dVzAJPYFD/VsHoOrwgiNYxQie7MFJM+a",
-	"tfR7nYLyDqvdMAyKyQlSks7SzivmAl3XVr7x02icSAXCJkUFlXtN2qRouJjvcLGLYfGNJm7P/fJhA6KF",
-	"MWLNFmcxyY106zf0mPfcCTfeKLbu6B22hqjGUDTpfL/17OL8/d9/+t9y/McPYAlDSbsg//VCsIUoI0Xe",
-	"CfHSXr+PwU/feIc+OoS3r1/0rJgiTITF46OGFjk+XhPZSElr8xoDqtLAXlw2CymBm6GK9/twVrcAFiKj",
-	"rTEFbSKVq2ulV6rM9crxK4iPBsNyuGsz2WgO6pA8vchqU507t/QZg1RTXWYiImHALdovF+jgDTNJmSaF",
-	"u2S3FNiHQW6ygoodHxyUp+njrVgsM+wnenFg8+VSG9bxfVdv075GXFoQNVo37WyPqO9ztZ5OTWbnk5p+",
-	"pC7n0kKqk3yBigOcYoaGR9DqcIGeVAmCJOZoaWEcHEJyTMzxRLNmbFGlPHfjeZ9gChQx9SMVqWda3ZCg",
-	"tbLFuI3OUp5c8TFpPT5Aq3twlmWNKR2VVgEM1518z2bvfjsmhLeXz3tPKQ0DeF3XJSVaYDSZUBQvEpet",
-	"OY5r9H7GDROir0Mi4YyQGTlrKpwIIc39flg2obgzElYFBN48BNEoLhAVCrh5p42uUnMykExzEPfhB89s",
-	"o4ZKFHwZdWP98JBMtleUxureUHHhWPgkx74k7wXw5s8HI1UmwmJPKovK5zp9aLgMbcbqTmRKLsvDK0SE",
-	"siPN7W6WS7F9PSdKDqhz1yrgNdyUSLCnNsp5mFmsw3H2YOkax99Mavz0mIKYc6bYp0BFk99ftjHgh5y8",
-	"xfmTN0NnH+7z4irRJ3shH4OpvMUULDoCIB7xZItmW/Dqhipl3ACfoxj24ir/ifdPQYBHKqbjq5pEw+dF",
-	"IF3d6SvAYZPkYyJ5P42K94mMJ6gg5lJA2YDpw0uUrB6FmFoQLZWyUH+9V5v1dVnbrsuG5TBwA0fTgj3a",
-	"v5wFjjdqCXHY/KoqDPCkbfsXiy4OvU2lxbieLsu7zMWGPEYnJb43yo3eT94Wl4LvtNYjI2FBu25pzuQN",
-	"HZ8bqRvzu+AdtTnJTM6+xMw1CBSNVyszVIQ1cqa04ZJAD/wstVCdE9SVwsrR46JlVgiS93+gyjOGRzFZ",
-	"Je0By3KyeXOwmak0Zpvho6PNG03scrRZWq+ZUvo821zMLVQj1oUte6cq6jn8WWn2ylPfN4cCMWpWt266",
-	"Yf/+3nbSZfeu4CAMioGwYBwM+4P+gO5WvUQlljIYB4f9Qf+QKw5uznES38v0YdY5FlbMaYhdIzvYKzMX",
-	"//d+GCm99JlZtoYpz4P4aKdEJZ/glr00AROyP749OMALIX53FUeKmydF8wIWwiVzjuAjdSFmUlXYPFlD",
-	"Uow9xTxHFO8w/hSp1vyTdH2PB5vz1UWA54edRDlkUSJwpKo3Afy0VGXM3j/bo1OeAUfXXhWVWLHASHl3",
-	"9c8UR7Doyllwnt72Ap9WjPThOXPGyqAd4khNjV7wgqk01o+Pw420hCPlCw2cBWtFTi9VMz5nA6sMkbLf",
-	"IJPWcdjfHj7bkvbXSw7KWupHF7ZGhnZYXzRWrjbGeEaDwRermvOBu+YJNv0hfCjV+Sq17nJ29SES1WsH",
-	"f8DW8JFXe9dzlXkcNEa8+JHhxx9p9ezoodHJxx/a7FPfhcHjXfhrj8XwU4c7sdiqotl8sRBmHYyDF9K6",
-	"0kTpyhAzy9l+8c3VXRgste0A/rOU769GKbJdKessSvIAjEyrGbFI1XEi3/EyjUPQhsPlIqHQ1ZAoOEZE",
-	"PYXYF07jkKF5M2FgZK5CWopTF9JRFNZobUgLcd2k6kfqbLMdzp0qH2jW7fA24vFNhhfoirFJtO4Hna6/",
-	"GLgU5eG7ds3MmRzv7kHa8EtC2rY2YCG8FSUSaYrpaWuG0JWNwrRRP/o60Ka3ved1QfFR2eJidTWZ63wF",
-	"6fioVdUrx+sPNt852vnloG+ouQtqDnfAsc1hrv82tD1L0xozO+H2LvQB98FvPI991wq8/ZuK9Wj2tpHp",
-	"uoHr3xetOwocDz969GNFqv/oEVy23uCAlcwy341f6BtMQSvgNzU8HI8Gh4Ni6D/++adLYG4bKU6Fuz6S",
-	"B6msQ5H24dxZSocGRX5FmX9dNLOczq0hbry0GcNe+ZbmfgixfzGl+PLp45OjfZ+kRqoIpYsrqHrxpQux",
-	"Z+g8XH9ahOon7H/vQPJh1P1qYLrx3uxDlJpLd4ww269S/eHme+rXpx4Wgvr6ADs4+v1nhV7qEnrmwvpX",
-	"NWIGsrg1INSo930z6z+oWf833cs/o2vkMnv1TbvffUk3Oop8fTR7ie+u6J7wDSB/uWxEpEanecJ/7NQB",
-	"uxlyL7ga7/EzC3fhvRdnnZj5pmybqPXf9z+F+FV16u0ddttsplWhf7/xkl4hr7uru/8LAAD//w==",
+	"7HwPcxu30fdX2bn3mYnkHimKkmyLmkyrOHGrxrE1tjx53/pUHXS3JFEfAQbAiWJS9bO/swvcH1JHmXYd",
+	"P9OOn+nkkXk4YLG72P3tH9xvUaZnc61QORuNfoumKHI0/OdplqG1vWdaOaOL3mlR6EXvlZETqehxjjYz",
+	"cu6kVtEoevbq9ZsRpI9S0ArwBs0ShLILNOA0CDD4S4nWgZsKB5kwRqIFoSD186WJ8gvHYLUfJGCB1zAX",
+	"E4SZWEImigLcFOH0/AwW0k1BwHtcgnQWSosmUVNd5LYPP+LSgjPiBguQCtLT0k21kb8KIjSNQRFx9CTT",
+	"+r1EyysqnajMYI7KSVFYEAZB0H4x78O5wXEhJ1NnYSd9dX5x9urlm9TTUJEPQuWJStc49tpvuvcTuqnO",
+	"011ijVCg52iYmm8szAXthFZjZiHNMhwcpqBLZ2WO4KbSQkYTisz1ExXFkc2mOBMkAlTlLBq9ix5Fl3E0",
+	"E7cvUE3cNBrtx5FbzjEaRdYZqSbR3V0cfY9zg5nw8loX3+vnz+D4yeER5M0oyIVD2NmHvwpVCrOE4WD4",
+	"eDcGYSH9U1IOBgdZqeQtWMy0yi3/gmk/iiOStjSYRyNnSuyi+E/7Tx4/GQ6PHg8Ga7QfDLuIP8txNtcO",
+	"leu9xnkhljT5+iZSWi2FxRSV51vQQMNvWFafllIqQGEKyQO8dpJME0XDrJghpPWq2bL3Iy7TUZhCzkQB",
+	"C2EhMygc5nC99EobJooTpbTzv0oLWmEfTq8tKgfaTdEspMVNsqQ9rLHksIsjL/HWvZDqfbcsnw6fPoVC",
+	"qve0UyJa4a3j0xTD3CCTwnyaaVPtyNJBS9RYk+KPIPUi3rvZ35ujs38UY4fmW/9jIawDmXuR03+Hjws5",
+	"k656TH/7h+/8U+uEK2147P/hn1/6/3cCBotvk4jITKJ0nTktZgyPHsfRXDiHhjb791UqkyTQ+W6/d3z5",
+	"btA7vvxtEO8/vWsTufJseLezQuKOuBGyENcF/nOOKpdq8k+ri3x3949dlP5P1CWb18LhC1qqx//tEJHX",
+	"E1sZGZijgYVUuV7AWBuvNmTedrQqll5Shk4jb0CqCUibKFREZr7bhx9ENuXxU2FBgNPvUcF1mb1HVynm",
+	"WBZk2BxrQ6bVWE5Ktjc074lfkf7nLFj5K8Y87ro01nmtNzXJvBDPSqtdI6pEybzwdtqiymkVrbJ7Kj7W",
+	"ZiZcNIqkcgfDiHVczkjt9wf8f3E0kyr8UvNVKocTNGuMfY0zIRUxfDNzCxw7svS849IYVvoPMzlRLS5D",
+	"xWTPhcVUF+j528xPPAvMZuXjmRMVOPbvcGHwQS5Y7FCvN94iQ6mc9F7zl1I7QdsZl0WxBIPWaYP5dvoV",
+	"g9GlyjGHcn4C6SCYWOmqCbff4tPHh9tsEJ1Z9k6Jl5s35zQshHRwjWOyYYbekWqySqxwUCAZq/2H/dL2",
+	"FHcr5puSXb823Sb5glxKNQT0OPiFCgjcM7arpqZ+s3eDxkqtyEJu5WY/ctY1v/O40/G8KVWn0rHbOTo+",
+	"BIMzfSMKDx/u7XU7wi+mZQyDI/geMxgODgYwGIz4f/Dnny62Qgw///xzj7AfQbpMOOyAC9+hMOz9RTH7",
+	"NomIRXQqkiiNA7yLAY3R5tskkupGFDK/4qOfROEIsC1MFEEBdqnXJZ8Jcv483B+MD293IyVRvPnZRuK2",
+	"EOMd+VAjZugqsN992J6VxmozotNVGkVQpljWcGEx1RYhlXlKm54wFiLjJwL8uhFFSU7grUU2QikdjtGq",
+	"pweP+72eIGGTG6lL64G/EYSWeMZEXZeyyNk0MbKaChXYS+FI9EuJZhnFkRIz2ijb4Y026fFh+4QfD4cH",
+	"B0+Gg4PHT48Onzx5vI0JbiHDH3F5n2+nwUkiZIUkzZiJ92ihnLPn0apGkdLBQijXQElynLAjEvX27dn3",
+	"xFcBE61zyKZaZrgbe0UTEyGVV1IfbLH581ykCIsn6ydqn8zk8OgIsqmgCAKNpUHpae9vIHq/wqB3DD24",
+	"gj78C0bwB9iDb1PYEUCLx0BUvKA/roXFx4cU5ZCExvIWc5AcLY0lTUnB2Vi63T6QpcuNGLtEJWz21jA0",
+	"/OXi4hz+4oX+XGKRJxEsjHTo8TmxjTBMoqwzZeYIo/TGNA688sbkcXNdXhfeq6Ed+T2TgJlfWYZz4qTT",
+	"OlFEMumEn51hfViC8Q2FXgzP3zBXHcy09eDlhAOE2dwt40TpGzSFVhPQBmaioKUw9/GnrUM3SA8Hg7Sl",
+	"k161G6VcY8VmhPuE9a8VzbXw7k4SvTvt/U30fh30jvtX/xr9Ye/b3uVv+/Hw6Oguif65+eHufbAaR7e9",
+	"MHdvhtaKCT2clZbcKmxQngd0JwbNJ0AQyFiXEx+cDYD4J38YQZWza28NKiPjLQ/m/Q0nnRHLCitzHIuy",
+	"cNFoOIgfRlsfdOvn6M46As2zWvUru+WprWmksL4hcc6zbAs/PsY4bQAjHMk8l0WnSX/dacrJkviY2Yc/",
+	"spBuCT4m2sR6/3SF9/9jcByNov+z12SV9vxTu3eOzlPm/Y9BO9fKIruf70QeYDv9K9OKQn36U8znhfT5",
+	"iL1/WJ+62G65H8g5+qXug7Eq4qeIxzvPEQioXSKd82udL2GGrI/Swkxay+ZHj32KYGHIIBD7abQuHemC",
+	"EWpSxU70fgADAujdAuGvb169BH39D8wcmRXj/eIzv9/exXKOafVOur719AQEzxr787FMVMEmIqZX2C34",
+	"tEaNtbxhdOx6lFZ4AmFFFmQwqIny9rG9fRrTzJJr9CTlOJYK42BQyYu5hczQ76SNeyiezWhHqDJNTrsP",
+	"aaZz3lyi0gqvBCmkJ5AG65O2jLUej30AvioXLxJvZrfPVnZpSnh776FXu6P5h2ZbH745bN1uluaV7tBv",
+	"21lo+N197HKmnnNy8/c/d6creTbYnGaDsdGz5vnp+VlwtQQKZFHANbJWGE1yoyi2Vi5Co/VkV+9xeSXV",
+	"lc/epoxOWoE5nWCHpLRTqSYnAUJJBwXj2FUiGc5pmHBCBRM1lsbW+b5vKhDwVSs/k1a+xtL6FO/v7wvu",
+	"6x/Fc6IwKPIlEB11Jjeoog8PfWaJ1IkIJEPpk0sxY3wBuRyPkZNOlcLtrBjBNUU1vGXS0pdeI5kMgsYO",
+	"1QnRAQIULlgVeYVE0T8D9PiqeZ+seYrwryi8kvz+ZlBBqfB2jhkFKQxVQfskpUVzg2bVnAXi0hBbBT+Z",
+	"KIq4UaGR2Uk7Pwsyr1Ke6f+tK1BneR1oFzoTFGxJlyjZXvYbC4WefNWjT9ajc7EstMgvtH4hzAS/LJCt",
+	"0GZBS4ckzD78JL9b0aa5J/HKaX3FI9Pd/ldxf5q4L7T+SahlVW34MuKuajzslco5lx4qFfA5/ra4jXB4",
+	"xQEyO5ZEvaKYryn+NTBfG542ZPxXawF9+CGkmHidRIXyu0f6RFGmS+VsDIupcL687ipEVBmnMVPcTNGG",
+	"Xl9tzicp4b06yYNvt4aybr1VInRGfCmc1eD4KpimcC7Egit6W7Zo+2qhPlE5ugogD01xb3ylJlU9/Mto",
+	"CRc3IBO+g4JMh8imZDoohgOlF+uaUpEXEFKiAkQCK5YWFlOZTTlLt9CQCcu5BS51jxKVqF5lg9pgG3Zc",
+	"g7T8NFbvrpTBudZ9jYkCDhsl5ic0GefUCJunPgN/ji40jWRaKcx8UsZ3ZPiNjoUkg1vVjXlG/y5UVaXQ",
+	"E1WXDGjpqbhBLr3XdYM2zTRJRXYf+Oh/MOYOwW1juWkSekmXoZ4Qai+c8jkBUZHp3UkYqFVLdi3ugBVj",
+	"LJYxlxAKaXkyO9ULkhCGKk+9Q7yV1tmvbuETscldlZFlrj0TDifaLLdLZGdhdFsc11hoNbHgNMWm9RCK",
+	"fK0uTYZBYKyoQi1hrq108gZbNaJ2ZcYL9jPmvOOojt1EnktfgTg3BG2cRBuNxqKw2GVtGDbrcSiiKa16",
+	"w9tbqFLT5HnmrWnI/uXYVb3IplJhz6DIyRT5wizQYJqiqvKupT2jOGo7uiiOlHZXY10q+nvGTYNX9FNo",
+	"EiJi1vF7FEdtkMeJeh8w+tlr2x1HGxNjHc98LiK6vFc4JrpCmWidCX8pZ0I1LGg9JAYTNCQd8FlzsgKL",
+	"KRocscUopMJEkQbirYtBad/xqItW5ckrTbvJcTA8fKBO9u7vSXI7GPSS5Hb/eZLcPnl++YeObq24qmJ0",
+	"9mxwsdIPYGlWp6StIJsrTEfHxy295TaSjmpNUxV659Wr4XFNXCMIXzuIuAFwce7Nw0fo/KmqDrXTIPLc",
+	"JxUsmhuZIQhr5UT5JrBU5mmH/q8Yk4ecfMvs3FUVow/Wh17SsBWZiKJ4NY5G77YuLV3GTQEwavR/ndNM",
+	"UNzeTxeP/x0GV41nwolCT0r8fMyUHZb8rZK/lCsG1wuzSl42QtYBM4RenM9qhj9ZzNvWDVeFKPOqGLki",
+	"yQePTbV853n3ovvGchVq5Avg+4NBywxtsE70s0sU4z87Fxl22avBx5mrR63fhgP/W9ewjyrrEzIj8gV3",
+	"wK9vg+ueCK1tBJa92WAkT9vV4nu18Mrxtd1QaKolIemi28Wco+tayvcEtVoDpAJhs1Aj5DYkbXI0XK52",
+	"ONtGsdijidszP3y/ZaKFMWLJGmcxK410yzf0mj+519yTRdFSR1vZyo2DEYT+Ld+Kd3p+dvXjD/+v6pX3",
+	"txW4CWUu6Px6JtjAykRxU0s6t++vUvCN2f5AHx7A29cveoSqq+acRoqcc1nStImS1paNDaiTPTtp1UdG",
+	"IfkEFUVPp02Ru2ly0SZRpXqv9EJ1NbzsVzch1sPHdg838dOzrFHVqXNzHwNKNdZVbCkyNrihweAcHbxh",
+	"Ik/Pz4AwMuktRQNxVJoizGJHe3vVbvp4K2bzAvuZnu3Zcj7XhmV8/6ivzv0ecW4ppqmsdVvPdmj2Xa5H",
+	"065J7Xz01k/UBQWTuc7KGYVB0lbBHt/XaOACF4IyBEnE0dCgHIw7GUgznmhXASyqnFuyPe3XmAMhpj6F",
+	"rc+0uvE1Jxs6sXWRc+DpgWzTWeqD3NOiaDVwq7wGMJxJ9F0JO/cbDmJ4e/G893S3T5Hc6ybTLNFC1SSE",
+	"tyJzxZJxXKu7YdRSIfo5pimcEbKgw5oLJ2LIS78eVm0WXPuP65QQLx6DaKWLaBZC6bzSWt9E+xpN6MWC",
+	"7zyxraw4zeAT42vj9w9IZXsh2dl0PwSHY+GjDvaFD+W9+vPGSJSZsNiTyqLyAVIfWkeGFmNxZzKnI8t9",
+	"zTQJhVR8b8SnXMPyYqWcTsF3OyXbOqY0BZ/UVoIWC4sNHOcTLF1r++uRkL9YoCDlQCv1cVPo//TONgX8",
+	"paTTEpIYbejs4T4PrlM3pC90xsB3E1p0ZID4PhRrNOuCFzfUceaa8TlMYSetg6Z09wQEeEvF8/g8Nc3h",
+	"gymQrullCcZhfcojmvJ+7JXuVukQ5gLnD6qSWh9eomTxKMTcglgRKTP153vZdp9pt6uZ9ri6Odeyo3kr",
+	"HVNdnEvXEhBp3P6pzibwtbTVJxZdGnudysNNDl0l7JmKNX4Mjyv73kog+3PyNjgF30vUdBPHYe6maWci",
+	"b2j73Cq0dtkN/EFtX/ujwz7HwrUmCK1FVhaoyNbIidKG8wg98BcPheq8blgLrLqnF4qggZG8/gOpoRE8",
+	"SkkraQ1ufOV4ef0WIM/SuggIH7wHuNamVd0DlNZLpuI+XwSs83bVVSGvnP5QhSQQ/600n8oT3xkGwWI0",
+	"pG5cdE3/vd920hX3XHAUR+GuQDSK9vuD/oB8q56jEnMZjaKD/qB/wGkKN2WcxH6Z/ph03hgInYhiW2QH",
+	"O1Xk4v+9Gyeq1XA65o5Hj3Yqq+QD3Ko6KnzHL3sPBngxpO8u00RxOaxKBc+Ey6aM4BN1LiZS1bb5eglZ",
+	"6IhPOWWbbtEZn6iV1njp+t4erF+9CwDP98GLqo2wssCJqq/N+kb6Wpn9+VztqvcEOHJ7NSqxYoaJ8sfV",
+	"vxO2YNFVSWm+2OcZPq4J6cNzpoyFQSukiapbtHwjFAvwRlqyI9XtX46CtaJDL1Ubn7OC1YpI0W9USOsY",
+	"9q/eS9gQ9jdD9qoE7AcHrjTFbjE+lMou1xpVh4PBZ6uD8IY7G+XWzkP8UKjzRRLk1bWmh6aob6T+Fxb7",
+	"D73Yu96r1WOv1cTMr+x/+JWVKiy9NDz+8EvrnQd3cXS0DX2rjU781sFWJK5k0Ww5mwmzjEbRC2ldpaLk",
+	"MsTEcrQffrm8i6O5th2G/zRn/9VKRa5myjqTktzSJPO6CzpRDU5kHy/zNAZtGC6HgELX94fAsUXUY0h9",
+	"4jSN2TSvBwxsmWtISzh1Jh3fJmnqIdJC2pQd+4k6XW9wqG60NA0OiXr06A1F674gZvuPHsFpdTmIN0Ie",
+	"wLeg1qW1HV8WFODkDHXp4kQJyI2ezzFvVxS53TA9GhykuyFsJH7cK/FJWiTHRIVrSNXl9LAvD9z8+yt9",
+	"r+vXjEJ0UwnIx86MbkuX6VnA9eF+4bgsqu2MQ/d53TCZqHAdd2d4CFNdGgulKtDaVaxskaNWFuZuDDbT",
+	"c77e40ONqq2AmcjFSOlC2Ht/F/UvlaC8/G3LlQUcyTesCEftpEOOnepXGUwwznuhvd1Pd2OYCfOeoQfD",
+	"wY7vFYyAP09wUsMMhQtu3OebuCfd9HZ1ka4h9GHqqdzUT9ox81QW2Npxa+Lu/up1YHo4OE47Vmy1Wo/W",
+	"uqn5BFwsdCsLYbChqupGWtbJjuaZV86RF3Z1eEPBnOBGyPaHj3aQM8a8Lpl72KjHwSDYmKCedOizmzGg",
+	"zcQcq5hF1ae9tgCsBqwVgLfk6KVLVOv088U+wt6VnDIK6r2u1h0vNjjuBoXdP5z+uyQWqwYFz+1RuGXd",
+	"oQf+bps/Wr5kQ9FYSL7C6eonV6StTdROenh7m+5yMmUsZGFhJz3iX1gTyWhVB3kU+stYkralEGJs0E77",
+	"ifo5pB5oZ9UXXLDdLVYTWJv7LvhXd0t8NP5bu4jp8Rqv/J3Ol58NqoVi291qBYIO9N09gLj/OQHipjaZ",
+	"1kdIRJ5jfrJy56juL8lb2fgvAhQ3fKjloRm7XiHIqTd9rOac4taqXyG0vzTb7LxT+fhwpdpS3YjfW/9M",
+	"yNbf8/iKZrdBs4Mt0OyG60j0+v4W8HS965pB9PBjlw33Tf7TEPhpnjeGtROC38U+CbP3G99CvVtJxvhP",
+	"PTUXUjddFG06gfwHt5oqc0C239dTEa69WPngAyw8pPDfheAb7sAfdvAQfTg4GIRvBKR//uECmNpW2qv2",
+	"xD67A+SNUeR9OHMW0uFgEHJuh4PDtCmkWE7xLSFtffUqhZ3qM1e7MaT+Oxbhx6dHx4e7HgQkKqRXqj69",
+	"6jsZXY5rgu5TvJa/V/x7Jxce9h1fzCWsfXjsoZnaQ7fMOqx+eeW/rou3+drKw0xQ/wvG/fD37wh+qSvT",
+	"MxUBGKdsyNKVNuBWDeirWv+XqvV/kl/+M7pWfmun8bS73U661WXC7qPdX/LukvyEbwrwzmUNDRudl5wH",
+	"2q4r4maf+4PqPlHfx3YX3/vOlhMT36izOqn1v/c/ZvLLetebu65su8GiDmD6rW/6BH7dXd79/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -437,7 +437,11 @@ func testConcurrentCreates(t *testing.T, c *apitest.Client) {
 type failingStore struct{ err error }
 
 func (s failingStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return s.fail() }
-func (s failingStore) Get(context.Context, int64) (pets.Pet, error)          { return s.fail() }
+func (s failingStore) CreateOnce(context.Context, pets.NewPet, pets.IdempotencyKey) (pets.Pet, bool, error) {
+	p, err := s.fail()
+	return p, false, err
+}
+func (s failingStore) Get(context.Context, int64) (pets.Pet, error) { return s.fail() }
 func (s failingStore) List(context.Context, pets.Query) (pets.Page, error) {
 	_, err := s.fail()
 	return pets.Page{}, err
