@@ -24,7 +24,7 @@ const testKey = "test-key-0123456789abcdef"
 // over store and returns a contract-checking client that sends testKey.
 func newClient(t *testing.T, store pets.Store) *apitest.Client {
 	t.Helper()
-	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey))})
+	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(otherKey))}) // otherKey: ratelimit_test.go
 	if err != nil {
 		t.Fatalf("httpapi.New: %v", err)
 	}
@@ -51,6 +51,8 @@ func RunAPISuite(t *testing.T, newStore func(*testing.T) pets.Store) {
 		{"GetErrors", testGetErrors},
 		{"Protocol", testProtocol},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"IdempotentCreate", testIdempotentCreate},
+		{"IdempotentConcurrent", testIdempotentConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newClient(t, newStore(t))) })
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -105,8 +106,11 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	if err != nil {
 		return err
 	}
-	owner, _ := c.Get(keyIDKey).(string)
-	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner, Key: key, TTL: h.idempotencyTTL})
+	owner, ok := c.Get(keyOwnerKey).(apikey.Digest)
+	if !ok {
+		return errors.New("httpapi: an idempotent create without an authenticated key")
+	}
+	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.String(), Key: key, TTL: h.idempotencyTTL})
 	if errors.Is(err, pets.ErrOutcomeUnknown) {
 		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknownKeyed}, err)
 	}

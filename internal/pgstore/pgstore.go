@@ -385,10 +385,14 @@ func classify(op string, err error) error {
 // the server refused it (a PgError: the transaction rolled back) or nothing
 // was sent (pgconn.SafeToRetry), the connection failed after the commit was
 // sent, and whether it happened is unknown: the error wraps
-// pets.ErrOutcomeUnknown as well as pets.ErrUnavailable.
+// pets.ErrOutcomeUnknown as well as pets.ErrUnavailable. pgx reports a read
+// that fails after the send as pgconn.ErrConnClosed, which claims
+// SafeToRetry: that one is unknown too. So is a send on a pooled connection
+// that died while idle: the write succeeds and the read fails, as it would
+// had the server committed and died. CreateOnce learns that at its BEGIN.
 func classifySent(op string, err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) || pgconn.SafeToRetry(err) {
+	if errors.As(err, &pe) || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
