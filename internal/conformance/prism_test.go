@@ -85,6 +85,7 @@ func TestPrismProxy(t *testing.T) {
 	t.Run("list", func(t *testing.T) { testList(t, p) })
 	t.Run("create", func(t *testing.T) { testCreate(t, p) })
 	t.Run("get", func(t *testing.T) { testGet(t, p) })
+	t.Run("idempotency", func(t *testing.T) { testIdempotency(t, p) })
 	t.Run("auth", func(t *testing.T) { testAuth(t, p) })
 	t.Run("protocol", func(t *testing.T) { testProtocol(t, p) })
 	t.Logf("%d requests through Prism; %d request-side violations (expected: the invalid scenarios)", p.requests, p.reqViol)
@@ -197,6 +198,22 @@ func testCreate(t *testing.T, p *prism) {
 		p.want(t, 400, "POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, "Content-Type", ct)
 	}
 	p.want(t, 413, "POST", "/v1/pets", `{"name":"`+strings.Repeat("a", 2<<20)+`","categoryId":1}`)
+}
+
+// testIdempotency: a create with an Idempotency-Key, its replay, the key
+// reused for another pet, and malformed keys, each answered as documented.
+func testIdempotency(t *testing.T, p *prism) {
+	key := fmt.Sprintf("prism-%d", time.Now().UnixNano()) // the server may hold keys of an earlier run
+	first := p.want(t, 201, "POST", "/v1/pets", `{"name":"Once","categoryId":5}`, "Idempotency-Key", key)
+	again := p.want(t, 201, "POST", "/v1/pets", `{"categoryId":5,"name":"Once","status":"available"}`, "Idempotency-Key", key)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) || again.Header.Get("Location") != first.Header.Get("Location") {
+		t.Errorf("replay: got %s (Idempotent-Replayed %q, Location %q), want %s replayed at %q",
+			again.Body, again.Header.Get("Idempotent-Replayed"), again.Header.Get("Location"), first.Body, first.Header.Get("Location"))
+	}
+	p.want(t, 422, "POST", "/v1/pets", `{"name":"Twice","categoryId":5}`, "Idempotency-Key", key)
+	for _, bad := range []string{strings.Repeat("k", 256), "a b", "a;b", `"open`} {
+		p.want(t, 400, "POST", "/v1/pets", `{"name":"Once","categoryId":5}`, "Idempotency-Key", bad)
+	}
 }
 
 func testGet(t *testing.T, p *prism) {
