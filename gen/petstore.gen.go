@@ -320,8 +320,11 @@ type ClientInterface interface {
 	//   `Idempotent-Replayed: true`; nothing new is stored;
 	// - the same key with a different request is answered `422`
 	//   (`idempotency_key_reused`);
-	// - the same key while the first request is still being processed is
-	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
 	//
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
@@ -356,8 +359,11 @@ type ClientInterface interface {
 	//   `Idempotent-Replayed: true`; nothing new is stored;
 	// - the same key with a different request is answered `422`
 	//   (`idempotency_key_reused`);
-	// - the same key while the first request is still being processed is
-	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
 	//
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
@@ -432,8 +438,11 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 //     `Idempotent-Replayed: true`; nothing new is stored;
 //   - the same key with a different request is answered `422`
 //     (`idempotency_key_reused`);
-//   - the same key while the first request is still being processed is
-//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
 //
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
@@ -478,8 +487,11 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 //     `Idempotent-Replayed: true`; nothing new is stored;
 //   - the same key with a different request is answered `422`
 //     (`idempotency_key_reused`);
-//   - the same key while the first request is still being processed is
-//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
 //
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
@@ -775,8 +787,11 @@ type ClientWithResponsesInterface interface {
 	//   `Idempotent-Replayed: true`; nothing new is stored;
 	// - the same key with a different request is answered `422`
 	//   (`idempotency_key_reused`);
-	// - the same key while the first request is still being processed is
-	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
 	//
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
@@ -811,8 +826,11 @@ type ClientWithResponsesInterface interface {
 	//   `Idempotent-Replayed: true`; nothing new is stored;
 	// - the same key with a different request is answered `422`
 	//   (`idempotency_key_reused`);
-	// - the same key while the first request is still being processed is
-	//   answered `409` (`idempotency_key_in_flight`): retry it later.
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
 	//
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
@@ -1378,8 +1396,11 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 //     `Idempotent-Replayed: true`; nothing new is stored;
 //   - the same key with a different request is answered `422`
 //     (`idempotency_key_reused`);
-//   - the same key while the first request is still being processed is
-//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
 //
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
@@ -1420,8 +1441,11 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 //     `Idempotent-Replayed: true`; nothing new is stored;
 //   - the same key with a different request is answered `422`
 //     (`idempotency_key_reused`);
-//   - the same key while the first request is still being processed is
-//     answered `409` (`idempotency_key_in_flight`): retry it later.
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
 //
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
@@ -2627,100 +2651,102 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwPcxu30fdX2bn3mYnkHimKkmyLmkyrOHGrxrE1tjx53/pUHXS3JFEfAQbAiWJS9bO/swvcH1JHmXYd",
-	"P9OOn+nkkXk4YLG72P3tH9xvUaZnc61QORuNfoumKHI0/OdplqG1vWdaOaOL3mlR6EXvlZETqehxjjYz",
-	"cu6kVtEoevbq9ZsRpI9S0ArwBs0ShLILNOA0CDD4S4nWgZsKB5kwRqIFoSD186WJ8gvHYLUfJGCB1zAX",
-	"E4SZWEImigLcFOH0/AwW0k1BwHtcgnQWSosmUVNd5LYPP+LSgjPiBguQCtLT0k21kb8KIjSNQRFx9CTT",
-	"+r1EyysqnajMYI7KSVFYEAZB0H4x78O5wXEhJ1NnYSd9dX5x9urlm9TTUJEPQuWJStc49tpvuvcTuqnO",
-	"011ijVCg52iYmm8szAXthFZjZiHNMhwcpqBLZ2WO4KbSQkYTisz1ExXFkc2mOBMkAlTlLBq9ix5Fl3E0",
-	"E7cvUE3cNBrtx5FbzjEaRdYZqSbR3V0cfY9zg5nw8loX3+vnz+D4yeER5M0oyIVD2NmHvwpVCrOE4WD4",
-	"eDcGYSH9U1IOBgdZqeQtWMy0yi3/gmk/iiOStjSYRyNnSuyi+E/7Tx4/GQ6PHg8Ga7QfDLuIP8txNtcO",
-	"leu9xnkhljT5+iZSWi2FxRSV51vQQMNvWFafllIqQGEKyQO8dpJME0XDrJghpPWq2bL3Iy7TUZhCzkQB",
-	"C2EhMygc5nC99EobJooTpbTzv0oLWmEfTq8tKgfaTdEspMVNsqQ9rLHksIsjL/HWvZDqfbcsnw6fPoVC",
-	"qve0UyJa4a3j0xTD3CCTwnyaaVPtyNJBS9RYk+KPIPUi3rvZ35ujs38UY4fmW/9jIawDmXuR03+Hjws5",
-	"k656TH/7h+/8U+uEK2147P/hn1/6/3cCBotvk4jITKJ0nTktZgyPHsfRXDiHhjb791UqkyTQ+W6/d3z5",
-	"btA7vvxtEO8/vWsTufJseLezQuKOuBGyENcF/nOOKpdq8k+ri3x3949dlP5P1CWb18LhC1qqx//tEJHX",
-	"E1sZGZijgYVUuV7AWBuvNmTedrQqll5Shk4jb0CqCUibKFREZr7bhx9ENuXxU2FBgNPvUcF1mb1HVynm",
-	"WBZk2BxrQ6bVWE5Ktjc074lfkf7nLFj5K8Y87ro01nmtNzXJvBDPSqtdI6pEybzwdtqiymkVrbJ7Kj7W",
-	"ZiZcNIqkcgfDiHVczkjt9wf8f3E0kyr8UvNVKocTNGuMfY0zIRUxfDNzCxw7svS849IYVvoPMzlRLS5D",
-	"xWTPhcVUF+j528xPPAvMZuXjmRMVOPbvcGHwQS5Y7FCvN94iQ6mc9F7zl1I7QdsZl0WxBIPWaYP5dvoV",
-	"g9GlyjGHcn4C6SCYWOmqCbff4tPHh9tsEJ1Z9k6Jl5s35zQshHRwjWOyYYbekWqySqxwUCAZq/2H/dL2",
-	"FHcr5puSXb823Sb5glxKNQT0OPiFCgjcM7arpqZ+s3eDxkqtyEJu5WY/ctY1v/O40/G8KVWn0rHbOTo+",
-	"BIMzfSMKDx/u7XU7wi+mZQyDI/geMxgODgYwGIz4f/Dnny62Qgw///xzj7AfQbpMOOyAC9+hMOz9RTH7",
-	"NomIRXQqkiiNA7yLAY3R5tskkupGFDK/4qOfROEIsC1MFEEBdqnXJZ8Jcv483B+MD293IyVRvPnZRuK2",
-	"EOMd+VAjZugqsN992J6VxmozotNVGkVQpljWcGEx1RYhlXlKm54wFiLjJwL8uhFFSU7grUU2QikdjtGq",
-	"pweP+72eIGGTG6lL64G/EYSWeMZEXZeyyNk0MbKaChXYS+FI9EuJZhnFkRIz2ijb4Y026fFh+4QfD4cH",
-	"B0+Gg4PHT48Onzx5vI0JbiHDH3F5n2+nwUkiZIUkzZiJ92ihnLPn0apGkdLBQijXQElynLAjEvX27dn3",
-	"xFcBE61zyKZaZrgbe0UTEyGVV1IfbLH581ykCIsn6ydqn8zk8OgIsqmgCAKNpUHpae9vIHq/wqB3DD24",
-	"gj78C0bwB9iDb1PYEUCLx0BUvKA/roXFx4cU5ZCExvIWc5AcLY0lTUnB2Vi63T6QpcuNGLtEJWz21jA0",
-	"/OXi4hz+4oX+XGKRJxEsjHTo8TmxjTBMoqwzZeYIo/TGNA688sbkcXNdXhfeq6Ed+T2TgJlfWYZz4qTT",
-	"OlFEMumEn51hfViC8Q2FXgzP3zBXHcy09eDlhAOE2dwt40TpGzSFVhPQBmaioKUw9/GnrUM3SA8Hg7Sl",
-	"k161G6VcY8VmhPuE9a8VzbXw7k4SvTvt/U30fh30jvtX/xr9Ye/b3uVv+/Hw6Oguif65+eHufbAaR7e9",
-	"MHdvhtaKCT2clZbcKmxQngd0JwbNJ0AQyFiXEx+cDYD4J38YQZWza28NKiPjLQ/m/Q0nnRHLCitzHIuy",
-	"cNFoOIgfRlsfdOvn6M46As2zWvUru+WprWmksL4hcc6zbAs/PsY4bQAjHMk8l0WnSX/dacrJkviY2Yc/",
-	"spBuCT4m2sR6/3SF9/9jcByNov+z12SV9vxTu3eOzlPm/Y9BO9fKIruf70QeYDv9K9OKQn36U8znhfT5",
-	"iL1/WJ+62G65H8g5+qXug7Eq4qeIxzvPEQioXSKd82udL2GGrI/Swkxay+ZHj32KYGHIIBD7abQuHemC",
-	"EWpSxU70fgADAujdAuGvb169BH39D8wcmRXj/eIzv9/exXKOafVOur719AQEzxr787FMVMEmIqZX2C34",
-	"tEaNtbxhdOx6lFZ4AmFFFmQwqIny9rG9fRrTzJJr9CTlOJYK42BQyYu5hczQ76SNeyiezWhHqDJNTrsP",
-	"aaZz3lyi0gqvBCmkJ5AG65O2jLUej30AvioXLxJvZrfPVnZpSnh776FXu6P5h2ZbH745bN1uluaV7tBv",
-	"21lo+N197HKmnnNy8/c/d6creTbYnGaDsdGz5vnp+VlwtQQKZFHANbJWGE1yoyi2Vi5Co/VkV+9xeSXV",
-	"lc/epoxOWoE5nWCHpLRTqSYnAUJJBwXj2FUiGc5pmHBCBRM1lsbW+b5vKhDwVSs/k1a+xtL6FO/v7wvu",
-	"6x/Fc6IwKPIlEB11Jjeoog8PfWaJ1IkIJEPpk0sxY3wBuRyPkZNOlcLtrBjBNUU1vGXS0pdeI5kMgsYO",
-	"1QnRAQIULlgVeYVE0T8D9PiqeZ+seYrwryi8kvz+ZlBBqfB2jhkFKQxVQfskpUVzg2bVnAXi0hBbBT+Z",
-	"KIq4UaGR2Uk7Pwsyr1Ke6f+tK1BneR1oFzoTFGxJlyjZXvYbC4WefNWjT9ajc7EstMgvtH4hzAS/LJCt",
-	"0GZBS4ckzD78JL9b0aa5J/HKaX3FI9Pd/ldxf5q4L7T+SahlVW34MuKuajzslco5lx4qFfA5/ra4jXB4",
-	"xQEyO5ZEvaKYryn+NTBfG542ZPxXawF9+CGkmHidRIXyu0f6RFGmS+VsDIupcL687ipEVBmnMVPcTNGG",
-	"Xl9tzicp4b06yYNvt4aybr1VInRGfCmc1eD4KpimcC7Egit6W7Zo+2qhPlE5ugogD01xb3ylJlU9/Mto",
-	"CRc3IBO+g4JMh8imZDoohgOlF+uaUpEXEFKiAkQCK5YWFlOZTTlLt9CQCcu5BS51jxKVqF5lg9pgG3Zc",
-	"g7T8NFbvrpTBudZ9jYkCDhsl5ic0GefUCJunPgN/ji40jWRaKcx8UsZ3ZPiNjoUkg1vVjXlG/y5UVaXQ",
-	"E1WXDGjpqbhBLr3XdYM2zTRJRXYf+Oh/MOYOwW1juWkSekmXoZ4Qai+c8jkBUZHp3UkYqFVLdi3ugBVj",
-	"LJYxlxAKaXkyO9ULkhCGKk+9Q7yV1tmvbuETscldlZFlrj0TDifaLLdLZGdhdFsc11hoNbHgNMWm9RCK",
-	"fK0uTYZBYKyoQi1hrq108gZbNaJ2ZcYL9jPmvOOojt1EnktfgTg3BG2cRBuNxqKw2GVtGDbrcSiiKa16",
-	"w9tbqFLT5HnmrWnI/uXYVb3IplJhz6DIyRT5wizQYJqiqvKupT2jOGo7uiiOlHZXY10q+nvGTYNX9FNo",
-	"EiJi1vF7FEdtkMeJeh8w+tlr2x1HGxNjHc98LiK6vFc4JrpCmWidCX8pZ0I1LGg9JAYTNCQd8FlzsgKL",
-	"KRocscUopMJEkQbirYtBad/xqItW5ckrTbvJcTA8fKBO9u7vSXI7GPSS5Hb/eZLcPnl++YeObq24qmJ0",
-	"9mxwsdIPYGlWp6StIJsrTEfHxy295TaSjmpNUxV659Wr4XFNXCMIXzuIuAFwce7Nw0fo/KmqDrXTIPLc",
-	"JxUsmhuZIQhr5UT5JrBU5mmH/q8Yk4ecfMvs3FUVow/Wh17SsBWZiKJ4NY5G77YuLV3GTQEwavR/ndNM",
-	"UNzeTxeP/x0GV41nwolCT0r8fMyUHZb8rZK/lCsG1wuzSl42QtYBM4RenM9qhj9ZzNvWDVeFKPOqGLki",
-	"yQePTbV853n3ovvGchVq5Avg+4NBywxtsE70s0sU4z87Fxl22avBx5mrR63fhgP/W9ewjyrrEzIj8gV3",
-	"wK9vg+ueCK1tBJa92WAkT9vV4nu18Mrxtd1QaKolIemi28Wco+tayvcEtVoDpAJhs1Aj5DYkbXI0XK52",
-	"ONtGsdijidszP3y/ZaKFMWLJGmcxK410yzf0mj+519yTRdFSR1vZyo2DEYT+Ld+Kd3p+dvXjD/+v6pX3",
-	"txW4CWUu6Px6JtjAykRxU0s6t++vUvCN2f5AHx7A29cveoSqq+acRoqcc1nStImS1paNDaiTPTtp1UdG",
-	"IfkEFUVPp02Ru2ly0SZRpXqv9EJ1NbzsVzch1sPHdg838dOzrFHVqXNzHwNKNdZVbCkyNrihweAcHbxh",
-	"Ik/Pz4AwMuktRQNxVJoizGJHe3vVbvp4K2bzAvuZnu3Zcj7XhmV8/6ivzv0ecW4ppqmsdVvPdmj2Xa5H",
-	"065J7Xz01k/UBQWTuc7KGYVB0lbBHt/XaOACF4IyBEnE0dCgHIw7GUgznmhXASyqnFuyPe3XmAMhpj6F",
-	"rc+0uvE1Jxs6sXWRc+DpgWzTWeqD3NOiaDVwq7wGMJxJ9F0JO/cbDmJ4e/G893S3T5Hc6ybTLNFC1SSE",
-	"tyJzxZJxXKu7YdRSIfo5pimcEbKgw5oLJ2LIS78eVm0WXPuP65QQLx6DaKWLaBZC6bzSWt9E+xpN6MWC",
-	"7zyxraw4zeAT42vj9w9IZXsh2dl0PwSHY+GjDvaFD+W9+vPGSJSZsNiTyqLyAVIfWkeGFmNxZzKnI8t9",
-	"zTQJhVR8b8SnXMPyYqWcTsF3OyXbOqY0BZ/UVoIWC4sNHOcTLF1r++uRkL9YoCDlQCv1cVPo//TONgX8",
-	"paTTEpIYbejs4T4PrlM3pC90xsB3E1p0ZID4PhRrNOuCFzfUceaa8TlMYSetg6Z09wQEeEvF8/g8Nc3h",
-	"gymQrullCcZhfcojmvJ+7JXuVukQ5gLnD6qSWh9eomTxKMTcglgRKTP153vZdp9pt6uZ9ri6Odeyo3kr",
-	"HVNdnEvXEhBp3P6pzibwtbTVJxZdGnudysNNDl0l7JmKNX4Mjyv73kog+3PyNjgF30vUdBPHYe6maWci",
-	"b2j73Cq0dtkN/EFtX/ujwz7HwrUmCK1FVhaoyNbIidKG8wg98BcPheq8blgLrLqnF4qggZG8/gOpoRE8",
-	"SkkraQ1ufOV4ef0WIM/SuggIH7wHuNamVd0DlNZLpuI+XwSs83bVVSGvnP5QhSQQ/600n8oT3xkGwWI0",
-	"pG5cdE3/vd920hX3XHAUR+GuQDSK9vuD/oB8q56jEnMZjaKD/qB/wGkKN2WcxH6Z/ph03hgInYhiW2QH",
-	"O1Xk4v+9Gyeq1XA65o5Hj3Yqq+QD3Ko6KnzHL3sPBngxpO8u00RxOaxKBc+Ey6aM4BN1LiZS1bb5eglZ",
-	"6IhPOWWbbtEZn6iV1njp+t4erF+9CwDP98GLqo2wssCJqq/N+kb6Wpn9+VztqvcEOHJ7NSqxYoaJ8sfV",
-	"vxO2YNFVSWm+2OcZPq4J6cNzpoyFQSukiapbtHwjFAvwRlqyI9XtX46CtaJDL1Ubn7OC1YpI0W9USOsY",
-	"9q/eS9gQ9jdD9qoE7AcHrjTFbjE+lMou1xpVh4PBZ6uD8IY7G+XWzkP8UKjzRRLk1bWmh6aob6T+Fxb7",
-	"D73Yu96r1WOv1cTMr+x/+JWVKiy9NDz+8EvrnQd3cXS0DX2rjU781sFWJK5k0Ww5mwmzjEbRC2ldpaLk",
-	"MsTEcrQffrm8i6O5th2G/zRn/9VKRa5myjqTktzSJPO6CzpRDU5kHy/zNAZtGC6HgELX94fAsUXUY0h9",
-	"4jSN2TSvBwxsmWtISzh1Jh3fJmnqIdJC2pQd+4k6XW9wqG60NA0OiXr06A1F674gZvuPHsFpdTmIN0Ie",
-	"wLeg1qW1HV8WFODkDHXp4kQJyI2ezzFvVxS53TA9GhykuyFsJH7cK/FJWiTHRIVrSNXl9LAvD9z8+yt9",
-	"r+vXjEJ0UwnIx86MbkuX6VnA9eF+4bgsqu2MQ/d53TCZqHAdd2d4CFNdGgulKtDaVaxskaNWFuZuDDbT",
-	"c77e40ONqq2AmcjFSOlC2Ht/F/UvlaC8/G3LlQUcyTesCEftpEOOnepXGUwwznuhvd1Pd2OYCfOeoQfD",
-	"wY7vFYyAP09wUsMMhQtu3OebuCfd9HZ1ka4h9GHqqdzUT9ox81QW2Npxa+Lu/up1YHo4OE47Vmy1Wo/W",
-	"uqn5BFwsdCsLYbChqupGWtbJjuaZV86RF3Z1eEPBnOBGyPaHj3aQM8a8Lpl72KjHwSDYmKCedOizmzGg",
-	"zcQcq5hF1ae9tgCsBqwVgLfk6KVLVOv088U+wt6VnDIK6r2u1h0vNjjuBoXdP5z+uyQWqwYFz+1RuGXd",
-	"oQf+bps/Wr5kQ9FYSL7C6eonV6StTdROenh7m+5yMmUsZGFhJz3iX1gTyWhVB3kU+stYkralEGJs0E77",
-	"ifo5pB5oZ9UXXLDdLVYTWJv7LvhXd0t8NP5bu4jp8Rqv/J3Ol58NqoVi291qBYIO9N09gLj/OQHipjaZ",
-	"1kdIRJ5jfrJy56juL8lb2fgvAhQ3fKjloRm7XiHIqTd9rOac4taqXyG0vzTb7LxT+fhwpdpS3YjfW/9M",
-	"yNbf8/iKZrdBs4Mt0OyG60j0+v4W8HS965pB9PBjlw33Tf7TEPhpnjeGtROC38U+CbP3G99CvVtJxvhP",
-	"PTUXUjddFG06gfwHt5oqc0C239dTEa69WPngAyw8pPDfheAb7sAfdvAQfTg4GIRvBKR//uECmNpW2qv2",
-	"xD67A+SNUeR9OHMW0uFgEHJuh4PDtCmkWE7xLSFtffUqhZ3qM1e7MaT+Oxbhx6dHx4e7HgQkKqRXqj69",
-	"6jsZXY5rgu5TvJa/V/x7Jxce9h1fzCWsfXjsoZnaQ7fMOqx+eeW/rou3+drKw0xQ/wvG/fD37wh+qSvT",
-	"MxUBGKdsyNKVNuBWDeirWv+XqvV/kl/+M7pWfmun8bS73U661WXC7qPdX/LukvyEbwrwzmUNDRudl5wH",
-	"2q4r4maf+4PqPlHfx3YX3/vOlhMT36izOqn1v/c/ZvLLetebu65su8GiDmD6rW/6BH7dXd79/wAAAP//",
+	"7HwPc9vG0fdX2cH7zERyQYqiJNuiJtMqf9y6cRKNLU/et4ZqnIAleTV4x+AOophU/ezv7O4BBClQpt3E",
+	"z7TjZzp5ZOJwt7e7t/vbP4dfo8zO5tag8S4a/RpNUeVY8p/nWYbO9b62xpe26J0XhV30fiz1RBt6nKPL",
+	"Sj332ppoFH3948tXI0gfpWAN4A2WS1DGLbAEb0FBiT9X6Dz4qfKQqbLU6EAZSGW+NDGycAzOyiAFC7yG",
+	"uZogzNQSMlUU4KcI5xfPYaH9FBS8wyVo76ByWCZmaovc9eE7XDrwpbrBArSB9LzyU1vqXxQRmsZgiDh6",
+	"kln7TqPjFY1NTFZijsZrVThQJYKi/WLeh4sSx4WeTL2DvfTHi8vnP/7wKhUaavJBmTwx6QbHXsqme9+j",
+	"n9o83SfWKAN2jiVT84WDuaKd0GrMLKRZhoPjFGzlnc4R/FQ7yGhClfl+YqI4ctkUZ4pEgKaaRaM30aPo",
+	"Ko5m6vYFmomfRqPDOPLLOUajyPlSm0l0dxdH3+C8xEyJvDbF9/LZ13D65PgE8tUoyJVH2DuEvypTqXIJ",
+	"w8Hw8X4MykH6p6QaDI6yyuhbcJhZkzv+BdN+FEckbV1iHo18WWEXxX86fPL4yXB48ngw2KD9aNhF/PMc",
+	"Z3Pr0fjeS5wXakmTb24ipdVSWEzRCN+CBpb8hmP1aSmlAVRloXmAaCfJNDE0zKkZQtqsmi173+EyHYUp",
+	"9EwVsFAOshKVxxyul6K0YaI4McZ6+VU7sAb7cH7t0HiwforlQjvcJkvawwZLjrs48gPe+hfavOuW5dPh",
+	"06dQaPOOdkpEG7z1fJpimJfIpDCfZrasd+TooCVmbEnxR5CKiA9uDg/m6N0f1dhj+aX8WCjnQecicvrv",
+	"8HGhZ9rXj+lvefhGnjqvfOXCY/mHPL+S/3cGJRZfJhGRmUTpJnNazBiePI6jufIeS9rs39epTJJA55vD",
+	"3unVm0Hv9OrXQXz49K5N5Nqz4d3eGol76kbpQl0X+M85mlybyT+dLfL9/T92Ufo/UZdsXiqPL2ipHv+3",
+	"Q0SiJ642MjDHEhba5HYBY1uK2pB527OmWIqkSjqNvAFtJqBdYtAQmfl+H75V2ZTHT5UDBd6+QwPXVfYO",
+	"fa2YY12QYfOsDZk1Yz2p2N7QvGeyIv3PO3D6F4x53HVVOi9aXzYk80I8K612jWgSo/NC7LRDk9Mq1mT3",
+	"VHxsy5ny0SjSxh8NI9ZxPSO1Pxzw/8XRTJvwS8NXbTxOsNxg7EucKW2I4duZW+DYk6XnHVdlyUr/fiYn",
+	"psVlqJksXFhMbYHC39X8xLPAbFY+njkxgWP/DhcG7+WCww71eiUWGSrjtXjNnyvrFW1nXBXFEkp03paY",
+	"76ZfMZS2MjnmUM3PIB0EE6t9PeHuW3z6+HiXDaIvl71z4uX2zXkLC6U9XOOYbFhJ72gzWSdWeSiQjNXh",
+	"w35pd4q7FfNVxa7flt0m+ZJcSj0E7Dj4hRoI3DO266amebN3g6XT1pCF3MnNfuCsG37ncafjeVWZTqVj",
+	"t3NyegwlzuyNKgQ+3NvrboRfTqsYBifwDWYwHBwNYDAY8f/gz99f7oQYfvrppx5hP4J0mfLYARe+QlWy",
+	"91fF7MskIhbRqUiiNA7wLgYsS1t+mUTa3KhC52/56CdROAJsCxNDUIBd6nXFZ4KcPw+Xg/H+7W6lJIq3",
+	"P9tK3A5ivCMfWqoZ+hrsdx+2r6vS2XJEp6sqDUGZYtnAhcXUOoRU5yltesJYiIyfCvDrRhUVOYHXDtkI",
+	"pXQ4RuueHgT3i54gYZMbbSsnwL9UhJZ4xsRcV7rI2TQxspoqE9hL4Uj0c4XlMoojo2a0UbbDW23S4+P2",
+	"CT8dDo+OngwHR4+fnhw/efJ4FxPcQobf4fI+386Dk0TICk2aMVPv0EE1Z89jTYMitYeFMn4FJclxwp5K",
+	"zOvXz78hviqYWJtDNrU6w/1YFE1NlDaipBJssfkTLlKExZP1E3NIZnJ4cgLZVFEEgaWjQel572+ger/A",
+	"oHcKPXgLffgXjOAPcABfprCngBaPgah4QX9cK4ePjynKIQmN9S3moDlaGmuakoKzsfb7fSBLl5dq7BOT",
+	"sNnbwNDwl8vLC/iLCP2ZxiJPIliU2qPgc2IbYZjEOF9WmSeM0hvTOBDljcnj5ra6LsSroRvJnknAzK8s",
+	"wzlx0lubGCKZdEJmZ1gflmB8Q6EXw/NXzFUPM+sEvJxxgDCb+2WcGHuDZWHNBGwJM1XQUphL/Oma0A3S",
+	"48EgbemkqPZKKTdYsR3hPmH9a0VzLby7l0Rvznt/U71fBr3T/tt/jf5w8GXv6tfDeHhycpdE/9z+cP8+",
+	"WI2j216YuzdD59SEHs4qR24VtijPA7oTg+UToAhkbMqJD84WQPy9HEYw1exarEFtZMTyYN7fctIZsayx",
+	"MsexqgofjYaD+GG09V63foH+eUeg+bxR/dpuCbUNjRTWr0ic8yy7wo8PMU5bwAhHMs900WnSX3aacrIk",
+	"EjNL+KML7ZcgMdE21svTNd7/T4njaBT9n4NVVulAnrqDC/RCmfifEt3cGofsfr5SeYDt9K/MGgr16U81",
+	"nxda8hEH/3CSuthtuW/JOcpS98FYHfFTxCPOcwQKGpdI5/za5kuYIeujdjDTzrH5sWNJESxKMgjEfhpt",
+	"K0+6UCozqWMnej+AAQX0boHw11c//gD2+h+YeTIrpfjFr2W/vcvlHNP6nXRz6+kZKJ41lvOxTEzBJiKm",
+	"V9gtSFqjwVpiGD27HmMNnkFYkQUZDGpixD62t09jVrPkFoWkHMfaYBwMKnkxv9AZyk7auIfi2Yx2hCaz",
+	"5LT7kGY2580lJq3xSpBCegZpsD5py1jb8VgC8HW5iEjEzO6erezSlPD2wUOvdkfzD822OXx72LrbLKtX",
+	"ukO/XWeh4Xf3sctz84yTm7//uTtfy7PB9jQbjEs7Wz0/v3geXC2BAl0UcI2sFaUluVEU2ygXodFmsrfv",
+	"cPlWm7eSvU0ZnbQCczrBHklpp9pMzgKE0h4KxrHrRDKcszDhhAomZqxL1+T7vqhBwGet/I208iVWTlK8",
+	"v78vuK9/FM+pokSVL4HoaDK5QRUlPJTMEqkTEUiGUpJLMWN8Bbkej5GTTrXC7a0ZwQ1FLXnLpKU/iEYy",
+	"GQSNPZozogMUGFywKvIKiaF/BujxWfM+WvMM4V9ViJL8/mbQQGXwdo4ZBSkMVcFKktJheYPlujkLxKUh",
+	"tgp+MjEUcaPBUmdn7fws6LxOeab/t6lAPc+bQLuwmaJgS/vE6PayXzgo7OSzHn20Hl2oZWFVfmntC1VO",
+	"8NMC2RptFrR0SMIcwvf6qzVtmguJb721b3lkut//LO6PE/eltd8rs6yrDZ9G3HWNh71SNefSQ60CkuNv",
+	"i7tUHt9ygMyOJTE/Usy3Kv6tYL4tedqQ8V+vBfTh25Bi4nUSE8rvgvSJosxWxrsYFlPlpbzua0RUG6cx",
+	"U7yaog29Ptucj1LCe3WSB99uDWXdem1U6Iz4VDhrhePrYJrCuRALrult1aLts4X6SOXoKoA8NMW98bWa",
+	"1PXwT6MlXNyATEkHBZkOlU3JdFAMB8YuNjWlJi8gpMQEiAROLR0spjqbcpZuYSFTjnMLXOoeJSYxvdoG",
+	"tcE27PkV0pJpnN1fK4NzrfsaEwMcNmrMz2gyzqkRNk8lA3+BPjSNZNYYzCQpIx0ZstGx0mRw67oxzyjv",
+	"Ql1VCj1RTcmAlp6qG+TSe1M3aNNMk9Rk94GP/ntj7hDcriw3TUIv2SrUE0LthVM+Z6BqMsWdhIHWtGTX",
+	"4g44NcZiGXMJodCOJ3NTuyAJYajyNDvEW+28++wWPhKb3NUZWeba18rjxJbL3RLZWRjdFsc1FtZMHHhL",
+	"sWkzhCJfZ6sywyAwVlRlljC3Tnt9g60aUbsyI4L9DXPecdTEbirPtVQgLkqCNl6ji0ZjVTjssjYMm+04",
+	"FNGMNb3h7S3UqWnyPPPWNGT/cuyqXmRTbbBXosrJFElhFmgwTVFXeTfSnlEctR1dFEfG+rdjWxn6e8ZN",
+	"g2/pp9AkRMRs4vcojtogjxP1EjDK7I3tjqOtibGOZ5KLiK7uFY6JrlAm2mTCX6qZMisWtB4Sgwkakg5I",
+	"1pyswGKKJY7YYhTaYGJIA/HWx2CsdDzaolV5EqVpNzkOhscP1Mne/D1JbgeDXpLcHj5Lktsnz67+0NGt",
+	"FddVjM6eDS5WygCWZn1K2gqyvcJ0cnra0ltuI+mo1qyqQm9EvVY8bohbCUJqBxE3AC4uxDx8gM6fm/pQ",
+	"ewsqzyWp4LC80RmCck5PjDSBpTpPO/R/zZg85ORbZueurhi9tz70Aw1bk4kqih/H0ejNzqWlq3hVAIxW",
+	"+r/JaSYobu+ni8f/DoPrxjPlVWEnFf52zNQdlvy10T9XawZXhFknL1dCtgEzhF6c39QMf7SYd60brgtR",
+	"53Uxck2SDx6bevnO8y6i+8JxFWokBfDDwaBlhrZYJ/rZJ4bxn5urDLvs1eDDzNWj1m/DgfzWNeyDyvqE",
+	"zIh8xR3wm9vguidCaxuBZa+2GMnzdrX4Xi28dnxtNxSaaklItuh2MRfou5aSnqBWa4A2oFwWaoTchmTL",
+	"HEsuV3uc7aJY7NHU7XMZftgy0aos1ZI1zmFWldovX9FrcnKvuSeLoqWOtrK1GwcjCP1b0op3fvH87Xff",
+	"/r+6V15uK3ATylzR+RUmuMDKxHBTSzp3796mII3ZcqCPj+D1yxc9QtV1c85KipxzWdK0idHOVSsb0CR7",
+	"9tK6j4xC8gkaip7OV0XuVZOLLRNTmXfGLkxXw8thfRNiM3xs93ATP4VlK1Wdej+XGFCbsa1jS5WxwQ0N",
+	"Bhfo4RUTeX7xHAgjk95SNBBHVVmEWdzo4KDeTR9v1WxeYD+zswNXzee2ZBnfP+rrc79DnDuKaWpr3daz",
+	"PZp9n+vRtGtSO4ne+om5pGAyt1k1ozBIuzrY4/saK7jAhaAMQRNxNDQoB+NOBtKMJ9pVAIcm55Zsof0a",
+	"cyDE1Kew9WtrbqTm5EInti1yDjwFyK46SyXIPS+KVgO3yRsAw5lE6UrYu99wEMPry2e9p/t9iuRerjLN",
+	"Gh3UTUJ4qzJfLBnHtbobRi0Vop9jmsKXShd0WHPlVQx5Jeth3WbBtf+4SQnx4jGoVrqIZiGUzitt9E20",
+	"r9GEXiz4SohtZcVpBkmMb4w/PCKV7YVk56r7ITgcBx90sC8llBf1542RKDPlsKeNQyMBUh9aR4YWY3Fn",
+	"Oqcjy33NNAmFVHxvRFKuYXm1Vk6n4Ludkm0dU5qCT2orQYuFwxUc5xOsfWv7m5GQXCwwkHKglUrcFPo/",
+	"xdmmgD9XdFpCEqMNnQXu8+AmdUP6QmcMpJvQoScDxPehWKNZF0Tc0MSZG8bnOIW9tAma0v0zUCCWiueR",
+	"PDXNIcEUaL/qZQnGYXPKE5ryfuyV7tfpEOYC5w/qkloffkDN4jGIuQO1JlJm6k/3su2SaXfrmfa4vjnX",
+	"sqN5Kx1TX5xLNxIQadz+qckm8LW09ScOfRqLTuXhJoetE/ZMxQY/hqe1fW8lkOWcvA5OQXqJVt3EcZh7",
+	"1bQz0Te0fW4V2rjsBnJQ29f+6LDPsfCtCUJrkdMFGrI1emJsyXmEHsjFQ2U6rxs2Aqvv6YUiaGAkr/9A",
+	"amgEj1LSSlqDG185Xt68BciztC4CwnvvAW60adX3ALUTydTc54uATd6uviokyimHKiSB+G9j+VSeSWcY",
+	"BIuxInXrohv6L37ba1/cc8FRHIW7AtEoOuwP+gPyrXaORs11NIqO+oP+Eacp/JRxEvtl+mPSeWMgdCKq",
+	"XZEd7NWRi/x7P05Mq+F0zB2PgnZqqyQBbl0dVdLxy96DAV4M6ZurNDFcDqtTwTPlsykj+MRcqIk2jW2+",
+	"XkIWOuJTTtmmO3TGJ2atNV77vtiDzat3AeBJH7yq2whrC5yY5tqsNNI3yiznc72rXgjw5PYaVOLUDBMj",
+	"x1XeCVtw6OukNF/sE4aPG0L68IwpY2HQCmlimhYtaYRiAd5oR3akvv3LUbA1dOi1aeNzVrBGESn6jQrt",
+	"PMP+9XsJW8L+1ZCDOgH73oFrTbE7jA+lsquNRtXhYPCb1UF4w52NchvnIX4o1PkkCfL6WtNDUzQ3Uv8L",
+	"i/3HIvau9xr1OGg1MfMrh+9/Za0KSy8NT9//0mbnwV0cnexC33qjE791tBOJa1k0V81mqlxGo+iFdr5W",
+	"UXIZauI42g+/XN3F0dy6DsN/nrP/aqUi1zNlnUlJbmnSedMFnZgVTmQfr/M0BlsyXA4BhW3uD4Fni2jH",
+	"kEriNI3ZNG8GDGyZG0hLOHWmPd8mWdVDtIN0VXbsJ+Z8s8GhvtGyanBIzKNHryhal4KY6z96BOf15SDe",
+	"CHkAaUFtSmt7UhZU4PUMbeXjxCjISzufY96uKHK7YXoyOEr3Q9hI/LhX4tO0SI6JCdeQ6svpYV8C3OT9",
+	"tb7XzWtGIbqpBSSxM6Pbymd2FnB9uF84rop6O+PQfd40TCYmXMfdGx7D1Falg8oU6Nw6VnbIUSsLcz8G",
+	"l9k5X++RUKNuK2AmcjFS+xD23t9F80stKJG/a7mygCP5hhXhqL10yLFT8yqDCcZ5L6zY/XQ/hpkq3zH0",
+	"YDjY8b2CEfDnCc4amGFwwY37fBP3rJveri7SDYQ+TIXKbf2kHTNPdYE1Q9exsgQAm/3Vm8D0eHCadqzY",
+	"arWmgxivmozkxqIBKEiUfOdNS62ZwFNcy0bd76gOH28g9qkQLpzyufRWugOkvLylZbsP30pktlCcoZBt",
+	"1Ic4lM75dF4ubCtDUuJqmnoTyyYRs3omc41EEWvDEor5tLtQiQgfFCGggHlTzhdIa8fBWLmYYKj2KJnX",
+	"GNBlao51PGUaS9RYJ1ZR1ljAWwIh2iemZZn40iHFBbUOZdiH8yD2+ti4ACpWCPG+4ZBvpjismydENKOg",
+	"LR06KvfuhL9STqJIMSSG4Xz9czDaNeZzLz2+vU33OdEzVrpwsJee8C+sQWRQayMzCr1v3LPvWsqqxiW6",
+	"aT8xP4W0CO2s/roMtjvZGgIbV9QFTZtOjg/GphuXRAVL8spf2Xz5m8HIUAi8W6+OkLG5uwdeD39L8Lqt",
+	"haf1gRSV55ifrd2HauxB3qoUfBIQu+UjMg/N2PUKwWG77UM6FxRT170UoTVntc3O+56Pj9cqQfVt/YPN",
+	"T5js/K2Rz0h7F6Q92AFpb7kqRa8f7gCdNzvCGeAPP3TZcBfmPy06OM/zlWHtDA/uYkkQHfzKN2Tv1hJF",
+	"8hmq1WXZbZdYV11K8jGwVQU8oO5vmqkIc1+ufYwCFnKdTL5ZwbfvgT86IeHDcHA0CN8vSP/87SUwta2U",
+	"XOOJJfME5I1R5X147h2kw8Eg5AOPB8fpqsjjOP24hLT1Ra4U9upPcO3HkMo3NsKPT09Oj/cFBCQmpH7q",
+	"HsL6Gx5djmuC/mO8ltx5/r0THw/7jk/mEjY+ivbQTO2hO2ZE1r8K81/XYbz6EszDTDD/C8b9+PfvVv7B",
+	"1qZnqgIwTtmQpWstyq361Ge1/i9V6/8kv/xn9K3c297K0+53O+lWBwy7j3bvy5sr8hPSsCDOZQMNlzav",
+	"OEe1W8fGzSH3LjU9rNJjdxff+waYVxNpIlqf1Mnv/Q+Z/KrZ9faOMNdu/mgCmH7re0OBX3dXd/8/AAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
