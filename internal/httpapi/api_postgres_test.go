@@ -6,6 +6,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
@@ -59,7 +60,8 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
 	const body = `{"name":"Rex","categoryId":1}`
-	proxy.LoseAnswerTo("commit\x00")
+	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
+	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
 	wantError(t, c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable,
 		"the pet may have been created; retry with the same Idempotency-Key")
 

@@ -70,7 +70,9 @@ func TestPostgresLostCommit(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	s := pgtest.Open(t, dbURL)
 	ctx := context.Background()
-	proxy.LoseAnswerTo("commit\x00")
+	// The fingerprint is sent (as a bytea parameter) only with the batch
+	// that ends in COMMIT.
+	proxy.LoseAnswerTo(fingerprint(t, rex))
 	_, _, err := s.CreateOnce(ctx, rex, idemKey("lost"))
 	if !errors.Is(err, pets.ErrOutcomeUnknown) || !errors.Is(err, pets.ErrUnavailable) {
 		t.Fatalf("CreateOnce whose COMMIT answer is lost: got %v, want ErrOutcomeUnknown and ErrUnavailable", err)
@@ -96,6 +98,17 @@ func TestPostgresLostCommit(t *testing.T) {
 	if n, _ := s.Count(ctx); n != 1 {
 		t.Fatalf("Count: got %d, want 1", n)
 	}
+}
+
+// fingerprint returns the bytes of n's fingerprint, as the store sends them.
+func fingerprint(t *testing.T, n pets.NewPet) string {
+	t.Helper()
+	n, err := n.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := n.Fingerprint()
+	return string(fp[:])
 }
 
 // TestPostgresClassifySent: only a failure after something was sent, that

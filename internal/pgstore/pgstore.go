@@ -223,19 +223,20 @@ const (
 )
 
 // CreateOnce stores n unless k was recorded, within its TTL, for an earlier
-// create, in one transaction of three round trips and a commit:
+// create, in one transaction of two round trips:
 //
-//  1. take k's advisory lock without waiting (ErrKeyInFlight when another
-//     transaction holds it) and look for k's unexpired outcome, which is
-//     replayed, or refused with ErrKeyReused for another request;
+//  1. BEGIN; take k's advisory lock without waiting (ErrKeyInFlight when
+//     another transaction holds it); look for k's unexpired outcome, which
+//     is replayed, or refused with ErrKeyReused for another request;
 //  2. insert the pet, count it and record k, removing k's expired record
-//     and a few other expired ones;
-//  3. commit.
+//     and a few other expired ones; COMMIT.
 //
 // The lock is held until the commit is visible, so a second call with k
 // either finds the first one's outcome or is told it is in flight; the
-// primary key on (owner, key) is the backstop. When the connection fails
-// after COMMIT was sent, the error wraps pets.ErrOutcomeUnknown.
+// primary key on (owner, key) is the backstop. A failure in the first round
+// trip, or the server's refusal in the second, wrote nothing; a connection
+// failure in the second happened after COMMIT was sent, and the error wraps
+// pets.ErrOutcomeUnknown.
 func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
 	n, err := n.Normalize()
 	if err != nil {
@@ -244,12 +245,15 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	fp := n.Fingerprint()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return pets.Pet{}, false, classify("create", err)
 	}
-	// After Commit a no-op; on a broken connection, the pool drops it.
-	defer tx.Rollback(ctx)
+	// The transaction is pgx's to know nothing of: each path below ends
+	// it, and Release destroys a connection left in one.
+	defer conn.Release()
+	// A rollback that fails leaves the connection to be destroyed.
+	rollback := func() { conn.Exec(ctx, "rollback") }
 
 	var (
 		locked bool
@@ -258,6 +262,7 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 		p      pets.Pet
 	)
 	b := &pgx.Batch{}
+	b.Queue("begin")
 	b.Queue("select pg_try_advisory_xact_lock($1)", keyLock(k)).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&locked)
 	})
@@ -270,15 +275,18 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 		}
 		return rows.Err()
 	})
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		rollback()
 		return pets.Pet{}, false, classify("create", err)
 	}
-	switch {
-	case !locked:
-		return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
-	case found && !bytes.Equal(seen, fp[:]):
-		return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
-	case found:
+	if !locked || found {
+		rollback()
+		switch {
+		case !locked:
+			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
+		case !bytes.Equal(seen, fp[:]):
+			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
+		}
 		return p, true, nil
 	}
 
@@ -290,15 +298,17 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	b.Queue(insertPetOnce, n.Name, n.CategoryID, string(n.Status), k.Owner, k.Key, fp[:], k.TTL.Seconds()).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
 	b.Queue(countPet)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	b.Queue("commit")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation: a race the lock lost
+		if !errors.As(err, &pe) {
+			return pets.Pet{}, false, classifySent("create", err)
+		}
+		rollback() // the server skipped the rest, COMMIT included
+		if pe.Code == "23505" { // unique_violation: a race the lock lost
 			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w: %w", k.Key, pets.ErrKeyInFlight, err)
 		}
 		return pets.Pet{}, false, classify("create", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return pets.Pet{}, false, classifySent("create", err)
 	}
 	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, false, nil
 }
@@ -389,7 +399,8 @@ func classify(op string, err error) error {
 // that fails after the send as pgconn.ErrConnClosed, which claims
 // SafeToRetry: that one is unknown too. So is a send on a pooled connection
 // that died while idle: the write succeeds and the read fails, as it would
-// had the server committed and died. CreateOnce learns that at its BEGIN.
+// had the server committed and died. CreateOnce learns that in its first
+// round trip, which commits nothing.
 func classifySent(op string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {

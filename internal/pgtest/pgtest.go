@@ -211,9 +211,9 @@ func (p *Proxy) serve(c net.Conn) {
 }
 
 // LoseAnswerTo arms the proxy once: the next read from a client that
-// contains sent (say "commit\x00", the simple-protocol COMMIT pgx sends) is
-// passed to the database, and that connection is closed when the database
-// answers, before the client hears it. The database acts on the message;
+// contains sent (bytes only a COMMIT's message or batch carries) is passed
+// to the database, and that connection is closed when the database
+// answers, before the client hears it. The database acts on what it got;
 // the client sees its connection fail after sending it.
 func (p *Proxy) LoseAnswerTo(sent string) {
 	p.mu.Lock()
