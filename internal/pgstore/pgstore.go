@@ -304,7 +304,7 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 		if !errors.As(err, &pe) {
 			return pets.Pet{}, false, classifySent("create", err)
 		}
-		rollback() // the server skipped the rest, COMMIT included
+		rollback()              // the server skipped the rest, COMMIT included
 		if pe.Code == "23505" { // unique_violation: a race the lock lost
 			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w: %w", k.Key, pets.ErrKeyInFlight, err)
 		}
