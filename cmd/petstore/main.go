@@ -2,6 +2,7 @@
 //
 //	petstore [serve] [flags]   serve the API (the default)
 //	petstore keygen            print a new API key and its digest line
+//	petstore conform BASE_URL  check an implementation of the API against the contract
 package main
 
 import (
@@ -17,6 +18,6 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "petstore: %v\n", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }

@@ -40,8 +40,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, rest, getenv, stdout, stderr)
 	case "keygen":
 		return keygen(rest, stdout, stderr)
+	case "conform":
+		return conformCmd(ctx, rest, getenv, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve or keygen)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, keygen or conform)", cmd)
 }
 
 // config is the configuration of serve; each flag has an environment twin.

@@ -19,18 +19,15 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/contract"
 )
 
 // Contract is openapi.yaml, loaded from the repository, ready to check
-// responses.
+// responses with internal/contract, the checker the conformance kit uses.
 type Contract struct {
-	spec   *openapi3.T
-	router routers.Router
+	*contract.Contract
 }
 
 var (
@@ -50,22 +47,31 @@ func Load(t testing.TB) *Contract {
 	return loaded
 }
 
-func load() (*Contract, error) {
+// SpecFile returns the path of the repository's openapi.yaml, found by
+// walking up from the working directory.
+func SpecFile() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
+			return filepath.Join(dir, "openapi.yaml"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil, os.ErrNotExist
+			return "", os.ErrNotExist
 		}
 		dir = parent
 	}
-	spec, err := openapi3.NewLoader().LoadFromFile(filepath.Join(dir, "openapi.yaml"))
+}
+
+func load() (*Contract, error) {
+	file, err := SpecFile()
+	if err != nil {
+		return nil, err
+	}
+	spec, err := openapi3.NewLoader().LoadFromFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -73,75 +79,19 @@ func load() (*Contract, error) {
 		return nil, err
 	}
 	// Route by path under /v1 whatever the host, as the server does.
-	spec.Servers = openapi3.Servers{{URL: "/v1"}}
-	router, err := gorillamux.NewRouter(spec)
+	c, err := contract.New(spec, "/v1")
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{spec: spec, router: router}, nil
+	return &Contract{c}, nil
 }
 
-// Spec returns the loaded document.
-func (c *Contract) Spec() *openapi3.T { return c.spec }
-
-// Check fails t unless the response fits the contract: for an operation,
-// openapi3filter.ValidateResponse with IncludeResponseStatus; for a path or
-// method the contract does not define under /v1, a 404 or 405 Error body.
-// Every 4xx and 5xx response, on any path, must be an Error whose status is
-// the HTTP status. A CORS preflight answered 204 is outside the contract.
+// Check fails t for every way the response breaks the contract
+// (contract.Contract.Check).
 func (c *Contract) Check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
 	t.Helper()
-	if status >= 400 {
-		checkErrorBody(t, req, status, header, body)
-	}
-	if !strings.HasPrefix(req.URL.Path, "/v1/") {
-		return // operational endpoints are outside the contract
-	}
-	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" && status == http.StatusNoContent {
-		if header.Get("Access-Control-Allow-Origin") != "*" || len(body) != 0 {
-			t.Errorf("contract: CORS preflight %s -> 204 without Access-Control-Allow-Origin: * or with a body", req.URL.Path)
-		}
-		return
-	}
-	route, params, err := c.router.FindRoute(req)
-	if err != nil {
-		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-			t.Errorf("contract: %s %s matches no operation, yet got status %d (want 404 or 405)", req.Method, req.URL.Path, status)
-		}
-		if status == http.StatusMethodNotAllowed && header.Get("Allow") == "" {
-			t.Errorf("contract: 405 for %s %s without an Allow header", req.Method, req.URL.Path)
-		}
-		return
-	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 status,
-		Header:                 header,
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
-	}
-	in.SetBodyBytes(body)
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		t.Errorf("contract: %s %s -> %d violates openapi.yaml: %v\nbody: %.300s", req.Method, req.URL, status, err, body)
-	}
-}
-
-func checkErrorBody(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
-	t.Helper()
-	if req.Method == http.MethodHead {
-		return
-	}
-	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("contract: %s %s -> %d has Content-Type %q, want application/json", req.Method, req.URL.Path, status, ct)
-	}
-	var e gen.Error
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		t.Errorf("contract: %s %s -> %d body is not an Error: %v: %.300s", req.Method, req.URL.Path, status, err, body)
-		return
-	}
-	if int(e.Status) != status || !e.Code.Valid() || e.Message == "" {
-		t.Errorf("contract: %s %s -> %d Error body %+v: want status %d, a known code, a message", req.Method, req.URL.Path, status, e, status)
+	for _, v := range c.Contract.Check(req, status, header, body) {
+		t.Errorf("contract: %s", v)
 	}
 }
 

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/conform"
+)
+
+const conformKey = "conform-cmd-key-0123456789abcdef"
+
+// conformRun runs "petstore conform args..." with env as the environment.
+func conformRun(env map[string]string, args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), append([]string{"petstore", "conform"}, args...), func(k string) string { return env[k] }, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// jsonReport is what -json writes, as far as these tests read it.
+type jsonReport struct {
+	OK       bool
+	Seed     uint64
+	Requests int
+	Results  []conform.Result
+	Failures []conform.Failure
+	Checks   []conform.CheckInfo
+}
+
+func readJSONReport(t *testing.T, file string) jsonReport {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep jsonReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("-json %s: %v", file, err)
+	}
+	return rep
+}
+
+func readJUnit(t *testing.T, file string) junit.Testsuites {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites junit.Testsuites
+	if err := xml.Unmarshal(b, &suites); err != nil {
+		t.Fatalf("-junit %s: %v", file, err)
+	}
+	return suites
+}
+
+// TestConformPassesAgainstTheServer runs the kit through the binary's run
+// against the whole program on loopback: exit 0, the request count and the
+// table on stdout, and the -json and -junit reports agree with it.
+func TestConformPassesAgainstTheServer(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"key flag", nil, []string{"-key", conformKey}},
+		{"key from the environment", map[string]string{"PETSTORE_CONFORM_KEY": conformKey}, nil},
+		{"flag beats the environment", map[string]string{"PETSTORE_CONFORM_KEY": "not-the-key"}, []string{"-key", conformKey}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
+			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, base+"/v1")
+			stdout, stderr, err := conformRun(tc.env, args...)
+			if err != nil {
+				t.Fatalf("conform: got %v (exit %d), want exit 0\n%s", err, exitCode(err), stdout)
+			}
+			if stderr != "" {
+				t.Errorf("stderr is not a terminal, yet got %q", stderr)
+			}
+			rep := readJSONReport(t, jsonFile)
+			if !rep.OK || rep.Seed != 42 || rep.Requests == 0 || rep.Requests > conform.DefaultMaxRequests || len(rep.Failures) > 0 {
+				t.Errorf("-json: ok %v, seed %d, %d requests, %d failures; want ok, seed 42, 1..%d requests", rep.OK, rep.Seed, rep.Requests, len(rep.Failures), conform.DefaultMaxRequests)
+			}
+			for _, want := range []string{base + "/v1", "seed 42", "All checks passed."} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if want := " " + strconv.Itoa(rep.Requests) + " requests"; !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks the request count %q:\n%s", want, stdout)
+			}
+			for _, c := range conform.Checks {
+				if !containsRow(stdout, c.Name, "PASS") {
+					t.Errorf("stdout has no PASS row for %s:\n%s", c.Name, stdout)
+				}
+			}
+			suites := readJUnit(t, junitFile)
+			if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != len(rep.Results) || suites.Failures != 0 {
+				t.Errorf("-junit: %d suites, %d failures; want one suite with a testcase per result (%d), none failed", len(suites.Suites), suites.Failures, len(rep.Results))
+			}
+			if strings.Contains(stdout+stderr, conformKey) {
+				t.Errorf("the key appears in the output")
+			}
+		})
+	}
+}
+
+// TestConformFailedChecks holds the server to a stricter copy of the
+// contract (name at most 50 characters): the kit must exit 1, say which
+// check failed in one line, and show a curl line with the key as
+// $PETSTORE_KEY.
+func TestConformFailedChecks(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	spec := stricterSpec(t)
+	jsonFile := filepath.Join(t.TempDir(), "report.json")
+	stdout, _, err := conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection,positive_data_acceptance", "-seed", "7", "-json", jsonFile, base+"/v1")
+	if err == nil || exitCode(err) != exitFailure {
+		t.Fatalf("conform: got %v (exit %d), want exit 1\n%s", err, exitCode(err), stdout)
+	}
+	if want := "conform: checks failed: negative_data_rejection"; err.Error() != want {
+		t.Errorf("error: got %q, want %q", err, want)
+	}
+	if !containsRow(stdout, "negative_data_rejection", "FAIL") || !containsRow(stdout, "positive_data_acceptance", "PASS") || !containsRow(stdout, "ignored_auth", "not run") {
+		t.Errorf("table: want negative_data_rejection FAIL, positive_data_acceptance PASS, the rest not run:\n%s", stdout)
+	}
+	for _, want := range []string{"FAIL negative_data_rejection (createPet)", "want: 400 for body name: too long", "curl -i -X POST", `"Authorization: Bearer $PETSTORE_KEY"`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, conformKey) {
+		t.Errorf("the key appears in the output")
+	}
+	rep := readJSONReport(t, jsonFile)
+	if rep.OK || len(rep.Failures) == 0 {
+		t.Fatalf("-json: ok %v with %d failures, want failures", rep.OK, len(rep.Failures))
+	}
+	for _, f := range rep.Failures {
+		if f.Check != "negative_data_rejection" || f.Want == "" || f.Got == "" || !strings.HasPrefix(f.Curl, "curl ") {
+			t.Errorf("-json failure %+v: want negative_data_rejection with want, got and curl", f)
+		}
+	}
+}
+
+// TestConformSeedReplays checks that -seed replays a run: the same seed
+// sends the same cases, so the same failures come back.
+func TestConformSeedReplays(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	spec := stricterSpec(t)
+	var runs [2][]string // each failure's want and curl; what came back holds the server's new ids
+	for i := range runs {
+		jsonFile := filepath.Join(t.TempDir(), "report.json")
+		conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection", "-seed", "99", "-json", jsonFile, base+"/v1")
+		for _, f := range readJSONReport(t, jsonFile).Failures {
+			runs[i] = append(runs[i], f.Want+"\n"+f.Curl)
+		}
+	}
+	if len(runs[0]) == 0 || !slices.Equal(runs[0], runs[1]) {
+		t.Errorf("two runs with -seed 99 differ:\n%q\n%q", runs[0], runs[1])
+	}
+}
+
+// TestConformCannotRun: each way the kit cannot judge the target exits 2
+// with one line saying which, and leaves no report file behind.
+func TestConformCannotRun(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	dir := t.TempDir()
+	badSpec := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badSpec, []byte("openapi: 3.0.3\ninfo: {}\npaths: 7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := []string{"-key", conformKey}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"unknown flag", nil, []string{"-bogus", base + "/v1"}, "cannot run: flag provided but not defined: -bogus"},
+		{"no BASE_URL", nil, key, "cannot run: want one BASE_URL argument, got 0"},
+		{"two BASE_URLs", nil, append(key, base+"/v1", base+"/v1"), "cannot run: want one BASE_URL argument, got 2"},
+		{"not a URL", nil, append(key, "127.0.0.1:8080/v1"), `cannot run: BASE_URL "127.0.0.1:8080/v1"`},
+		{"no key", nil, []string{base + "/v1"}, "cannot run: no key"},
+		{"unknown check", nil, append(key, "-checks", "not_a_check", base+"/v1"), `cannot run: unknown check "not_a_check"`},
+		{"unknown excluded check", nil, append(key, "-exclude-checks", "ordering,nope", base+"/v1"), `cannot run: unknown check "nope"`},
+		{"zero max requests", nil, append(key, "-max-requests", "0", base+"/v1"), "cannot run: -max-requests 0"},
+		{"bad timeout", nil, append(key, "-timeout", "-1s", base+"/v1"), "cannot run: -timeout -1s"},
+		{"missing spec", nil, append(key, "-spec", filepath.Join(dir, "nope.yaml"), base+"/v1"), "cannot run: -spec"},
+		{"invalid spec", nil, append(key, "-spec", badSpec, base+"/v1"), "cannot run: -spec"},
+		{"report in a missing directory", nil, append(key, "-junit", filepath.Join(dir, "no", "junit.xml"), base+"/v1"), "cannot run: -junit"},
+		{"key refused", nil, []string{"-key", "wrong-key-0123456789abcdef", base + "/v1"}, "cannot run: the target refused the key (GET /pets answered 401)"},
+		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef"}, []string{base + "/v1"}, "cannot run: the target refused the key"},
+		{"unreachable", nil, append(key, closed), "cannot run: target unreachable"},
+		{"base path left out", nil, append(key, base), "cannot run: GET /pets answered 404: is " + base + " the API's base address"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "report.json")
+			args := append([]string{"-json", report}, tc.args...)
+			stdout, stderr, err := conformRun(tc.env, args...)
+			if err == nil || exitCode(err) != exitCannotRun || !errors.Is(err, conform.ErrCannotRun) {
+				t.Fatalf("conform: got %v (exit %d), want exit 2\n%s", err, exitCode(err), stdout)
+			}
+			if !strings.HasPrefix(err.Error(), "conform: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error: got %q, want one containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q spans lines; want one clear line", err)
+			}
+			if stdout != "" || stderr != "" {
+				t.Errorf("output besides the error line: stdout %q, stderr %q", stdout, stderr)
+			}
+			if _, err := os.Stat(report); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("-json %s left behind by a run that could not run (stat: %v)", report, err)
+			}
+			if strings.Contains(err.Error(), conformKey) || strings.Contains(err.Error(), "wrong-key") {
+				t.Errorf("the key appears in the error: %v", err)
+			}
+		})
+	}
+}
+
+func TestConformHelp(t *testing.T) {
+	stdout, _, err := conformRun(map[string]string{"PETSTORE_CONFORM_KEY": conformKey}, "-h")
+	if err != nil {
+		t.Fatalf("-h: got %v, want nil", err)
+	}
+	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("-h lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, c := range conform.Checks {
+		if !strings.Contains(stdout, c.Name+" ") || !strings.Contains(stdout, c.Description) {
+			t.Errorf("-h lacks check %s and its description", c.Name)
+		}
+	}
+	if strings.Contains(stdout, conformKey) {
+		t.Errorf("-h prints the key from the environment")
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{errors.New("listen on nonsense: bad address"), 1},
+		{errors.New("conform: checks failed: ordering"), 1},
+		{conform.ErrCannotRun, 2},
+		{errors.Join(errors.New("conform"), conform.ErrCannotRun), 2},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// stricterSpec writes a copy of openapi.yaml in which a pet's name may be
+// at most 50 characters, and returns its path.
+func stricterSpec(t *testing.T) string {
+	t.Helper()
+	file, err := apitest.SpecFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "      minLength: 1\n      maxLength: 100\n", "      minLength: 1\n      maxLength: 50\n"
+	if bytes.Count(b, []byte(from)) != 1 {
+		t.Fatalf("openapi.yaml: want exactly one %q (PetName's bounds)", from)
+	}
+	out := filepath.Join(t.TempDir(), "openapi.yaml")
+	if err := os.WriteFile(out, bytes.Replace(b, []byte(from), []byte(to), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// containsRow reports whether the report's table has a row for check
+// ending in verdict.
+func containsRow(report, check, verdict string) bool {
+	for _, line := range strings.Split(report, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == check {
+			return strings.HasSuffix(strings.TrimSpace(line), verdict)
+		}
+	}
+	return false
+}

@@ -1,0 +1,291 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// operation is one operation of the spec, as the kit derives cases for it.
+type operation struct {
+	id     string
+	method string
+	path   string // the spec's path template: /pets/{petId}
+	op     *openapi3.Operation
+	query  []*openapi3.Parameter
+	inPath []*openapi3.Parameter
+	body   *openapi3.Schema // the application/json request body, or nil
+	// created is the schema of the 201 body, for members a client must not
+	// send (the service assigns them).
+	created *openapi3.Schema
+}
+
+func operations(spec *openapi3.T) []*operation {
+	var ops []*operation
+	paths := spec.Paths.InMatchingOrder()
+	slices.Sort(paths)
+	for _, path := range paths {
+		item := spec.Paths.Value(path)
+		methods := item.Operations()
+		names := make([]string, 0, len(methods))
+		for m := range methods {
+			names = append(names, m)
+		}
+		slices.Sort(names)
+		for _, m := range names {
+			o := methods[m]
+			op := &operation{id: o.OperationID, method: m, path: path, op: o}
+			if op.id == "" {
+				op.id = m + " " + path
+			}
+			for _, params := range []openapi3.Parameters{item.Parameters, o.Parameters} {
+				for _, p := range params {
+					switch {
+					case p.Value == nil:
+					case p.Value.In == openapi3.ParameterInQuery:
+						op.query = append(op.query, p.Value)
+					case p.Value.In == openapi3.ParameterInPath:
+						op.inPath = append(op.inPath, p.Value)
+					}
+				}
+			}
+			if rb := o.RequestBody; rb != nil && rb.Value != nil {
+				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+					op.body = mt.Schema.Value
+				}
+			}
+			if ref := o.Responses.Status(http.StatusCreated); ref != nil && ref.Value != nil {
+				if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+					op.created = mt.Schema.Value
+				}
+			}
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+func (r *run) operation(id string) *operation {
+	for _, op := range r.ops {
+		if op.id == id {
+			return op
+		}
+	}
+	return nil
+}
+
+// flat resolves a schema that is only an allOf of one schema (plus a
+// default or a description), as OpenAPI 3.0 writes a $ref with siblings.
+func flat(s *openapi3.Schema) *openapi3.Schema {
+	if s == nil || len(s.AllOf) != 1 || s.AllOf[0].Value == nil || s.Type != nil {
+		return s
+	}
+	inner := *s.AllOf[0].Value
+	if s.Default != nil {
+		inner.Default = s.Default
+	}
+	return &inner
+}
+
+func isType(s *openapi3.Schema, t string) bool { return s.Type != nil && s.Type.Is(t) }
+
+// The int64 range. kin-openapi holds minimum and maximum as float64, so
+// the contract's 9223372036854775807 arrives as 2^63, one past the largest
+// int64: a bound at or past ±2^63 is the end of the int64 range, never a
+// value to send as valid.
+var (
+	maxInt64 = big.NewInt(math.MaxInt64)
+	minInt64 = big.NewInt(math.MinInt64)
+)
+
+// intBounds returns the inclusive range of an integer schema: its minimum
+// and maximum (exclusive ones made inclusive), within its format's range.
+func intBounds(s *openapi3.Schema) (lo, hi *big.Int) {
+	lo, hi = new(big.Int).Set(minInt64), new(big.Int).Set(maxInt64)
+	if s.Format == "int32" {
+		lo, hi = big.NewInt(math.MinInt32), big.NewInt(math.MaxInt32)
+	}
+	if s.Min != nil {
+		if m := bigOf(*s.Min); m.Cmp(lo) > 0 {
+			lo = m
+		}
+		if s.ExclusiveMin.IsTrue() {
+			lo.Add(lo, big.NewInt(1))
+		}
+	}
+	if s.Max != nil {
+		if m := bigOf(*s.Max); m.Cmp(hi) < 0 {
+			hi = m
+		}
+		if s.ExclusiveMax.IsTrue() {
+			hi.Sub(hi, big.NewInt(1))
+		}
+	}
+	return lo, hi
+}
+
+func bigOf(f float64) *big.Int {
+	b, _ := new(big.Float).SetFloat64(math.Trunc(f)).Int(nil)
+	return b
+}
+
+// value is one value of a parameter or body member: text is its form in a
+// query or path, json its form in a body.
+type value struct {
+	label string
+	text  string
+	json  any
+}
+
+func intValue(label string, n *big.Int) value {
+	return value{label: label, text: n.String(), json: json.Number(n.String())}
+}
+
+func strValue(label, s string) value { return value{label: label, text: s, json: s} }
+
+// valid returns values the schema accepts: each enum value; an integer's
+// minimum, maximum and one between; a string at its shortest and longest, in
+// ASCII and not, and one between.
+func (r *run) valid(s *openapi3.Schema) []value {
+	s = flat(s)
+	switch {
+	case s == nil:
+		return nil
+	case len(s.Enum) > 0:
+		var vs []value
+		for _, e := range s.Enum {
+			vs = append(vs, value{label: fmt.Sprintf("enum %v", e), text: fmt.Sprint(e), json: e})
+		}
+		return vs
+	case isType(s, "integer"):
+		lo, hi := intBounds(s)
+		mid := new(big.Int).Sub(hi, lo)
+		mid.Rsh(mid, 1)
+		if mid.IsInt64() && mid.Int64() > 0 {
+			mid = big.NewInt(r.rng.Int64N(min(mid.Int64(), 1_000_000)) + 1)
+		}
+		mid.Add(mid, lo)
+		return []value{intValue("minimum", lo), intValue("maximum", hi), intValue("between", mid)}
+	case isType(s, "string"):
+		return r.validStrings(s)
+	case isType(s, "boolean"):
+		return []value{{label: "true", text: "true", json: true}, {label: "false", text: "false", json: false}}
+	}
+	return nil
+}
+
+// nonASCII is the alphabet of the non-ASCII names: two- to four-byte UTF-8.
+var nonASCII = []rune("éßøπждשع猫犬🐈🐕")
+
+func (r *run) validStrings(s *openapi3.Schema) []value {
+	lo := int(s.MinLength)
+	hi := lo + 16
+	if s.MaxLength != nil {
+		hi = int(*s.MaxLength)
+	}
+	alpha := []rune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+	gen := func(n int, set []rune) string {
+		b := make([]rune, n)
+		for i := range b {
+			b[i] = set[r.rng.IntN(len(set))]
+		}
+		return string(b)
+	}
+	candidates := []value{
+		strValue("shortest", gen(max(lo, 1), alpha)),
+		strValue("longest", gen(hi, alpha)),
+		strValue("longest, non-ASCII", gen(hi, nonASCII)),
+		strValue("between, mixed", gen(lo+r.rng.IntN(max(hi-lo, 1)), append(alpha, nonASCII...))),
+	}
+	if lo == 0 {
+		candidates = append(candidates, strValue("empty", ""))
+	}
+	var vs []value
+	for _, v := range candidates {
+		if stringOK(s, v.text) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// stringOK reports whether s accepts str: length in characters and pattern.
+func stringOK(s *openapi3.Schema, str string) bool {
+	n := uint64(utf8.RuneCountInString(str))
+	if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) {
+		return false
+	}
+	if s.Pattern != "" {
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil || !re.MatchString(str) {
+			return false
+		}
+	}
+	return true
+}
+
+// invalid returns values that break exactly one rule of the schema each,
+// labelled by the rule. inBody is whether they go in a JSON body, where a
+// string is not a number and a number is not a string.
+func invalid(s *openapi3.Schema, inBody bool) []value {
+	s = flat(s)
+	if s == nil {
+		return nil
+	}
+	var vs []value
+	switch {
+	case isType(s, "integer"):
+		lo, hi := intBounds(s)
+		if lo.Cmp(minInt64) > 0 || s.Format == "int32" {
+			vs = append(vs, intValue("below minimum", new(big.Int).Sub(lo, big.NewInt(1))))
+		}
+		vs = append(vs, intValue("above maximum", new(big.Int).Add(hi, big.NewInt(1))))
+		vs = append(vs, value{label: "not an integer", text: "1.5", json: json.Number("1.5")})
+		if inBody {
+			vs = append(vs, value{label: "wrong type: string", json: "1"})
+		} else {
+			vs = append(vs, value{label: "wrong type: word", text: "abc"})
+		}
+	case isType(s, "string"):
+		if inBody {
+			vs = append(vs, value{label: "wrong type: number", json: json.Number("1")})
+		}
+		if len(s.Enum) > 0 {
+			first := fmt.Sprint(s.Enum[0])
+			for _, v := range []string{"no-such-" + first, strings.ToUpper(first[:1]) + first[1:], first + " "} {
+				if !slices.Contains(s.Enum, any(v)) {
+					vs = append(vs, strValue("outside the enum: "+strconv.Quote(v), v))
+				}
+			}
+			break
+		}
+		if s.MinLength > 0 {
+			vs = append(vs, strValue("too short", strings.Repeat("a", int(s.MinLength)-1)))
+		}
+		if s.MaxLength != nil {
+			vs = append(vs, strValue("too long", strings.Repeat("a", int(*s.MaxLength)+1)))
+		}
+		if s.Pattern != "" {
+			// Strings of an allowed length that the pattern refuses, from
+			// the usual suspects: control characters and white space.
+			for _, c := range []string{"a\x00b", "a\tb", "a\nb", "\x7f", " ", "   ", "-", "0"} {
+				if n := uint64(utf8.RuneCountInString(c)); n >= s.MinLength && (s.MaxLength == nil || n <= *s.MaxLength) && !stringOK(s, c) {
+					vs = append(vs, strValue("against the pattern: "+strconv.Quote(c), c))
+				}
+			}
+		}
+	}
+	if inBody && !isType(s, "boolean") {
+		vs = append(vs, value{label: "wrong type: boolean", json: true})
+	}
+	return vs
+}

@@ -1,0 +1,298 @@
+// Package conform is the conformance kit: it holds any implementation of the
+// Pet Store contract to openapi.yaml. It loads the spec, derives cases for
+// each operation from it (valid values at their bounds, requests that break
+// exactly one rule), sends them to the target, judges every response with
+// internal/contract, and checks the behaviour the contract describes (auth
+// first, paging, defaults, refused writes leave no trace…). It creates pets
+// on the target.
+package conform
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/contract"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxRequests = 1000
+	DefaultTimeout     = 10 * time.Second
+)
+
+// Config says what to check and how.
+type Config struct {
+	BaseURL     string        // the API's base address: http://127.0.0.1:8080/v1, or http://127.0.0.1:4010 for an API at the root
+	Key         string        // a key the target accepts
+	Spec        *openapi3.T   // the contract; nil = the embedded one
+	Checks      []string      // run only these; empty = all
+	Exclude     []string      // never these
+	Seed        uint64        // 0 = pick one; the one used is in the Report
+	MaxRequests int           // 0 = DefaultMaxRequests
+	Timeout     time.Duration // per request; 0 = DefaultTimeout
+	HTTPClient  *http.Client  // nil = a default client; its Transport is used, redirects are not followed
+	Progress    io.Writer     // nil = no progress line
+}
+
+// ErrCannotRun is wrapped by every error of Run: the kit could not judge the
+// target (bad configuration, target unreachable, key refused).
+var ErrCannotRun = errors.New("cannot run")
+
+// Report is what a run found.
+type Report struct {
+	Seed      uint64        `json:"seed"`
+	BaseURL   string        `json:"baseUrl"`
+	Requests  int           `json:"requests"`
+	Elapsed   time.Duration `json:"elapsedNs"`
+	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent
+	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
+	Failures  []Failure     `json:"failures"`
+}
+
+// Result counts the cases of one check on one operation.
+type Result struct {
+	Check     string `json:"check"`
+	Operation string `json:"operation"`
+	Cases     int    `json:"cases"`
+	Failed    int    `json:"failed"`
+}
+
+// Failure is one case a check failed: what the contract wants, what came
+// back, and a curl command that sends the same request.
+type Failure struct {
+	Check     string `json:"check"`
+	Operation string `json:"operation"`
+	Want      string `json:"want"`
+	Got       string `json:"got"`
+	Curl      string `json:"curl"`
+}
+
+// Failed reports whether check failed at least once.
+func (r *Report) Failed(check string) bool {
+	for _, f := range r.Failures {
+		if f.Check == check {
+			return true
+		}
+	}
+	return false
+}
+
+// OK reports whether every check that ran passed.
+func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// Run checks the target at cfg.BaseURL. It returns an error wrapping
+// ErrCannotRun only when it could not judge the target at all; failed
+// checks are in the Report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	r, err := newRun(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
+	}
+	start := time.Now()
+	if err := r.preflight(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
+	}
+	for _, phase := range r.phases() {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCannotRun, ctx.Err())
+		}
+		r.progress(phase.name)
+		if err := phase.run(ctx); err != nil && !errors.Is(err, errBudget) {
+			return nil, fmt.Errorf("%w: %s: %v", ErrCannotRun, phase.name, err)
+		}
+	}
+	r.progressDone()
+	return r.report(time.Since(start)), nil
+}
+
+// run is the state of one Run.
+type run struct {
+	cfg      Config
+	base     *url.URL // BaseURL, without a trailing slash
+	spec     *openapi3.T
+	contract *contract.Contract
+	ops      []*operation
+	rng      *rand.Rand
+	enabled  map[string]bool
+	hc       *http.Client // the kit's client: every request through the recorder
+	client   *gen.ClientWithResponses
+
+	mu       sync.Mutex
+	sent     int
+	truncate bool
+	results  map[[2]string]*Result
+	failures []Failure
+	uniq     int // for unique names
+}
+
+func newRun(cfg Config) (*run, error) {
+	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("BASE_URL %q: want an http or https URL such as http://127.0.0.1:8080/v1", cfg.BaseURL)
+	}
+	if cfg.Key == "" {
+		return nil, errors.New("no key: give one with -key or PETSTORE_CONFORM_KEY")
+	}
+	if cfg.MaxRequests == 0 {
+		cfg.MaxRequests = DefaultMaxRequests
+	}
+	if cfg.MaxRequests < 0 {
+		return nil, fmt.Errorf("max requests %d: want a positive number", cfg.MaxRequests)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Seed == 0 {
+		var b [8]byte
+		_, _ = cryptorand.Read(b[:])
+		cfg.Seed = binary.LittleEndian.Uint64(b[:])>>1 + 1
+	}
+	spec := cfg.Spec
+	if spec == nil {
+		if spec, err = gen.GetSpec(); err != nil {
+			return nil, fmt.Errorf("embedded spec: %v", err)
+		}
+	}
+	enabled, err := selectChecks(cfg.Checks, cfg.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	c, err := contract.New(spec, base.Path)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{
+		cfg:      cfg,
+		base:     base,
+		spec:     c.Spec(),
+		contract: c,
+		ops:      operations(c.Spec()),
+		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		enabled:  enabled,
+		results:  map[[2]string]*Result{},
+	}
+	if len(r.ops) == 0 {
+		return nil, errors.New("the spec defines no operation")
+	}
+	transport := http.DefaultTransport
+	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
+		transport = cfg.HTTPClient.Transport
+	}
+	r.hc = &http.Client{
+		Transport: &recorder{run: r, next: transport},
+		Timeout:   cfg.Timeout,
+		// The kit talks to BASE_URL's host alone and judges redirects as
+		// answers: it never follows one.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	r.client, err = gen.NewClientWithResponses(base.String(), gen.WithHTTPClient(r.hc),
+		gen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+cfg.Key)
+			return nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func selectChecks(only, exclude []string) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, c := range Checks {
+		known[c.Name] = true
+	}
+	for _, name := range append(slices.Clone(only), exclude...) {
+		if !known[name] {
+			return nil, fmt.Errorf("unknown check %q (see -h for the list)", name)
+		}
+	}
+	enabled := map[string]bool{}
+	for _, c := range Checks {
+		enabled[c.Name] = len(only) == 0 || slices.Contains(only, c.Name)
+	}
+	for _, name := range exclude {
+		enabled[name] = false
+	}
+	return enabled, nil
+}
+
+// record counts one case of check on op, and a failure when f is not nil.
+func (r *run) record(check, op string, f *Failure) {
+	if !r.enabled[check] {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := [2]string{check, op}
+	res := r.results[k]
+	if res == nil {
+		res = &Result{Check: check, Operation: op}
+		r.results[k] = res
+	}
+	res.Cases++
+	if f != nil {
+		res.Failed++
+		f.Check, f.Operation = check, op
+		r.failures = append(r.failures, *f)
+	}
+}
+
+func (r *run) report(elapsed time.Duration) *Report {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Elapsed: elapsed, Truncated: r.truncate, Failures: r.failures}
+	for _, c := range Checks {
+		var rows []Result
+		for k, res := range r.results {
+			if k[0] == c.Name {
+				rows = append(rows, *res)
+			}
+		}
+		slices.SortFunc(rows, func(a, b Result) int { return strings.Compare(a.Operation, b.Operation) })
+		rep.Results = append(rep.Results, rows...)
+	}
+	order := map[string]int{}
+	for i, c := range Checks {
+		order[c.Name] = i
+	}
+	slices.SortStableFunc(rep.Failures, func(a, b Failure) int { return order[a.Check] - order[b.Check] })
+	return rep
+}
+
+func (r *run) progress(phase string) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	n, failed := r.sent, len(r.failures)
+	r.mu.Unlock()
+	fmt.Fprintf(r.cfg.Progress, "\r\033[Kconform: %-12s %4d requests, %d failures", phase, n, failed)
+}
+
+func (r *run) progressDone() {
+	if r.cfg.Progress != nil {
+		fmt.Fprint(r.cfg.Progress, "\r\033[K")
+	}
+}
+
+// name returns a pet name no other case of this run uses.
+func (r *run) name(prefix string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uniq++
+	return fmt.Sprintf("%s-%d-%d", prefix, r.cfg.Seed%100000, r.uniq)
+}

@@ -1,0 +1,156 @@
+package conform_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
+)
+
+const testKey = "conform-test-key-0123456789"
+
+// serve starts the real app over a memory store on loopback, with h (nil:
+// none) wrapped around it.
+func serve(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = app
+	if wrap != nil {
+		h = wrap(app)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func specFile(t *testing.T) *openapi3.T {
+	t.Helper()
+	file, err := apitest.SpecFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := openapi3.NewLoader().LoadFromFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func TestRealAppPassesWhole(t *testing.T) {
+	for name, spec := range map[string]*openapi3.T{"embedded": nil, "openapi.yaml": specFile(t)} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			rep.WriteText(&b)
+			if !rep.OK() || rep.Truncated {
+				t.Fatalf("the real app fails the kit:\n%s", b.String())
+			}
+			for _, c := range conform.Checks {
+				if !strings.Contains(b.String(), c.Name) {
+					t.Errorf("report lacks check %s", c.Name)
+				}
+			}
+			if testing.Verbose() {
+				os.Stdout.WriteString(b.String())
+			}
+		})
+	}
+}
+
+// The cases come from the spec: with the name's maxLength changed in a copy
+// of openapi.yaml, the kit expects the new bound of the unchanged server.
+func TestCasesFollowTheSpec(t *testing.T) {
+	for _, tc := range []struct {
+		maxLength uint64
+		fails     string // the check the real app (maxLength 100) now fails
+		passes    string
+	}{
+		{50, "negative_data_rejection", "positive_data_acceptance"},  // 51 characters: the server accepts them
+		{150, "positive_data_acceptance", "negative_data_rejection"}, // 150 characters: the server refuses them
+	} {
+		t.Run(fmt.Sprint(tc.maxLength), func(t *testing.T) {
+			spec := specFile(t)
+			spec.Components.Schemas["PetName"].Value.MaxLength = &tc.maxLength
+			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Failed(tc.fails) || rep.Failed(tc.passes) {
+				t.Fatalf("maxLength %d: want %s failed and %s passed; failures: %+v", tc.maxLength, tc.fails, tc.passes, rep.Failures)
+			}
+		})
+	}
+}
+
+// The int64 bounds of the spec reach the kit as float64 (2^63 for
+// 9223372036854775807): it must send 2^63-1 as valid and 2^63 as invalid.
+func TestInt64Edges(t *testing.T) {
+	type seen struct{ target, body string }
+	var (
+		mu  sync.Mutex
+		got = map[seen]int{}
+	)
+	record := func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			rec := httptest.NewRecorder()
+			app.ServeHTTP(rec, r)
+			mu.Lock()
+			got[seen{r.URL.RequestURI(), string(body)}] = rec.Code
+			mu.Unlock()
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		})
+	}
+	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, record), Key: testKey, Seed: 1})
+	if err != nil || !rep.OK() {
+		t.Fatalf("run: %v %+v", err, rep)
+	}
+	const max, over = "9223372036854775807", "9223372036854775808"
+	want := map[string]int{ // a substring of target or body → the status it got
+		"/v1/pets/" + max:            http.StatusNotFound,
+		"/v1/pets/" + over:           http.StatusBadRequest,
+		"after=" + max:               http.StatusOK,
+		"after=" + over:              http.StatusBadRequest,
+		`"categoryId":` + max + `,`:  http.StatusCreated,
+		`"categoryId":` + over + `,`: http.StatusBadRequest,
+	}
+	for needle, status := range want {
+		found := false
+		for s, code := range got {
+			if strings.Contains(s.target+" "+s.body, needle) && (strings.Contains(needle, "categoryId") == (s.body != "")) {
+				found = true
+				if code != status {
+					t.Errorf("%s %s: got %d, want %d", s.target, s.body, code, status)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("the kit sent no request with %s", needle)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package conform
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+)
+
+// failuresShown is how many failures of one check WriteText spells out.
+const failuresShown = 3
+
+// WriteText writes the table of checks (cases, failures, verdict), then
+// each failure: what the contract wants, what came back, and a curl
+// command that sends the request again.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "conform %s: %d requests in %.2fs, seed %d\n\n", r.BaseURL, r.Requests, r.Elapsed.Seconds(), r.Seed)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECK\tCASES\tFAILED\t")
+	for _, c := range Checks {
+		cases, failed := r.count(c.Name)
+		verdict := "PASS"
+		switch {
+		case cases == 0:
+			verdict = "not run"
+		case failed > 0:
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, cases, failed, verdict)
+	}
+	tw.Flush()
+	if r.Truncated {
+		fmt.Fprintf(&b, "\nThe request budget (-max-requests) ran out: later cases were not sent.\n")
+	}
+	shown := map[string]int{}
+	for _, f := range r.Failures {
+		shown[f.Check]++
+		switch n := shown[f.Check]; {
+		case n == failuresShown+1:
+			_, total := r.count(f.Check)
+			fmt.Fprintf(&b, "\n(%s: %d more failures in the -json and -junit reports)\n", f.Check, total-failuresShown)
+			continue
+		case n > failuresShown:
+			continue
+		}
+		fmt.Fprintf(&b, "\nFAIL %s (%s)\n  want: %s\n  got:  %s\n  %s\n", f.Check, f.Operation, f.Want, oneLine(f.Got), f.Curl)
+	}
+	failed := 0
+	for _, c := range Checks {
+		if _, n := r.count(c.Name); n > 0 {
+			failed++
+		}
+	}
+	if failed == 0 {
+		fmt.Fprintf(&b, "\nAll checks passed.\n")
+	} else {
+		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl line after export PETSTORE_KEY=<your key>.\n", failed, plural(failed, "check", "checks"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// count returns the cases and failures of check over all operations.
+func (r *Report) count(check string) (cases, failed int) {
+	for _, res := range r.Results {
+		if res.Check == check {
+			cases += res.Cases
+			failed += res.Failed
+		}
+	}
+	return cases, failed
+}
+
+// WriteJUnit writes the report as JUnit XML: one testsuite, one testcase per
+// (check, operation), its failures in the failure's text.
+func (r *Report) WriteJUnit(w io.Writer) error {
+	suite := junit.Testsuite{Name: "conform", Time: fmt.Sprintf("%.3f", r.Elapsed.Seconds())}
+	suite.AddProperty("base_url", r.BaseURL)
+	suite.AddProperty("seed", fmt.Sprint(r.Seed))
+	suite.AddProperty("requests", fmt.Sprint(r.Requests))
+	for _, res := range r.Results {
+		tc := junit.Testcase{Name: res.Check + "/" + res.Operation, Classname: res.Check}
+		if res.Failed > 0 {
+			var data strings.Builder
+			for _, f := range r.Failures {
+				if f.Check == res.Check && f.Operation == res.Operation {
+					fmt.Fprintf(&data, "want: %s\ngot:  %s\n%s\n\n", f.Want, f.Got, f.Curl)
+				}
+			}
+			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: res.Check, Data: data.String()}
+		}
+		suite.AddTestcase(tc)
+	}
+	var suites junit.Testsuites
+	suites.AddSuite(suite)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	return suites.WriteXML(w)
+}
+
+// WriteJSON writes the report, with the check table, as JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		*Report
+		OK     bool        `json:"ok"`
+		Checks []CheckInfo `json:"checks"`
+	}{r, r.OK(), Checks})
+}

@@ -1,0 +1,289 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/petstore/petstore/internal/contract"
+)
+
+// errBudget stops a run that has sent MaxRequests requests.
+var errBudget = errors.New("request budget used up")
+
+// maxBody caps what is read of a response body.
+const maxBody = 4 << 20
+
+// exchange is one request the kit sent and what came back.
+type exchange struct {
+	req     *http.Request
+	reqBody []byte
+	status  int
+	header  http.Header
+	body    []byte
+	op      string // the operation the contract routes the request to, or noOperation
+}
+
+const noOperation = "(no operation)"
+
+// recorder is the transport under every request of a run, raw or through
+// the typed client: it keeps the kit on BASE_URL's host and within its
+// budget, reads each response whole, and judges it by the checks that hold
+// for every response (the kinds of internal/contract, not_a_server_error
+// and deprecation).
+type recorder struct {
+	run  *run
+	next http.RoundTripper
+}
+
+// exchangeKey finds the exchange of a response in its request's context.
+type exchangeKey struct{}
+
+func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := t.run
+	if req.URL.Host != r.base.Host || req.URL.Scheme != r.base.Scheme {
+		return nil, fmt.Errorf("conform: refusing to send to %s: only %s is checked", req.URL.Host, r.base.Host)
+	}
+	r.mu.Lock()
+	if r.sent >= r.cfg.MaxRequests {
+		r.truncate = true
+		r.mu.Unlock()
+		return nil, errBudget
+	}
+	r.sent++
+	r.mu.Unlock()
+
+	var reqBody []byte
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(rc)
+			rc.Close()
+		}
+	}
+	x := &exchange{req: req, reqBody: reqBody, op: noOperation}
+	if route, _, err := r.contract.Route(req); err == nil {
+		x.op = route.Operation.OperationID
+	}
+	if holder, ok := req.Context().Value(exchangeKey{}).(**exchange); ok {
+		*holder = x
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read response: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	x.status, x.header, x.body = resp.StatusCode, resp.Header, body
+	r.judge(x)
+	return resp, nil
+}
+
+// judge runs the checks that hold for every response.
+func (r *run) judge(x *exchange) {
+	byKind := map[string][]string{}
+	for _, v := range r.contract.Check(x.req, x.status, x.header, x.body) {
+		byKind[v.Kind] = append(byKind[v.Kind], v.Message)
+	}
+	for _, kind := range []string{contract.StatusCode, contract.ContentType, contract.ResponseHeaders, contract.ResponseSchema, contract.ErrorBody} {
+		if msgs := byKind[kind]; len(msgs) > 0 {
+			r.record(kind, x.op, r.fail(x, "a response that keeps openapi.yaml", strings.Join(msgs, "; ")))
+		} else {
+			r.record(kind, x.op, nil)
+		}
+	}
+	var f *Failure
+	if x.status >= 500 {
+		f = r.fail(x, "no 5xx for any request", "")
+	}
+	r.record("not_a_server_error", x.op, f)
+	r.judgeDeprecation(x)
+}
+
+// judgeDeprecation holds every answer of an operation the spec marks
+// deprecated to RFC 9745: a Deprecation header, and each other deprecation
+// header (Sunset, Link) the spec declares for that answer.
+func (r *run) judgeDeprecation(x *exchange) {
+	op := r.operation(x.op)
+	if op == nil || !op.op.Deprecated {
+		return
+	}
+	var want []string
+	if x.status/100 == 2 {
+		want = append(want, "Deprecation")
+	}
+	if ref := op.op.Responses.Status(x.status); ref != nil && ref.Value != nil {
+		for _, h := range []string{"Deprecation", "Sunset", "Link"} {
+			if ref.Value.Headers[h] != nil && !slices.Contains(want, h) {
+				want = append(want, h)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	var missing []string
+	for _, h := range want {
+		if x.header.Get(h) == "" {
+			missing = append(missing, h)
+		}
+	}
+	var f *Failure
+	if len(missing) > 0 {
+		f = r.fail(x, "the deprecated operation's answer carries "+strings.Join(want, ", "), "no "+strings.Join(missing, ", "))
+	}
+	r.record("deprecation", x.op, f)
+}
+
+// fail makes the Failure of a case whose request and response are x.
+func (r *run) fail(x *exchange, want, got string) *Failure {
+	if got == "" {
+		got = describe(x)
+	}
+	return &Failure{Want: want, Got: got, Curl: r.curl(x)}
+}
+
+// describe says what came back, briefly.
+func describe(x *exchange) string {
+	body := string(x.body)
+	if len(body) > 300 {
+		body = body[:300] + "…"
+	}
+	return fmt.Sprintf("%d %s", x.status, body)
+}
+
+// request is a request the kit sends raw: a malformed one is the point of
+// most of them.
+type request struct {
+	method string
+	target string // relative to BASE_URL ("/pets?limit=1"), or an absolute URL
+	header http.Header
+	body   []byte
+	noKey  bool // send no Authorization of the kit's
+}
+
+// send sends req and returns what came back, already judged.
+func (r *run) send(ctx context.Context, req request) (*exchange, error) {
+	target := req.target
+	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
+		target = r.base.String() + target
+	}
+	var body io.Reader
+	if req.body != nil {
+		body = bytes.NewReader(req.body)
+	}
+	var x *exchange
+	hr, err := http.NewRequestWithContext(context.WithValue(ctx, exchangeKey{}, &x), req.method, target, body)
+	if err != nil {
+		return nil, err
+	}
+	for name, values := range req.header {
+		hr.Header[name] = values
+	}
+	if !req.noKey && hr.Header.Get("Authorization") == "" {
+		hr.Header.Set("Authorization", "Bearer "+r.cfg.Key)
+	}
+	resp, err := r.hc.Do(hr)
+	if err != nil {
+		return r.noAnswer(ctx, x, err)
+	}
+	resp.Body.Close()
+	return x, nil
+}
+
+// noAnswer marks x, a request that got no answer (a reset connection, a
+// timeout), as a failure of not_a_server_error with status 0, so that the
+// run goes on; only a used-up budget or a cancelled run stop it.
+func (r *run) noAnswer(ctx context.Context, x *exchange, err error) (*exchange, error) {
+	if x == nil || errors.Is(err, errBudget) || ctx.Err() != nil {
+		return nil, err
+	}
+	x.body = []byte("no answer: " + err.Error())
+	r.record("not_a_server_error", x.op, r.fail(x, "an answer", string(x.body)))
+	return x, nil
+}
+
+// resolve turns a Location or Link target into an absolute URL on the
+// target's host; a reference to another host is an error, not a request.
+func (r *run) resolve(ref string) (string, error) {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	u = r.base.ResolveReference(u)
+	if u.Scheme != r.base.Scheme || u.Host != r.base.Host {
+		return "", fmt.Errorf("%s is not on %s://%s", ref, r.base.Scheme, r.base.Host)
+	}
+	return u.String(), nil
+}
+
+// curl is a command that sends the request of x again, the key shown as
+// $PETSTORE_KEY.
+func (r *run) curl(x *exchange) string {
+	var b strings.Builder
+	b.WriteString("curl -i -X ")
+	b.WriteString(x.req.Method)
+	b.WriteString(" " + shellQuote(x.req.URL.String()))
+	names := make([]string, 0, len(x.req.Header))
+	for name := range x.req.Header {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, v := range x.req.Header[name] {
+			if name == "Authorization" && strings.Contains(v, r.cfg.Key) {
+				b.WriteString(` -H "Authorization: ` + strings.ReplaceAll(v, r.cfg.Key, `$PETSTORE_KEY`) + `"`)
+				continue
+			}
+			b.WriteString(" -H " + shellQuote(name+": "+v))
+		}
+	}
+	if x.req.Header.Get("Content-Type") == "" && len(x.reqBody) > 0 {
+		// curl would add its own form Content-Type.
+		b.WriteString(" -H 'Content-Type:'")
+	}
+	if len(x.reqBody) > 0 {
+		b.WriteString(" --data-binary " + shellQuote(string(x.reqBody)))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell; bytes that are not printable UTF-8
+// are written as $'\xHH' (bash, zsh).
+func shellQuote(s string) string {
+	printable := utf8.ValidString(s)
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			printable = false
+		}
+	}
+	if printable {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("'")
+	return b.String()
+}

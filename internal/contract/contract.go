@@ -1,0 +1,194 @@
+// Package contract answers one question: does this HTTP response keep
+// openapi.yaml? Its answer is a list of violations, each of a named kind, so
+// that the tests (internal/apitest) and the conformance kit (internal/conform)
+// judge responses with the same code.
+package contract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// The kinds of violation. They are the names of the conformance kit's
+// checks that judge every response (Schemathesis's names where they mean the
+// same).
+const (
+	StatusCode      = "status_code_conformance"
+	ContentType     = "content_type_conformance"
+	ResponseHeaders = "response_headers_conformance"
+	ResponseSchema  = "response_schema_conformance"
+	ErrorBody       = "error_body"
+)
+
+// Violation is one way a response breaks the contract.
+type Violation struct {
+	Kind    string // one of the constants above
+	Message string
+}
+
+func (v Violation) String() string { return v.Kind + ": " + v.Message }
+
+// Contract is an OpenAPI document routed under one base path.
+type Contract struct {
+	spec     *openapi3.T
+	router   routers.Router
+	basePath string
+}
+
+// New routes spec under basePath ("/v1", or "" for an API served at the
+// root) on any host. spec is not modified.
+func New(spec *openapi3.T, basePath string) (*Contract, error) {
+	basePath = strings.TrimRight(basePath, "/")
+	routed := *spec
+	server := basePath
+	if server == "" {
+		server = "/"
+	}
+	routed.Servers = openapi3.Servers{{URL: server}}
+	router, err := gorillamux.NewRouter(&routed)
+	if err != nil {
+		return nil, fmt.Errorf("contract: route the spec: %w", err)
+	}
+	return &Contract{spec: &routed, router: router, basePath: basePath}, nil
+}
+
+// Spec returns the routed document.
+func (c *Contract) Spec() *openapi3.T { return c.spec }
+
+// BasePath returns the base path operations are routed under.
+func (c *Contract) BasePath() string { return c.basePath }
+
+// Route finds the operation of req (its URL path, base path included).
+func (c *Contract) Route(req *http.Request) (*routers.Route, map[string]string, error) {
+	return c.router.FindRoute(req)
+}
+
+// Check returns the ways a response with status, header and body to req
+// breaks the contract; none when it keeps it. req's URL path includes the
+// base path; its host is ignored.
+//
+// For an operation it runs openapi3filter.ValidateResponse with
+// IncludeResponseStatus, once for the status and headers and once for the
+// content type and body, so that one wrong header does not hide a wrong
+// body. A path under the base path that names no operation must be
+// answered 404, or 405 with Allow for a known path. Every 4xx and 5xx, on
+// any path, must be an Error whose status is the HTTP status. A CORS
+// preflight answered 204 is outside the contract.
+func (c *Contract) Check(req *http.Request, status int, header http.Header, body []byte) []Violation {
+	var vs []Violation
+	if status >= 400 && req.Method != http.MethodHead {
+		vs = append(vs, c.checkErrorBody(req, status, header, body)...)
+	}
+	if !strings.HasPrefix(req.URL.Path, c.basePath+"/") {
+		return vs // operational endpoints are outside the contract
+	}
+	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" && status == http.StatusNoContent {
+		if header.Get("Access-Control-Allow-Origin") != "*" || len(body) != 0 {
+			vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("CORS preflight %s -> 204 without Access-Control-Allow-Origin: * or with a body", req.URL.Path)})
+		}
+		return vs
+	}
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+			vs = append(vs, Violation{StatusCode, fmt.Sprintf("%s %s matches no operation, yet got status %d (want 404 or 405)", req.Method, req.URL.Path, status)})
+		}
+		if status == http.StatusMethodNotAllowed && header.Get("Allow") == "" {
+			vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("405 for %s %s without an Allow header", req.Method, req.URL.Path)})
+		}
+		return vs
+	}
+	return append(vs, c.checkOperation(req, route, params, status, header, body)...)
+}
+
+func (c *Contract) checkOperation(req *http.Request, route *routers.Route, params map[string]string, status int, header http.Header, body []byte) []Violation {
+	what := fmt.Sprintf("%s %s -> %d", req.Method, req.URL.Path, status)
+	responses := route.Operation.Responses
+	ref := responses.Status(status)
+	if ref == nil {
+		ref = responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return []Violation{{StatusCode, fmt.Sprintf("%s: status %d is not documented for %s (documented: %s)", what, status, route.Operation.OperationID, strings.Join(documented(responses), ", "))}}
+	}
+	var vs []Violation
+	validate := func(r *routers.Route, excludeBody bool) error {
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r},
+			Status:                 status,
+			Header:                 header,
+			Options:                &openapi3filter.Options{IncludeResponseStatus: true, ExcludeResponseBody: excludeBody},
+		}
+		in.SetBodyBytes(body)
+		return openapi3filter.ValidateResponse(context.Background(), in)
+	}
+	if err := validate(route, true); err != nil {
+		vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("%s: %v", what, err)})
+	}
+	// The same response without its headers, for the content type and body.
+	resp := *ref.Value
+	resp.Headers = nil
+	op := *route.Operation
+	op.Responses = openapi3.NewResponses(openapi3.WithStatus(status, &openapi3.ResponseRef{Value: &resp}))
+	bare := *route
+	bare.Operation = &op
+	if err := validate(&bare, false); err != nil {
+		kind := ResponseSchema
+		if re, ok := err.(*openapi3filter.ResponseError); ok && strings.Contains(re.Reason, "Content-Type") {
+			kind = ContentType
+		}
+		vs = append(vs, Violation{kind, fmt.Sprintf("%s: %v; body: %.300s", what, err, body)})
+	}
+	if len(ref.Value.Content) == 0 && len(body) > 0 {
+		vs = append(vs, Violation{ContentType, fmt.Sprintf("%s: the contract documents no body, got %d bytes", what, len(body))})
+	}
+	return vs
+}
+
+func documented(r *openapi3.Responses) []string {
+	var codes []string
+	for code := range r.Map() {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+// checkErrorBody holds a 4xx or 5xx to the spec's Error schema (a JSON
+// object, decoded strictly) and its status member to the HTTP status.
+func (c *Contract) checkErrorBody(req *http.Request, status int, header http.Header, body []byte) []Violation {
+	what := fmt.Sprintf("%s %s -> %d", req.Method, req.URL.Path, status)
+	var vs []Violation
+	if mt, _, _ := mime.ParseMediaType(header.Get("Content-Type")); mt != "application/json" {
+		vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s has Content-Type %q, want application/json", what, header.Get("Content-Type"))})
+	}
+	var e struct {
+		Status json.Number `json:"status"`
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || json.Unmarshal(body, &e) != nil {
+		return append(vs, Violation{ErrorBody, fmt.Sprintf("%s body is not an Error: %.300q", what, body)})
+	}
+	if ref := c.spec.Components.Schemas["Error"]; ref != nil && ref.Value != nil {
+		if err := ref.Value.VisitJSON(v); err != nil {
+			vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s body is not an Error: %v: %.300s", what, err, body)})
+		}
+	}
+	if e.Status.String() != fmt.Sprint(status) {
+		vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s Error body has status %q, want %d", what, e.Status, status)})
+	}
+	return vs
+}
