@@ -47,6 +47,7 @@ var Checks = []CheckInfo{
 	{"deprecation", "A deprecated operation's answers carry Deprecation and the Sunset and Link the contract declares."},
 	{"refused_write", "A refused create (invalid or unauthenticated) stores nothing."},
 	{"unique_ids", "Concurrent creates get distinct ids."},
+	{"idempotent_replay", "A create retried with its Idempotency-Key gets the first answer again (201, same body and Location, Idempotent-Replayed: true) and stores nothing; the key with another pet is 422."},
 }
 
 type phase struct {
