@@ -44,7 +44,7 @@ func ExampleClientWithResponses() {
 		{Name: "Rex", CategoryId: 1},
 		{Name: "Tom", CategoryId: 2, Status: &sold},
 	} {
-		created, err := client.CreatePetWithResponse(ctx, p)
+		created, err := client.CreatePetWithResponse(ctx, nil, p)
 		if err != nil {
 			log.Fatal(err)
 		}

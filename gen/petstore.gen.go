@@ -23,19 +23,25 @@ import (
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeInternal         ErrorCode = "internal"
-	ErrorCodeInvalidRequest   ErrorCode = "invalid_request"
-	ErrorCodeMethodNotAllowed ErrorCode = "method_not_allowed"
-	ErrorCodeNotFound         ErrorCode = "not_found"
-	ErrorCodePayloadTooLarge  ErrorCode = "payload_too_large"
-	ErrorCodeRateLimited      ErrorCode = "rate_limited"
-	ErrorCodeUnauthorized     ErrorCode = "unauthorized"
-	ErrorCodeUnavailable      ErrorCode = "unavailable"
+	ErrorCodeIdempotencyKeyInFlight ErrorCode = "idempotency_key_in_flight"
+	ErrorCodeIdempotencyKeyReused   ErrorCode = "idempotency_key_reused"
+	ErrorCodeInternal               ErrorCode = "internal"
+	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
+	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
+	ErrorCodeNotFound               ErrorCode = "not_found"
+	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
+	ErrorCodeRateLimited            ErrorCode = "rate_limited"
+	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
+	ErrorCodeUnavailable            ErrorCode = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeIdempotencyKeyInFlight:
+		return true
+	case ErrorCodeIdempotencyKeyReused:
+		return true
 	case ErrorCodeInternal:
 		return true
 	case ErrorCodeInvalidRequest:
@@ -84,7 +90,7 @@ type CategoryId = int64
 
 // Error The body of every non-2xx response.
 type Error struct {
-	// Code Machine-readable error code.
+	// Code Machine-readable error code. New codes may be added in a minor version; a client must treat a code it does not know as the generic error of the response's status.
 	Code ErrorCode `json:"code"`
 
 	// Message Human-readable description of what is wrong and where: one line
@@ -95,7 +101,7 @@ type Error struct {
 	Status int32 `json:"status"`
 }
 
-// ErrorCode Machine-readable error code.
+// ErrorCode Machine-readable error code. New codes may be added in a minor version; a client must treat a code it does not know as the generic error of the response's status.
 type ErrorCode string
 
 // NewPet An animal to add. The service assigns its `id`.
@@ -140,6 +146,9 @@ type Pets = []Pet
 // After defines model for After.
 type After = int64
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Limit defines model for Limit.
 type Limit = int32
 
@@ -151,6 +160,12 @@ type StatusFilter = PetStatus
 
 // BadRequest The body of every non-2xx response.
 type BadRequest = Error
+
+// IdempotencyKeyInFlight The body of every non-2xx response.
+type IdempotencyKeyInFlight = Error
+
+// IdempotencyKeyReused The body of every non-2xx response.
+type IdempotencyKeyReused = Error
 
 // InternalError The body of every non-2xx response.
 type InternalError = Error
@@ -180,6 +195,19 @@ type ListPetsParams struct {
 	// Use the `Link: rel="next"` header of the previous page rather than
 	// building it by hand. Base-10 digits, no sign or leading zeros.
 	After *After `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// CreatePetParams defines parameters for CreatePet.
+type CreatePetParams struct {
+	// IdempotencyKey A key the client makes up for one animal it wants created once (a
+	// UUID is a good choice), sent again with every retry of that create.
+	// 1 to 255 characters of `A-Z a-z 0-9 - _ . ~ : + / =` (a UUID, a
+	// ULID, base64 and prefixed identifiers all fit). The draft
+	// "The Idempotency-Key HTTP Header Field" writes the key as a
+	// structured-field string, in double quotes: that form is accepted too
+	// and names the same key as the bare one. Sent at most once; an empty,
+	// overlong or malformed key is answered `400`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
@@ -281,10 +309,37 @@ type ClientInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePet Add an animal
 	//
@@ -293,10 +348,37 @@ type ClientInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPet Get an animal (deprecated)
 	//
@@ -345,11 +427,38 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -367,11 +476,38 @@ func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePetRequest(c.Server, body)
+func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePetRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -484,18 +620,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 }
 
 // NewCreatePetRequest calls the generic CreatePet builder with application/json body
-func NewCreatePetRequest(server string, body CreatePetJSONRequestBody) (*http.Request, error) {
+func NewCreatePetRequest(server string, params *CreatePetParams, body CreatePetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreatePetRequestWithBody(server, "application/json", bodyReader)
+	return NewCreatePetRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreatePetRequestWithBody constructs an http.Request for the CreatePet method, with any body, and a specified content type
-func NewCreatePetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreatePetRequestWithBody(server string, params *CreatePetParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -519,6 +655,21 @@ func NewCreatePetRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -625,10 +776,37 @@ type ClientWithResponsesInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// CreatePetWithResponse Add an animal
 	//
@@ -637,10 +815,37 @@ type ClientWithResponsesInterface interface {
 	// answered `400`. When `status` is omitted the animal is `available`.
 	// A refused request writes nothing.
 	//
+	// **Safe retries.** A client that may retry a create (after a timeout,
+	// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+	// up for this one animal, and sends the same key with every retry. The
+	// service keeps the outcome of a successful create for the retention
+	// window (24 hours unless the operator sets another), scoped to the
+	// API key that sent it:
+	//
+	// - the same key with the same request answers the first answer again
+	//   (`201`, the same body and `Location`), marked by
+	//   `Idempotent-Replayed: true`; nothing new is stored;
+	// - the same key with a different request is answered `422`
+	//   (`idempotency_key_reused`);
+	// - the same key while another request with it is being processed is
+	//   answered `409` (`idempotency_key_in_flight`), or, when the store
+	//   lets it wait its turn, with that request's answer replayed: a
+	//   `409` is to be retried later with the same key. Either way one
+	//   animal is created.
+	//
+	// Two requests are the same when they describe the same animal: the
+	// `NewPet` after its defaults are applied, so the order of members,
+	// white space, escapes, and an omitted `status` against an explicit
+	// `available` make no difference. Another API key sending the same
+	// `Idempotency-Key` never sees this answer: it is a different request
+	// and creates its own animal. A request that is refused (`4xx`) or
+	// fails (`5xx`) stores no outcome: its retry is processed afresh.
+	// Without the header, every request creates an animal.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
-	CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
+	CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error)
 
 	// GetPetWithResponse Get an animal (deprecated)
 	//
@@ -801,6 +1006,7 @@ func (r ListPetsResponse) ContentType() string {
 // CreatePetResponse201Headers the declared response headers of an HTTP 201 response for CreatePet
 type CreatePetResponse201Headers struct {
 	AccessControlAllowOrigin *string
+	IdempotentReplayed       *string
 	Location                 *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
@@ -824,8 +1030,24 @@ type CreatePetResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
+type CreatePetResponse409Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse413Headers the declared response headers of an HTTP 413 response for CreatePet
 type CreatePetResponse413Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
+// CreatePetResponse422Headers the declared response headers of an HTTP 422 response for CreatePet
+type CreatePetResponse422Headers struct {
 	AccessControlAllowOrigin *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
@@ -866,8 +1088,12 @@ type CreatePetResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyInFlight
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -880,8 +1106,12 @@ type CreatePetResponse struct {
 	Headers400 *CreatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePetResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePetResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePetResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -905,9 +1135,19 @@ func (r CreatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePetResponse) GetJSON409() *IdempotencyKeyInFlight {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePetResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreatePetResponse) GetJSON422() *IdempotencyKeyReused {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -1145,11 +1385,38 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePetWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePetWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1163,11 +1430,38 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // answered `400`. When `status` is omitted the animal is `available`.
 // A refused request writes nothing.
 //
+// **Safe retries.** A client that may retry a create (after a timeout,
+// a dropped connection or a `503`) sends an `Idempotency-Key` it made
+// up for this one animal, and sends the same key with every retry. The
+// service keeps the outcome of a successful create for the retention
+// window (24 hours unless the operator sets another), scoped to the
+// API key that sent it:
+//
+//   - the same key with the same request answers the first answer again
+//     (`201`, the same body and `Location`), marked by
+//     `Idempotent-Replayed: true`; nothing new is stored;
+//   - the same key with a different request is answered `422`
+//     (`idempotency_key_reused`);
+//   - the same key while another request with it is being processed is
+//     answered `409` (`idempotency_key_in_flight`), or, when the store
+//     lets it wait its turn, with that request's answer replayed: a
+//     `409` is to be retried later with the same key. Either way one
+//     animal is created.
+//
+// Two requests are the same when they describe the same animal: the
+// `NewPet` after its defaults are applied, so the order of members,
+// white space, escapes, and an omitted `status` against an explicit
+// `available` make no difference. Another API key sending the same
+// `Idempotency-Key` never sees this answer: it is a different request
+// and creates its own animal. A request that is refused (`4xx`) or
+// fails (`5xx`) stores no outcome: its retry is processed afresh.
+// Without the header, every request creates an animal.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
-func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
-	rsp, err := c.CreatePet(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params *CreatePetParams, body CreatePetJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePetResponse, error) {
+	rsp, err := c.CreatePet(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1502,12 +1796,26 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInFlight
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -1541,6 +1849,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 				return nil, err
 			}
 			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -1640,6 +1955,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePetResponse409Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreatePetResponse413Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -1671,6 +2017,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePetResponse422Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreatePetResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2127,7 +2504,7 @@ type ServerInterface interface {
 	ListPets(ctx echo.Context, params ListPetsParams) error
 	// CreatePet Add an animal
 	// (POST /pets)
-	CreatePet(ctx echo.Context) error
+	CreatePet(ctx echo.Context, params CreatePetParams) error
 	// GetPet Get an animal (deprecated)
 	// (GET /pets/{petId})
 	//
@@ -2176,8 +2553,28 @@ func (w *ServerInterfaceWrapper) ListPets(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreatePet(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePetParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePet(ctx)
+	err = w.Handler.CreatePet(ctx, params)
 	return err
 }
 
@@ -2255,87 +2652,110 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HsNc9u40f9X2eG//6mVo2RJfomjzE3r5JKr21ziSZy555nQDWFyJaGhAB0A2tZd/d2f2QUokjLtKGku",
-	"M71J5yaVJXKxWOz+9hW/RZleLLVC5Ww0+S2ao8jR8MfjLENr+0+1ckYX/eOi0Ff9V0bOpKKfc7SZkUsn",
-	"tYom0dNXr99MIH2QglaAl2hWIJS9QgNOgwCDv5RoHbi5cJAJYyRaEApSTy9NlF84Bqv9QwKu8AKWYoaw",
-	"ECvIRFGAmyMcn57AlXRzEPABVyCdhdKiSdRcF7kdwD9wZcEZcYkFSAXpcenm2shfBTGaxqCIOfol0/qD",
-	"RMsrKp2ozGCOyklRWBAGQdB+MR/AqcFpIWdzZ2EnfXV6dvLq5ZvU81CxD0LliUo3JPbab7r/E7q5ztMe",
-	"iUYo0Es0zM2fLSwF7YRWY2EhURkP91PQpbMyR3BzaSEjgiJzg0RFcWSzOS4EHQGqchFN3kUPovM4Wojr",
-	"F6hmbh5NRnHkVkuMJpF1RqpZdHMTRz/g0mAm/HltHt/r50/h0cP9A8jrpyAXDmFnBH8XqhRmBePh+LAX",
-	"g7CQ/jUph8O9rFTyGixmWuWWv8F0EMURnbY0mEcTZ0rs4vivo4eHD8fjg8PhcIP3vXEX8y/x2r2Q6kM3",
-	"50fjoyMopPpAykZKovDase7EsDRoUTm4mqOChWZRywUd8kKsEjXVdMwTSP2Gdi9Hu0t09i9i6tB8778s",
-	"hHUgc79B+nd8WMiFdNXP9Nn/+M7/ap1wpQ0/+z/87+f+/x6DweL7JCI2kyjdPNaGNMYHh3G0FM6hoc3+",
-	"s81lkgQ+3436j87fDfuPzn8bxqOjmyaTrd/GNzstFnfEpZCFuCjw30tUuVSzf1td5L3eX7o4/VPUdTav",
-	"hcMXtFSf/+04Im8HtjIpWKKBK6lyfQVTbbyOkzHvaFWs/EkZ0j3egFQzkDZRqIjNvDeAZyKb8/NzYUGA",
-	"0x9QwUWZfcAAMAansiAzdqwNmVZTOSvZuojuY78i/ecsWPkrxvzcRWmsm/BHs2aZF2KqtNoFokqUzAuP",
-	"ShZVTqtoleHmKU61WQgXTSKp3N44YiWXC1L/0ZD/F0cLqcI3a7lK5XCGZkOwr3EhpCKB3y3cAqeOcI13",
-	"XBrDSv9xISeqIWWohOylcDXXBXr51vRJZkHYrHxMOVFBYv+JFIYflYLFDvV64/EHSuWk9xG/lNoJ2s60",
-	"LIoVGLROG8y3068YjC5VjjmUy8eQDlP/gnQVwe23eHS4v80G0ZlV/5hkeffmnIYrIR1c4JQwzNA7Us3a",
-	"zAoHBRJYje5H4e057lbMNyU7Om26IflsjmCrR0BPve6t3d4tsG1DzfrN/iUaK7UihNzKqXwi1Q3Hc7jf",
-	"BW5vStWpdOx2Dh7tg8GFvhSFd5a39rod42fzMobhAfyAGYyHe0MYDif8H/z409lW/vHnn3/uU6RDAUwm",
-	"HN5mOH2CwqABg6JYfJ9EJCKyiiRK4xDMxIDGaPN9Ekl1KQqZv2fTT6JgAoyFiboSFtilXpRsE0o74Me9",
-	"YXx8u3dyEsV3/3Ync1sc4w35UCMW6KrQttvYnpbGajMh6yqNssBwUYULV3NtEVKZp7TpmUHhwU8of+aX",
-	"oijJCby1yCCUknFM2p4efJTr9QQpNrmUurQ+zDXCzQPFRF2UssgZmhxckKdT+QCeCIv90RByOZPOxqA0",
-	"WDlToA3ZPT/+Kxpt/UFQmB79UqJZRXGkxIJEwoh9J3od7jex4NF4vLf3cDzcOzw62H/48HAbsL4jAvjJ",
-	"0wRVLi789iupelFjPoGLOzeXqC13x3je2l2OU1EWLpqMh/H9vuijoHeK7iS/vbUTThqmsj5Vv7X7NrRx",
-	"WtVuKBmoN7Pk9baF8U85ujtAnSPC57LoNI3XnSZBsMHKH8JIWUi3Ah9bDu44JP9r65T+ZHAaTaL/t1vn",
-	"orv+V7t7is5z5u3YoF1qZZHN+InIQ/hDf1GWhIo/iuWykD6L2f2X9QnPdss9I5DxS912alUWS5GjB6EJ",
-	"CFhDC53shc5XsEBWc2lhIa1lN62nieKQymg1AxI/Pa1LR1pjhKJURSgIB1LB6pWRzlHwoRKVCaWVzESx",
-	"VqwdAel3KStV3FapGNL+MO2FsJZY8gQTJYD4KRD+/ubVS9AX/8LMxcDxIUL61Iuwf7ZaYloxgdcic8UK",
-	"tMJEpZuiDZmwcLDQltL2tHTT/lEK2VwYi+4xCOYg9la/ImMmpI6JPLsRp1tZsQ+2nfiAtLzCxxV3rEfg",
-	"QT1RpE22JX16pqaSa/Ts5ziVCmPwL2iF4K5khnGitGm5L0pLMto9qkyTLAeQZjpnQSQqrdxOUIL0MaQL",
-	"tFbMMA20mYHp1OdRbbXwGuGRa/sSS5eihrd373u1Oym7j9rm43dnH9tRqV/pjuC3pUKPszGeKEqBReHt",
-	"83e39mMFpcLrJWYOc2AfAtrnVhbNJRrYWesGpDIwl/YGQDgR9CJRFCigQiOzx820EmReZWrp/6zLRCf5",
-	"Oj4oNAVxlJ8mSjaX/bOFQs++6dFn69GpWBVa5GdavxBmhl/Xb1RIXNDSIXYcwU/ySUublp7F907r9/xk",
-	"2ht8O+7PO+4zrX8SalUVSb7OcVelqdJyXs4Vk0oFfGmiedxGOHzPkSvmaW+QqFcUYtU1y9qtacNkQ6Gi",
-	"XcIYwDMuuod1EhVq5N6zEUeZLhWFoVdz4XwN3NlQdq7Aacoc1ySMdkj+cU4LfMOcz1HCW+Wde99uPMq6",
-	"9VaJ0L7A/Ovo7vHpie+rrGNXCl9C7NPS27LB2zeE+kzl6Krb3Efi1vOVmlRl/K+jJVyTgUwoCp4vCDpE",
-	"NifokLO5A6WvNjWlYo8B7qVHFLgStspw2uHRQqw8VWck5t+Q5zPd302VY7PUngqHM21W2xUxsvB0o6IB",
-	"F1hoNbPg9ABe6vUjiTJodWkyBLyW1vmWqlArWGornbxEkDV9aUFkGS5ddbBfsIoRR+v0QOS5pM2J4tSQ",
-	"93QSbTSZisJil0JzZKanoXOttOqPr6+hKjYQuC0bZMjEcuwqc2VzqbBvUOSk7b5kCfQwkajqnxuZZBRH",
-	"TSyN4khp936qS0WfF9w8fk9fhfYZMbMZIkZx1IwjuPTicxJPfQ0P57eqo7QEpyu39/O3ciFUvZvGjyQr",
-	"CiToOH1JQ6ic4hWDE86xC6kwUaRMeO249pV5m+O6gMgcmlDIa/ath+N9PuFGI7vR/Hz3zyS5Hg77SXI9",
-	"ep4k1w+fn3/X0ZKMqxJTZ2Pib2dnp6FCxQdTKXzzrO8uFB48etRQQe6VdJTS6pLdO68ptYzXzNUH4Ysw",
-	"EXe5r069pX+C+h6ryj6dBpHnPgWldFFmCMJaOVO+05nKPO1Q5RYu3OcSGghyU5XzPlq8e0mPtc5EFMWr",
-	"aTR5t3Xd7zyu67hRrcqbkmaG4uZ+umT8nwi46q4KJwo9K/HLCVN2gPJbJX8pW9jpDxNzuFitawJ0yFpB",
-	"ZnDdcPqiiPrZx7xtUbd9iDKvKsWtk7zXbKrlO+3dH92fLdfoJjAiKxkNhw0YugOdYl8w5YK3XYoMu/Bq",
-	"+Glw9aDx3Xjov+t67DaqxdF1P9Dur/E6WpTWcQGT2Bc81LS5DS5KIzS2EUT25g6QPG6W8lstjaYPq80w",
-	"jsLkCB2SLvJOF3OKrmsp3/hqtIOkAmGzUEHlXps2ORruJThcbKNY7NHE9Yl/fNSAaGGMWLHGWcxKI93q",
-	"Db3mLfeCG48UW3f0TltDZBMITUrfbz4+PXn/j2f/W40/+QE0YShpF2S/Xgg2iDJRZJ2QLu2H9yn46SNv",
-	"0Pt78Pb1i74VU+QK/+F+4xQ5Pl4R2URJa8saA9algZ20apZSAjdDlfYGcFx3IBaioKUx545aqT4ofaWq",
-	"XK8aP4N0fziqhts2k43moBLJ04usVtW5c0ufMUg11VUmIjIG3ND9OUUHb5hJyjQp3CW9pcA+jkpTBCp2",
-	"srtb7WaA12KxLHCQ6cWuLZdLbfiMb5t6m/YHxKUFUaN1U892iHqPq/W0a1I7n9QMEnU2lxZynZULVBzg",
-	"hBkiHsGrwwV6U2UIkpijR4NycAjJMTHHE82asUWV89yR5/0Cc6CIaZCoRD3V6pIErZUN40a6yHlyx8ek",
-	"9fgEPd2H46JoTCmpfB3AcN3Jt3d2bndrYnh79rx/RGkYwOu6LinRAqPJBTYbPs020aShQvR1TCScEbIg",
-	"Y82FEzHkpV8Pqx4Yd0bidQGBF49BNIoLRIUCbl5powPVnIwk1RymA3jimW3UUImCL6NuPD/aI5Xtb1Il",
-	"PWjVZCetLYcavBILZlDRXnIpeLerJcbQ0QPbIQ1SK8iExV6Yp1C60QO6KB14TvXSxx2Qhg4ZM1R1zZqE",
-	"Yq4WssESyJM5K+3myCILL8NOWggn1SiNPY3RYfh0lPZiJsWv1KzE4K40UdiQSkgkaTEBhbSs6rxz3jZj",
-	"MwmjPa0K4VhIzCc+avDoV7Uu6ZUrsWIHRBtYtzhr2TByneQpK1TKKQztgWcV0h7Zy2Yr3eNTP/VuLcxE",
-	"CVajX9Hw7vyowQTqHinspN+RmLSB9P+Pn4xSb/bcVox97gICLoh5eoVQkQix0+xtNFhhJx0OH5KE0/6Q",
-	"x39BKMDF0q38IEi3mHh4lgiHh6opX4rOfdQGOyknHSQADt/SCf3CFPzfMWxEcQdHw4fNtDpshXGH3aKf",
-	"u/TdJGBeb1M4Cq3QXuuMNrrZgu2+li6fgy4dTAkaOS00gNfeKcNOOhoE2aQjHKbdIukxkTBX6GXAyvSs",
-	"jXoQgkQLn+SMz8jjgpcDMhjRPsi4+lJZVL4+MYCGm6PFGKIzmZObZeXygqtsibEsLF8jSSWMZtG94VrD",
-	"jkkD1yV4LCzWKTRrtWxuf7MQ4SdeFaRc50j9+YTBJB8gp4C/lOThnN95M931KTo/vC7OkXkyHk7lNeZg",
-	"0VHQwGPp7IUYvz1Ew7rMsxEw7Kewk65rFmnvMQjw0QXT8Z0IouFrGSBd3Z0PDn2T5AGRvF36SHtExhNU",
-	"kHL5rkKuAbxEycejEHMLonWkLNSfb/VTfC/FtnspcXWBoRH75IE9ht5wfyHdqP+RzXYU84IJbBToPNox",
-	"cLCm6Kolw1xsyGP8qIrJGi0CD7pvQyDnpyPqMbc40K5hdiYvafs8/HAXPNW3L8hBL7FwDQJhWMLKAhU5",
-	"SzlT2nAZrw/+/odQnbc+1gdWXZcILjYIkte/pzI7gQcpaSWtAcvqNsbmZQym0riPAR+9jrExeFJdx5DW",
-	"n0wlfb6PEUad1tdCgi57o6pcJ31Wmq3ysZ91gYAYNat3Lrqh/z7WdtIVt8LmKI7CEGs0iUaD4WBI8bBe",
-	"ohJLGU2ivcFwsMdVQjfn3IZjafow6xxlDaNdYttsDHaqaoP/uxcnqopqihVMeYTMZygVKvmiVNX/Dl6W",
-	"Iz5OymJI352nieKGZ2g4wkK4bM5Zd6JOxUyqNTZfrCALo5ohSthiZDNRrZlN6QYeDzbvhISkzA9o8hWS",
-	"ZnkwUevbS37Cc63M3j7b456eAUeh6jqTsGKBifLm6t8JW6BoLtxf4RsnXuDTNSMDeM6c8WHQCmmipkYv",
-	"+IGpNNZfeYFLaQlHqktYXLnSioxeqmZOzQq2VsSTnAcoreNUvT0we0eprn5kt+p/fPTB1pThFs+HZuj5",
-	"xuTfeDj8Yp0u3nDXDNCmPcT3lSe+Sn+qmre/j8T6qtQfcJxj3x9713tr9dhtTIXyK6OPv9Lqs9NL40cf",
-	"f2lztuQmjg624a89ysZv7W3FYqvybcvFQphVNIleUK4WVJRchphZrtCFb85v4mipbQfwH+fsvxrtg3Z1",
-	"u7ORwENrMk+ruc5E1XEi+3iZ+xyLwuWQOuj1YDs4RkRKeH2zI40ZmjeTfEbmdUhLceqC0sm82Y6UFtK6",
-	"sTxI1PHmCAsnoT7QrEdY2ojHngxP0YVJa7Tuic5XXwxcQkvnpl3ndqbEm1uQNvqSkHZX6z4I74oSiTzH",
-	"/HFrRthVzf28UfP9OtCm77qbekrxUdWW5uNqMtd5bfJwv1WJr64E7W7ek9z6QuM31NwGNUdb4NjmAOZ/",
-	"G9oe53mNmZ1wexP7gHv3Ny5r3bQCb3+7ur7Ncdcti3rowt9xr7uAHA8/ePDDmtTgwQM4a906gytZFH6C",
-	"ZqEvMQetgG+XeTgeD/eG4aJS+uOzM2BuGynOGnd9JA9SWYciH8CJs5QOVUUdyvzrQrfldG4FaeOieQo7",
-	"1c3yXgypv0wXvjw6eLTf80lqokIoHVzQ+rJeF2LP0Hm4/rQI1V/f+b0DyftR96uB6cZd//soNR/dMsJs",
-	"X//8w83k1Vc+7xeC+voAO9z//ef7XuoKeubC+ttdoT7fGupr1Pu+qfUfVK3/m/zyj+gaucxO7Wl73U66",
-	"MQXA7qPZ/393Tn7CN229c9mISI3OS254bNe1vhzx/MZ6JM/PGd3Ety77OzHzgxRtotZ/P/gU4ufrXd89",
-	"FWObDfB16D9oXBcO8ro5v/m/AAAA//8=",
+	"7HyLc9tG0ue/0oX7rkI5IEXRkh9Upb5PeXhXG8dR2XLlbg2vMQKa5KzBGQYzEMVktX/7VXcPQJACZdqb",
+	"5Gq3vJXyUiQw09PT0/3r1/waZXa+sAaNd9H412iGKseSP55lGTrX/8YaX9qif1YUdtn/sdRTbejnHF1W",
+	"6oXX1kTj6JsfX74aQ/ogBWsAr7FcgTJuiSV4CwpK/LlC58HPlIdMlaVGB8pAKuOliZGJY3BWHlKwxCtY",
+	"qCnCXK0gU0UBfoZwdnEOS+1noOA9rkB7B5XDMjEzW+RuAN/jyoEv1TUWoA2kZ5Wf2VL/oojQNAZDxNEv",
+	"mbXvNTqe0djEZCXmaLxWhQNVIihaL+YDuChxUujpzDvopT9eXJ7/+OJVKjTU5IMyeWLSLY69lEX3f0A/",
+	"s3l6QKxRBuwCS6bmCwcLRSuh2ZhZSKOMhscp2Mo7nSP4mXaQ0YAq84PERHHkshnOFW0Bmmoejd9ED6K3",
+	"cTRXN8/RTP0sGh/FkV8tMBpHzpfaTKPb2zj6FhclZkr2a3v7Xj77Bp4+Pj6BfP0U5Moj9I7gL8pUqlzB",
+	"aDh6dBCDcpD+T1INhw+zyugbcJhZkzv+BtNBFEe027rEPBr7ssIuiv/n6PGjx6PRyaPhcIv2h6Mu4s9z",
+	"nC+sR+P7L3FRqBUNvr2IlGZLYTlDI3wLEljyG47FpyWUBlCVheYHRDppTxNDjzk1R0ibWbNV/3tcpeMw",
+	"hJ6rApbKQVai8pjD1UqENgwUJ8ZYL99qB9bgAM6uHBoP1s+wXGqHu/aS1rDFkuMujrzAG/9cm/fde/lk",
+	"9OQJFNq8p5US0QZvPJ+mGBYlMinMp7kt6xU5OmiJmVgS/DGkssWH10eHC/Tuv9XEY/mVfFko50HnsuX0",
+	"7+hRoefa1z/TZ/nxjfzqvPKVCz/LH/L7W/m/Uyix+CqJiMwkSreZ02LG6ORRHC2U91jSYv+2SWWSBDrf",
+	"HPWfvn0z7D99++swPnpy2yZy47fRbW+DxJ66VrpQVwX+Y4Em12b6D2eL/ODgv7so/a+oa29eKo/Paao+",
+	"/9uxRSInrlYysMASltrkdgkTW4rYkHrrWVOsZKdKOo28AG2moF1i0BCZ+cEAvlPZjJ+fKQcKvH2PBq6q",
+	"7D36WjAnuiDF5lkaMmsmelqxvqFxT2VG+s87cPoXjPm5q6p0XqS+bEjmiXhUmu0K0SRG54XoaYcmp1ms",
+	"ye6I+MSWc+WjcaSNfziKWMb1nMT+aMj/i6O5NuGbhq/aeJxiucXYlzhX2hDDdzO3wIknTc8rrsqShf7D",
+	"TE5Mi8tQM1m4sJzZAoW/6/GJZ4HZLHw8cmICx/4VLgw/yAWHHeL1SjQyVMZrsZo/V9YrWs6kKooVlOi8",
+	"LTHfT75iKG1lcsyhWpxCOgwqVvt6wP2X+OTR8T4LRF+u+mfEy92L8xaWSnu4wgnpsJLe0Wa6SazyUCAp",
+	"q6P77dL+FHcL5quKTb8tu1XyJZmU+hGwk2AXaiBwR9luqprmzf41lk5bQxpyLzP7kaNu2Z1HnYbnVWU6",
+	"hY7NzsnTYyhxbq9VIfDhzlr3I/xyVsUwPIFvMYPR8OEQhsMx/wd/+uFyL8Tw008/9Qn7EaTLlMcOuPA1",
+	"qpKtvyrmXyURsYhORRKlcYB3MWBZ2vKrJNLmWhU6f8dHP4nCEWBdmBiCAmxSryo+E2T8+XE5GB9e7k5K",
+	"onj3bzuJ22Mbb8mGlmqOvgb73Yftm6p0thzT6apKQ1CmWDVwYTmzDiHVeUqLnjIWIuWnAvy6VkVFRuC1",
+	"Q1ZCKR2O8aalB8H9IidI2ORa28oJ8C8VoSUeMTFXlS5yVk2MrGbK5AP4WjnsHw0h11PtXQzGgtNTA7ak",
+	"c8+P/4KldbIR5LhEP1dYrqI4MmpOLGGNvVN7PTpu64Kno9HDh49Hw4ePnpwcP378aB9l3cKQ3+PqLofP",
+	"gjlFyApNMjRX79FBtWAbZU2DN7WHpTJ+DTrJxEJPJeb16/NvaQcUTK3NIZtZneFBLCKppkobEWdxy1hR",
+	"Cr/JF+PBBok5IoU6OjmBbKbI18DS0UPpWf+voPq/wLD/FPrwDgbwTxjDl3AIX6XQU0CTx0BUPKcPV8rh",
+	"o2Pyh2gvJ/oGc9DsV000DUlu3ET7gwGQTsxLNfGJSVhBbqFt+PPl5QX8WcTjmcYiTyJYltqjIHliG6Gd",
+	"xDhfVpknNNOf0HMgYh6Tbc5tdVWI/UM3ljXTBjO/sgwXxElvbWKIZJIJGZ0dgDAFIyFy0hjIv2Kuephb",
+	"JzDnlF2J+cKv4sTYaywLa6YkgXNV0FSYi6fqGicP0uPhMG3JpByCtVBusWI3Fn7M8tfy+1rIuJdEb876",
+	"f1X9X4b9p4N3/xx/efhV/+2vR/Ho5OQ2if6x+8eDu7A2jm76Yez+HJ1TU/pxXjkywLBDeO6RnRgsnwBF",
+	"cGR7n/jg7IDOP8hhBFPNr0Rv1OpIdBTmYxbCbq2QmD3VAgOhDb7nOFFV4aPxaBjfD+I+iBYu0J93+K/n",
+	"zTmp1aEs7b4Fbam5ejUL5WfrxSx4vn3xz8fovB1oiF2pZ7rotCkvO20JKShx2sX/0oX2KxCnbLBjk+TX",
+	"jV36rxIn0Tj6X4frsNah/OoOL9ALZWIAS3QLaxyy/fta5cFvoL8yazwa/qgWi0JLQOTw705iJ/tN9x1Z",
+	"Z5nqLhqsQw7kcon1HoOCxibTzl7ZfAVzZDHXDubaOdZqdiIximVJeobYT0/bypPUlMqQj68MhA2p8Qhp",
+	"Tk+o3SQmU8YanamiEayegvTLlIUq3hSpGNL+MD0I/iCRJAMmRgHRUyD85dWPL8Be/R0zHwM7VgjpN8LC",
+	"/uVqgWlNBN6ozBcrUqSJSbdZG4JqtW5VkFZ+0n+SslZx6E9BMQWxnPoVHWZSfDENz8ZOwjoN1hR179mg",
+	"GmvwtKaO5SiYicSI1m9zn55Zj5JbFPJznGiDcTATZJv9UmdIar/cwH3kz2e0ejSZJV4OIM1szoxITFrj",
+	"tSAE6SmkQaemLRNkJxMJQGyKhUiEaK79o7VdghrePrzv1e5oxn2jbT++223fb5T1K92u776j0OO3dxHZ",
+	"uXnGwd3f/9ifbcQZYXeYESalna9/P7s4DwCCoI4uCrhClorS0r6RF98IF6HxZrB373H1Tpt3Er1OGXO1",
+	"AhOkQDyS0M60mZ4GYKg9FIzjN4lkkGphygElTMxEl66Jd35RQ5vPUvkbSeVLrJyEuH9/U3RX/sifVUWJ",
+	"Kl8B0dFEsoMoinsskTUSJyKQFKUE12L2XBTkejJBDrrVAtfbUIJbglrykklKX4hEMhnBbJ0SHaDA4JJF",
+	"kWdIDP0pCOKz5H265BlC9aoQIfn91aCByuDNAjNyvRhTg5UgrcPyGstNdRaIS4PHGOxkYrSDKRosdXba",
+	"jk+DzuuQb/p/mgzced4EGgqbKXIhtU+Mbk/7hYPCTj/L0SfL0YVaFVbll9Y+V+UU/1gcXSPTgqYOQagj",
+	"+EF/vSFNCyHxnbf2HT+ZHgw+b/enbfeltT8os6qzLX/Mdtc5LrZK1YJTL7UISI6jvd2l8viOPXk2LIn5",
+	"kVzOdfJzDfNtycOGjMdmLmQA34XAGc+TmFB+IEifKMpsZcgtX86Ul/ICXyOiWjlNmOL1EG3o9VnnfJIQ",
+	"3skT3ft261GWrddGhcqQPwpnrXF87cuTOxd8wQ25rVq0fdZQnygcXQmg+4a483wtJnU9wB8jJZzcgUxJ",
+	"BQmpDpXNSHWQDwfGLrclpSYvIKTEBIgETq0cLGc6m3E4cWkhU45jC5zqHycmMf1aB7XBNvT8GmnJMM4e",
+	"bJQBcK7/ChMD7DZqzE9pMA7pETZPJa9wgT4UzWTWGMwkKCMVKbLQidKkcOu8OY8o70KdVQs1YU0ihKae",
+	"qWvk0oMmG9KmmQapyR4AH/0P+tzBuV1rbhqEXrJVyJKE3BOHfE5B1WSKOQkPWtPauxZ3wKkJFquYEyOF",
+	"djyYm9kl7RCGLFezQrzRzrvPZuETscltHRBmrn2jPE5tudov4p6Fp9vbcYWFNVMH3pJv2jxCnq+zVZlh",
+	"2DAWVGVWsLBOe32NrcxXO98kG/sbhtzjqPHdVJ5ryatclARtvEYXjSeqcNilbRg220lIDRpr+qObG6gj",
+	"42R5Fq1hSP/l2JWTyWbaYL9ElZMqksQ00MMDeIFL/uSCzgCV58hOmoK5NraEUH/AZyrkQCvnwdP5ou9s",
+	"jnTwmjDse9KCIS8XfMAwY9jEmv4vXCuBUOfat4KvURy1zW0UR8b6dxNbGfo859LNd/RVKNUilmx7EVEc",
+	"taEmZyvEbZXRGwsSRzvDcx2/SUQkensnfU90hRTc9lb8uZors96I1o/EHAKoJImSOiBdtJxhiWPWW4U2",
+	"mBhiId54zjFloi5aWT0R3Xap6XB0fE8O8s3fkuRmOOwnyc3RsyS5efzs7ZcdNXNxncrprJzhRLA8IMKw",
+	"tc2D6L6E3MnTp63Tw8U8HSmrdWrsjQj5mscNceuNkGRHxGWYywtRUh9x8s5MrVq8peMgoQ2H5bXOEJRz",
+	"emqkFC/VedpxCjdU2n1Qo6X8buu02QeTZC/osY09UUXx4yQav9k7v/Y2XudLo7X8b3OaCYrb6+ni8b/C",
+	"4Lr8T3lV2GmFvx0zdYc9eW30z9WG2pfNrEOo6022AbmEiqjf1Bh88jbvmzzd3ESd1xnZjZ2899jU03ee",
+	"d9m6LxznwsZSXHA0HLbU0A7tFEtiklGoW6gMu/TV8OPU1YPWd6OhfNf12EeVTJAVI/IV9yFsL4OTvwit",
+	"ZQSWvdqhJM/aKfON0oG24WuboVDaTJtki24Tc4G+ayqpzGqVXZAhd1nIVHIxmC1zLDln73G+j2CxRVM3",
+	"5/L4UUtFq7JUK5Y4h1lVar96Ra/Jyb3iyjjy2TqK+zb6PsYQquikIPLs4vzd99/937pjQXpGuMBnoej8",
+	"ChNcYGViuGAoXbj371KQ8ng50McP4fXL533C9nXh03oXOfKzomETo52r1jqgCTn10rqaD97jaoqGfLiz",
+	"daZ/XUBky8RUhoCP6SomOqr7Ubad2HYlPfFTWLYW1Zn3C/FEtZnY2sNVGSvcUGVxgR5eMZFnF+dASJ3k",
+	"lnySOKrKIozixoeH9WoGeKPmiwIHmZ0fumqxsCXv8d2jvjn2e8SFI8RXa+u2nPVo9APOipc1fpTZEnNJ",
+	"Lm1us2pO6FG72uXkrpk1XOB0VIagiTh6NAgHo1+G84wn2rkIhybnwnih/QpzIMQ0IOf5G2uuJfPlQj28",
+	"LXJ2fwVOr+t7xdU+K4pWGb3JGwDD8Uwpo+jdrYqI4fXls/6TgwH5ky/X8W5NkDoUYLUKK9rlGOOWCNHX",
+	"MQ3hS6ULOqy58iqGvJL5sK414QqEuAlM8eQxg/U6aEWjkK/AM21VerSbmUKdG3wtxLZi8zSChOe3nj96",
+	"SCLb3x6V5GAj1j/eWHLI7Rg1ZwINrSXXile7WmAMHbUmPZIgs+KgyEEo+DW2VWtxVXkQSutSNUhDJQoT",
+	"VFentAeKpYKNDiwpeTrOhlt+OK4hL0MvLZTX5iiNZYyjR+HTk/Qg5qH4lTUpMfilpRG2uBJ8YOB0a6Ed",
+	"izqvnJfNupkrSDcazKApP+zDuaAG0X51+IdeWaoVGyBaQFNKtOYNa67zPGWBStnvoTVwGCc9oPOyXbIm",
+	"+qmfilkLRfuKxegXLHl1UtI3hnUtEvTSL4lNtoT0f4++Pkrl2HP5Tiy+CyipzaRXNJeDghjNg61CJuil",
+	"w+Fj4nDaH3LHXlO3KZXK3WzifjcurpWH6sY8QueC2qCXstNBDGD4lo7pFx5B/o5hC8WdPBk+3qhAlaWw",
+	"3mGzKI1BkqUEpvXuCE9CydHBxh5tVY0pPvdr7jaRqgmpRnYLS8AbMcrQS48GgTfpEQ7TbpYc1On/NQ9Y",
+	"mL7b1HoQQKKDjzLGlxIEFJPFyojWQYerr41DI6GVAbTMHE3GKjrTOZlZFi5hXH2WWJeF6dVGIQ4xo53M",
+	"aZnWsGKSwCa1g4XDtQvNUq3by9+OoUhLloGUQzSp7E+onBeAnAL+XJGFC+HPtrsrLjo/3AR96XiyPpTq",
+	"aoeeQAN3krIVYv0tKhqaCNUWYDhOoZc2gY704BQUCLrgcSTDRWNIAGQj/BIM+vaQJzTk3XhJelAHUpkL",
+	"HHmsNdcAXqDm7TGIuQO1saXM1J/u5OkkR+c2c3Rx3XPcwj55K5BbtxynW6FLOrMdcchwBLZii6LtWHGw",
+	"pNg61cdUbPFj9LTGZK3Ukyjd1wHISRXiug8jDmOv1exUX9Pyuchwl3paN0yTgV5g4VsDhKJEpws0ZCz1",
+	"1NiSI5B9kJZtZTobtZsNqzucg4kNjOT57wkqj+FBSlJJc3AjAMe4tvuneZRWCzV8sIN6q8Cz7qDWTnam",
+	"5j63UDcR/7rJUoRTDlVtOrnq3/KpPJWaUggaY03qzkm35F+wtte+uAObozgKUc5oHB0NjgZDwsN2gUYt",
+	"dDSOHg6Gg4ccWvQz9m0YS9OHaWevVSihVvt6Y9Crow3y90GcmFYB/oRLtcVDqbWSBKXquopgZRnxsVMW",
+	"Q/rmbZoYTqTXSaS58tmMve7EXKipNo1uvlpBFnqJAkrYo6coMRtNRdoPRB9sNy0Hp0w6iLjHuR0eTExz",
+	"4YC0IDXCLOdzsx9JCPAEVRtPwqk5JkaOq7wTlkBoLqSzuCVaGD5pCBnAM6aMN4NmSBPTFHdKCSVv4LV2",
+	"pEfqexM4cmUNHXpt2j41C1gjiOc5Nyo4z676ZkfXjlDd+pHDOnXzwQc3qvn3eD4k2d9uVdiPhsPfLIPK",
+	"C+4ssd06D/F94Yk/JLVWN4TeN0TTy/8fWCZ0LNve9V4jHoet7gt+5ejDr2zUb9BLo6cffmm7Zuk2jk72",
+	"oW+zRJLfergXiRuRb1fN56pcRePoOflqQUTJZKip4whd+ObtbRwtrOtQ/Gc5269W+mAzut2ZSOBiSJ2n",
+	"df9EYtY4kW28zsXHIrgcXAfbdF6CZ41IDq8kO9KYVfO2k8+auYG0hFPn5E7m7UyqdpCuCxYGiTnbLo2q",
+	"O/zWpVGJefDglZpgSKW7wYMHcFYnCnkhZAGkeL1JyvekoECB13O0lY8ToyAv7WKBebsWgT3n9GT4MD0I",
+	"oR7ix53iAE2T5JiY0JZZX+sR1iXATd7fqJjfbrsM3k29QRLvYnRb+czOA64PndmTqqiXMwl9K02pdWLC",
+	"RQa90THMbFU6qEyBzm1iZYccaeLNPIjBZXbB7Y7iatQFScxELmPQPoSq7q6i+abeKNl/1zJlAUdyxynh",
+	"qF46Yt+peZXBBOO851b0Prnjc1W+Z+jBcLDjppcx8MUupw3MMLjklh++w+C0m96u+vMthD5Khcpdlegd",
+	"I890gTVDN7GyOADbnRnbwPR4+DTtmLHVpEEHMV6XJ0qvtwEoaCu5B1hLlQqBp7jeG3W3FyNce0PsU8Fd",
+	"eMrn0lupK5LClB3NHgP4TjwzCQQFb7o+xKHohk/n5dK2opp1FIOGqRexaoKn69/qzkYWxFqxhDIgWl3I",
+	"HoarmAgoYN4UAgmk5VgXKSsXEwzVHiXwEwO6TC2w9qdMo4ka7cQiyhILeEMgRPvEtDQTN2GTX1DLUIZN",
+	"JK+p43MBVKwR4l3FIbdNOazLrmRrxkFaOmRU+pCFv5ICJk8xJHPgbPMiLe0a9dlLj29u0gMOzk6ULhz0",
+	"0hP+hiWIFGqtZMahapa7fVxLWNWkRDcbJOanEBahldX3cmG7BrYhsDFFXdC0qQH7aGy61TQvWJJn/trm",
+	"q98MRobk/e1mRpOUze0d8Hr0W4LXXcV/rauluErmdKPrstEHeSu794eA2B3Xb903YtcrBIftrivILsin",
+	"rquwQlHfepmd/e+Pjjeyt/U9J4fblz/tfUvTZ6S9D9Ie7oG0dzRZ0utHe0Dn7V4SBvijj502dNH9u3kH",
+	"Z3m+Vqyd7sFtLAGiw185DXO7ESiSC/zWXf67uu/X9Y1yjeK6aiWg7m+boQhzX25c4wNLaUSV2374NhLg",
+	"63rEfRgNHw7DzS/pn767BKa2FZJrLLFEnoCsMap8AOfeQToa1kmI4+Fxuk7MOg4/riBt3WWYQq++vPAg",
+	"hlRuJwpfPjl5enwgICAxIfRTVx/Xtx91Ga4p+k+xWnKtw+8d+LjfdvxhJmHrOsn7Rmo/umdEZPM+rf+4",
+	"3oT1HVr3M8H8f1Dux79/n8MLW6uemQrAOOSTN5obWvmpz2L9HyrW/052+U/oW7G33trSHnQb6VbVGpuP",
+	"dr3am7dkJ6TISIzLFhoubV5xjGq/KqvrI643bOrOpS72Nr5ze6JXUyn82xzUyfeDjxn8bbPq3VWcrl2w",
+	"1Tgwg9b9a4Fft29v/18AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -54,7 +54,17 @@ type config struct {
 	logFormat   string
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
 	databaseURL string
+	// idempotencyTTL is how long the outcome of a create with an
+	// Idempotency-Key is kept.
+	idempotencyTTL time.Duration
 }
+
+// The range of -idempotency-ttl: a retry comes seconds to hours later, and
+// every key in the window is kept.
+const (
+	minIdempotencyTTL = time.Second
+	maxIdempotencyTTL = 30 * 24 * time.Hour
+)
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var cfg config
@@ -72,9 +82,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
 	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
 	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
+	ttl := fs.String("idempotency-ttl", env("PETSTORE_IDEMPOTENCY_TTL", httpapi.DefaultIdempotencyTTL.String()), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h (PETSTORE_IDEMPOTENCY_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	d, err := time.ParseDuration(*ttl)
+	if err != nil || d < minIdempotencyTTL || d > maxIdempotencyTTL {
+		return cfg, fmt.Errorf("idempotency TTL %.64q: want a duration from 1s to 720h, such as 24h", *ttl)
+	}
+	cfg.idempotencyTTL = d
 	if *rateLimit != "" {
 		l, err := ratelimit.Parse(*rateLimit)
 		if err != nil {
@@ -150,7 +166,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer closeStore()
-	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log}
+	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL}
 	if cfg.rateLimit != nil {
 		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
 	}
@@ -178,7 +194,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit)
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", cfg.idempotencyTTL.String())
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -248,6 +248,11 @@ func TestBadConfiguration(t *testing.T) {
 		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
 		{"bad database url", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://%zz"}, "PETSTORE_DATABASE_URL: cannot parse"},
 		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@127.0.0.1:1/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
+		{"idempotency TTL not a duration", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1 day"}, `idempotency TTL "1 day": want a duration from 1s to 720h`},
+		{"idempotency TTL zero", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "0s"}, `idempotency TTL "0s"`},
+		{"idempotency TTL negative", []string{"-idempotency-ttl", "-1h"}, map[string]string{}, `idempotency TTL "-1h"`},
+		{"idempotency TTL too long", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "721h"}, `idempotency TTL "721h"`},
+		{"idempotency TTL flag beats env", []string{"-idempotency-ttl", "5"}, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1h"}, `idempotency TTL "5"`},
 		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "PETSTORE_DATABASE_URL: cannot parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

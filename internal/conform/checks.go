@@ -47,6 +47,7 @@ var Checks = []CheckInfo{
 	{"deprecation", "A deprecated operation's answers carry Deprecation and the Sunset and Link the contract declares."},
 	{"refused_write", "A refused create (invalid or unauthenticated) stores nothing."},
 	{"unique_ids", "Concurrent creates get distinct ids."},
+	{"idempotent_replay", "A create retried with its Idempotency-Key gets the first answer again (201, same body and Location, Idempotent-Replayed: true) and stores nothing; the key with another pet is 422."},
 }
 
 // A phase sends one group of cases; checks names those it judges beyond
@@ -61,7 +62,7 @@ func (r *run) phases() []phase {
 	return []phase{
 		{"auth", []string{"ignored_auth", "auth_before_validation", "negative_data_rejection", "refused_write"}, r.bracket(r.authCases, r.negativeCases)},
 		{"positive", []string{"positive_data_acceptance", "default_status"}, r.positiveCases},
-		{"state", []string{"use_after_create", "default_status", "pagination", "ordering", "unique_ids"}, r.stateCases},
+		{"state", []string{"use_after_create", "default_status", "pagination", "ordering", "unique_ids", "idempotent_replay"}, r.stateCases},
 		{"protocol", []string{"unsupported_method", "unknown_path"}, r.protocolCases},
 	}
 }

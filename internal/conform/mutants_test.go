@@ -224,13 +224,15 @@ var mutants = []mutant{
 		}
 		return body
 	})},
-	{"undocumented 422 for invalid bodies", "status_code_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
-		if r.Method == http.MethodPost && status == http.StatusBadRequest {
+	// On GET: createPet documents 422 (an Idempotency-Key reused), where
+	// negative_data_rejection catches a 422 for an invalid body.
+	{"undocumented 422 for invalid queries", "status_code_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+		if r.Method == http.MethodGet && status == http.StatusBadRequest {
 			return bytes.Replace(body, []byte(`"status":400`), []byte(`"status":422`), 1)
 		}
 		return body
 	}, func(r *http.Request, status int) int {
-		if r.Method == http.MethodPost && status == http.StatusBadRequest {
+		if r.Method == http.MethodGet && status == http.StatusBadRequest {
 			return http.StatusUnprocessableEntity
 		}
 		return status
@@ -285,6 +287,16 @@ var mutants = []mutant{
 		p["id"] = int64(id+1) / 2
 		b, _ := json.Marshal(p)
 		return b
+	})},
+	{"Idempotency-Key ignored", "idempotent_replay", func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Header.Del("Idempotency-Key")
+			app.ServeHTTP(w, r)
+		})
+	}},
+	{"replay not marked", "idempotent_replay", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+		h.Del("Idempotent-Replayed")
+		return body
 	})},
 }
 

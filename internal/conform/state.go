@@ -32,7 +32,7 @@ func (r *run) typed(ctx context.Context, call func(context.Context) error) (*exc
 func (r *run) create(ctx context.Context, body gen.NewPet) (*exchange, *gen.Pet, error) {
 	var res *gen.CreatePetResponse
 	x, err := r.typed(ctx, func(ctx context.Context) (err error) {
-		res, err = r.client.CreatePetWithResponse(ctx, body)
+		res, err = r.client.CreatePetWithResponse(ctx, nil, body)
 		return err
 	})
 	if err != nil || res == nil || res.JSON201 == nil || x.status != http.StatusCreated {
@@ -42,9 +42,10 @@ func (r *run) create(ctx context.Context, body gen.NewPet) (*exchange, *gen.Pet,
 }
 
 // stateCases checks what the contract says of the store: a created pet is
-// there to read and list; defaults; paging; concurrent creates.
+// there to read and list; defaults; paging; concurrent creates; retries
+// with an Idempotency-Key.
 func (r *run) stateCases(ctx context.Context) error {
-	for _, step := range []func(context.Context) error{r.useAfterCreate, r.defaultStatus, r.paging, r.uniqueIDs} {
+	for _, step := range []func(context.Context) error{r.useAfterCreate, r.defaultStatus, r.paging, r.uniqueIDs, r.idempotentReplay} {
 		if err := step(ctx); err != nil {
 			return err
 		}

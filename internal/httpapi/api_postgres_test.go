@@ -6,6 +6,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
@@ -27,6 +28,10 @@ func TestPostgresUnavailable(t *testing.T) {
 	for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Lost","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
 		wantError(t, c.Do(t, r[0], r[1], r[2]), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "unavailable")
 	}
+	for _, key := range []string{"", "k"} {
+		wantError(t, c.Do(t, "POST", "/v1/pets", `{"name":"Lost","categoryId":1}`, "Idempotency-Key", key),
+			http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "nothing was written")
+	}
 
 	proxy.Restore()
 	var after gen.Pet
@@ -43,5 +48,35 @@ func TestPostgresUnavailable(t *testing.T) {
 	res.JSON(t, &list)
 	if len(list) != 2 || list[0] != before || list[1] != after {
 		t.Fatalf("after the outage: got %+v, want [%+v %+v]", list, before, after)
+	}
+}
+
+// TestPostgresRetryAfterLostCommit is issue 11's proof: the connection to
+// the database fails after COMMIT was sent, so the pet is stored but the
+// client gets a 503 that says it may have been; the client retries with the
+// same Idempotency-Key and gets the stored pet, marked as a replay; exactly
+// one pet exists, with the id of that answer.
+func TestPostgresRetryAfterLostCommit(t *testing.T) {
+	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
+	c := newClient(t, pgtest.Open(t, dbURL))
+	const body = `{"name":"Rex","categoryId":1}`
+	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
+	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
+	wantError(t, c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable,
+		"the pet may have been created; retry with the same Idempotency-Key")
+
+	var res apitest.Response
+	apitest.Eventually(t, "the retry to be answered", func() bool {
+		res = c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1")
+		return res.Status != http.StatusServiceUnavailable && res.Status != http.StatusConflict
+	})
+	p, replayed := created(t, res)
+	if !replayed {
+		t.Fatalf("retry: got %+v not marked as a replay: the lost create was not found", p)
+	}
+	var list []gen.Pet
+	c.Do(t, "GET", "/v1/pets", "").JSON(t, &list)
+	if len(list) != 1 || list[0] != p {
+		t.Fatalf("after the lost commit and the retry: got %+v, want exactly [%+v]", list, p)
 	}
 }

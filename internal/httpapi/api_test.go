@@ -24,7 +24,7 @@ const testKey = "test-key-0123456789abcdef"
 // over store and returns a contract-checking client that sends testKey.
 func newClient(t *testing.T, store pets.Store) *apitest.Client {
 	t.Helper()
-	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey))})
+	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(otherKey))}) // otherKey: ratelimit_test.go
 	if err != nil {
 		t.Fatalf("httpapi.New: %v", err)
 	}
@@ -53,6 +53,8 @@ func RunAPISuite(t *testing.T, newStore func(*testing.T) pets.Store) {
 		{"ContentTypes", testContentTypes},
 		{"Protocol", testProtocol},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"IdempotentCreate", testIdempotentCreate},
+		{"IdempotentConcurrent", testIdempotentConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newClient(t, newStore(t))) })
 	}
@@ -439,7 +441,11 @@ func testConcurrentCreates(t *testing.T, c *apitest.Client) {
 type failingStore struct{ err error }
 
 func (s failingStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return s.fail() }
-func (s failingStore) Get(context.Context, int64) (pets.Pet, error)          { return s.fail() }
+func (s failingStore) CreateOnce(context.Context, pets.NewPet, pets.IdempotencyKey) (pets.Pet, bool, error) {
+	p, err := s.fail()
+	return p, false, err
+}
+func (s failingStore) Get(context.Context, int64) (pets.Pet, error) { return s.fail() }
 func (s failingStore) List(context.Context, pets.Query) (pets.Page, error) {
 	_, err := s.fail()
 	return pets.Page{}, err

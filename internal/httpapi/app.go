@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
@@ -34,6 +35,10 @@ const BasePath = "/v1"
 // MaxBodyBytes is the largest request body accepted (1 MiB).
 const MaxBodyBytes = 1 << 20
 
+// DefaultIdempotencyTTL is how long the outcome of a create with an
+// Idempotency-Key is kept unless Config says otherwise.
+const DefaultIdempotencyTTL = 24 * time.Hour
+
 // Config is what the app is built from.
 type Config struct {
 	Store  pets.Store
@@ -41,6 +46,9 @@ type Config struct {
 	Logger *slog.Logger
 	// RateLimit limits the requests of each key; nil means no limit.
 	RateLimit *ratelimit.Store
+	// IdempotencyTTL is how long the outcome of a create sent with an
+	// Idempotency-Key is kept; zero means DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
 	// NoValidation builds the app without the OpenAPI request validator.
 	// For measuring the validator's cost only: never serve with it.
 	NoValidation bool
@@ -50,6 +58,12 @@ type Config struct {
 func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Store == nil || cfg.Keys == nil {
 		return nil, errors.New("httpapi: Config needs a Store and Keys")
+	}
+	if cfg.IdempotencyTTL < 0 {
+		return nil, errors.New("httpapi: Config.IdempotencyTTL is negative")
+	}
+	if cfg.IdempotencyTTL == 0 {
+		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -134,7 +148,7 @@ func New(cfg Config) (*echo.Echo, error) {
 			ops[op.OperationID] = chain
 		}
 	}
-	gen.RegisterHandlersWithOptions(routesOnce{e}, &handler{store: store}, gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(routesOnce{e}, &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL}, gen.RegisterHandlersOptions{
 		BaseURL:              BasePath,
 		OperationMiddlewares: ops,
 	})

@@ -18,6 +18,12 @@ import (
 // carries the non-secret ID of its key.
 const keyIDKey = "petstore.key_id"
 
+// keyOwnerKey is the echo.Context key under which an authenticated request
+// carries its key's apikey.Digest, whose hex names the owner of its
+// idempotency keys (the 12-digit ID could let two keys of a large set share
+// them). Kept as a Digest so that only a create with a key formats it.
+const keyOwnerKey = "petstore.key_owner"
+
 var (
 	errNoCredentials = errors.New("no bearer credentials")
 	errInvalidToken  = errors.New("invalid bearer token")
@@ -47,6 +53,7 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}
 			c.Set(keyIDKey, digest.ID())
+			c.Set(keyOwnerKey, digest)
 			return next(c)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // exposedHeaders are the response headers the spec declares, which a web
 // page may read from a cross-origin answer.
 var exposedHeaders = []string{
-	"Link", "Location", "Deprecation", "Sunset", "Retry-After", "WWW-Authenticate",
+	"Link", "Location", headerReplayed, "Deprecation", "Sunset", "Retry-After", "WWW-Authenticate",
 	"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", echo.HeaderXRequestID,
 }
 
@@ -24,7 +24,7 @@ func cors() echo.MiddlewareFunc {
 	withCORS := middleware.CORSWithConfig(middleware.CORSConfig{
 		AllowOrigins:  []string{"*"},
 		AllowMethods:  []string{http.MethodGet, http.MethodPost},
-		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderXRequestID},
+		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderXRequestID, "Idempotency-Key"},
 		ExposeHeaders: exposedHeaders,
 		MaxAge:        600,
 	})

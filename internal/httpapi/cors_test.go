@@ -49,14 +49,15 @@ func TestCORS(t *testing.T) {
 			}
 			methods, headers := res.Header.Get("Access-Control-Allow-Methods"), res.Header.Get("Access-Control-Allow-Headers")
 			if tc.wantPreflightH {
-				if methods != "GET,POST" || !strings.Contains(headers, "Authorization") || !strings.Contains(headers, "Content-Type") {
-					t.Errorf("preflight: Allow-Methods %q, Allow-Headers %q: want GET,POST and Authorization, Content-Type", methods, headers)
+				if methods != "GET,POST" || !strings.Contains(headers, "Authorization") || !strings.Contains(headers, "Content-Type") || !strings.Contains(headers, "Idempotency-Key") {
+					t.Errorf("preflight: Allow-Methods %q, Allow-Headers %q: want GET,POST and Authorization, Content-Type, Idempotency-Key", methods, headers)
 				}
 			} else if methods != "" {
 				t.Errorf("Access-Control-Allow-Methods %q on a non-preflight answer", methods)
 			}
-			if tc.wantAllowOrig != "" && tc.method != http.MethodOptions && !strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "Link") {
-				t.Errorf("Access-Control-Expose-Headers %q: want the declared headers, Link among them", res.Header.Get("Access-Control-Expose-Headers"))
+			if expose := res.Header.Get("Access-Control-Expose-Headers"); tc.wantAllowOrig != "" && tc.method != http.MethodOptions &&
+				(!strings.Contains(expose, "Link") || !strings.Contains(expose, "Idempotent-Replayed")) {
+				t.Errorf("Access-Control-Expose-Headers %q: want the declared headers, Link and Idempotent-Replayed among them", expose)
 			}
 		})
 	}

@@ -28,6 +28,15 @@ const (
 	codeRateLimited      = gen.ErrorCodeRateLimited
 	codeInternal         = gen.ErrorCodeInternal
 	codeUnavailable      = gen.ErrorCodeUnavailable
+	codeKeyInFlight      = gen.ErrorCodeIdempotencyKeyInFlight
+	codeKeyReused        = gen.ErrorCodeIdempotencyKeyReused
+)
+
+// The messages of a 503 to a create whose outcome is unknown (the store
+// failed after the create was sent), with and without an Idempotency-Key.
+const (
+	msgOutcomeUnknownKeyed = "the store failed after the create was sent: the pet may have been created; retry with the same Idempotency-Key to get its answer"
+	msgOutcomeUnknown      = "the store failed after the create was sent: the pet may have been created; list the pets before sending it again, or send creates with an Idempotency-Key to retry them safely"
 )
 
 // maxMessage is the maxLength of Error.message in the spec.
@@ -116,6 +125,12 @@ func describe(err error) *apiError {
 		return invalid("%s", ve.Error())
 	case errors.Is(err, pets.ErrNotFound):
 		return &apiError{Status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()}
+	case errors.Is(err, pets.ErrKeyReused):
+		return &apiError{Status: http.StatusUnprocessableEntity, Code: codeKeyReused, Message: "Idempotency-Key: already used by this API key for a different request; use a new key for a new pet"}
+	case errors.Is(err, pets.ErrKeyInFlight):
+		return &apiError{Status: http.StatusConflict, Code: codeKeyInFlight, Message: "Idempotency-Key: a request with this key is still being processed; retry later with the same key"}
+	case errors.Is(err, pets.ErrOutcomeUnknown):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknown}
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: "the store is unavailable; nothing was written, retry later"}
 	case errors.As(err, &re):
@@ -151,6 +166,11 @@ func describeHTTPError(he *echo.HTTPError) *apiError {
 		if rest, ok := strings.CutPrefix(msg, "Invalid format for parameter "); ok {
 			name, _, _ := strings.Cut(rest, ":")
 			return invalid("%s: invalid value", name)
+		}
+		// "Expected one value for Idempotency-Key, got 2": a header sent twice.
+		if rest, ok := strings.CutPrefix(msg, "Expected one value for "); ok {
+			name, _, _ := strings.Cut(rest, ",")
+			return invalid("%s: must be given once", name)
 		}
 		return invalid("invalid request")
 	}

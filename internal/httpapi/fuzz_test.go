@@ -47,6 +47,9 @@ func (r *resettable) reset() {
 func (r *resettable) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	return r.store().Create(ctx, n)
 }
+func (r *resettable) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
+	return r.store().CreateOnce(ctx, n, k)
+}
 func (r *resettable) Get(ctx context.Context, id int64) (pets.Pet, error) {
 	return r.store().Get(ctx, id)
 }

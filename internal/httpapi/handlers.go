@@ -1,13 +1,18 @@
 package httpapi
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -21,6 +26,9 @@ const (
 // handler implements the generated ServerInterface over a pets.Store.
 type handler struct {
 	store pets.Store
+	// idempotencyTTL is how long the outcome of a create with an
+	// Idempotency-Key is kept.
+	idempotencyTTL time.Duration
 }
 
 var _ gen.ServerInterface = (*handler)(nil)
@@ -68,8 +76,10 @@ func nextLink(q pets.Query, last int64) string {
 	return string(b)
 }
 
-// CreatePet answers POST /v1/pets.
-func (h *handler) CreatePet(c echo.Context) error {
+// CreatePet answers POST /v1/pets. With an Idempotency-Key, the store
+// creates the pet once per key and API key, and a retry gets the first
+// answer again, re-derived from the stored pet and marked as a replay.
+func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	data, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return err
@@ -84,12 +94,64 @@ func (h *handler) CreatePet(c echo.Context) error {
 	}
 	// The store normalizes (defaults, domain rules) and refuses with a
 	// *pets.ValidationError, which the mapper answers 400.
-	p, err := h.store.Create(c.Request().Context(), n)
+	ctx := c.Request().Context()
+	if params.IdempotencyKey == nil {
+		p, err := h.store.Create(ctx, n)
+		if err != nil {
+			return err
+		}
+		return created(c, p)
+	}
+	key, err := idempotencyKey(*params.IdempotencyKey)
 	if err != nil {
 		return err
 	}
+	owner, ok := c.Get(keyOwnerKey).(apikey.Digest)
+	if !ok {
+		return errors.New("httpapi: an idempotent create without an authenticated key")
+	}
+	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.String(), Key: key, TTL: h.idempotencyTTL})
+	if errors.Is(err, pets.ErrOutcomeUnknown) {
+		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknownKeyed}, err)
+	}
+	if err != nil {
+		return err
+	}
+	if replayed {
+		c.Response().Header().Set(headerReplayed, "true")
+	}
+	return created(c, p)
+}
+
+// created answers 201 with the pet and its Location.
+func created(c echo.Context, p pets.Pet) error {
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/pets/"+strconv.FormatInt(p.ID, 10))
 	return c.JSON(http.StatusCreated, toGen(p))
+}
+
+// headerReplayed marks an answer replayed for an Idempotency-Key.
+const headerReplayed = "Idempotent-Replayed"
+
+// maxIdempotencyKey is the longest Idempotency-Key, without its quotes.
+const maxIdempotencyKey = 255
+
+// idempotencyKey returns the key an Idempotency-Key header names: the value,
+// or, in the draft's structured-field form, the string inside its double
+// quotes. The validator checks the same syntax (openapi.yaml); this check
+// keeps the store safe without it.
+func idempotencyKey(v string) (string, error) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	if v == "" || len(v) > maxIdempotencyKey {
+		return "", invalid("Idempotency-Key: must be 1 to %d characters", maxIdempotencyKey)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~:+/=", c) >= 0) {
+			return "", invalid("Idempotency-Key: must be 1 to %d characters of A-Z a-z 0-9 - _ . ~ : + / =, optionally in double quotes", maxIdempotencyKey)
+		}
+	}
+	return v, nil
 }
 
 // GetPet answers GET /v1/pets/{petId}, a deprecated operation.

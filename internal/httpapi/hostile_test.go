@@ -280,6 +280,23 @@ func hostileRequests() []hostile {
 		{name: "100 Authorization headers", method: "GET", header: repeatHeader("Authorization", "Bearer "+testKey, 100), anon: true, status: 401},
 		{name: "3000 headers, no key", method: "GET", header: manyHeaders(3000), anon: true, status: 401},
 		{name: "3000 headers, bad limit", method: "GET", path: "/v1/pets?limit=0", header: manyHeaders(3000), msg: "limit"},
+
+		// Idempotency-Key in bad forms: none of them creates a pet.
+		{name: "idempotency key too long", body: `{` + ok + `}`, header: []string{"Idempotency-Key", strings.Repeat("k", 256)}, msg: "Idempotency-Key"},
+		{name: "idempotency key too long, quoted", body: `{` + ok + `}`, header: []string{"Idempotency-Key", `"` + strings.Repeat("k", 256) + `"`}, msg: "Idempotency-Key"},
+		{name: "idempotency key 10 KiB", body: `{` + ok + `}`, header: []string{"Idempotency-Key", strings.Repeat("k", 10<<10)}, msg: "Idempotency-Key"},
+		{name: "idempotency key empty", body: `{` + ok + `}`, header: []string{"Idempotency-Key", " "}, msg: "Idempotency-Key"},
+		{name: "idempotency key empty quotes", body: `{` + ok + `}`, header: []string{"Idempotency-Key", `""`}, msg: "Idempotency-Key"},
+		{name: "idempotency key one quote", body: `{` + ok + `}`, header: []string{"Idempotency-Key", `"abc`}, msg: "Idempotency-Key"},
+		{name: "idempotency key with a space", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a b"}, msg: "Idempotency-Key"},
+		{name: "idempotency key with a comma", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a,b"}, msg: "Idempotency-Key"},
+		{name: "idempotency key with a semicolon", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a;b"}, msg: "Idempotency-Key"},
+		{name: "idempotency key not ASCII", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "clé"}, msg: "Idempotency-Key"},
+		{name: "idempotency key control character", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a\x01b"}, msg: "Idempotency-Key"},
+		{name: "idempotency key given twice", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a", "Idempotency-Key", "a"}, msg: "Idempotency-Key: must be given once"},
+		{name: "idempotency key given twice, differently", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "a", "Idempotency-Key", "b"}, msg: "Idempotency-Key: must be given once"},
+		{name: "idempotency key and a bad body", body: `{"name":""}`, header: []string{"Idempotency-Key", "fine"}, msg: "name"},
+		{name: "idempotency key without a key", body: `{` + ok + `}`, header: []string{"Idempotency-Key", "fine"}, anon: true, status: 401},
 	}
 	for i := range rows {
 		r := &rows[i]

@@ -8,10 +8,13 @@
 package memstore
 
 import (
+	"container/heap"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -29,13 +32,28 @@ type Store struct {
 	mu       sync.RWMutex
 	pets     []record
 	byStatus [len(pets.Statuses)][]int64 // IDs with each status, ascending
+
+	// The outcomes of CreateOnce, and their expiries in a min-heap: each
+	// CreateOnce first drops those expired, so the keys held are those
+	// recorded within their TTL.
+	keys   map[idemKey]outcome
+	expiry expiryHeap
+	now    func() time.Time
+}
+
+type idemKey struct{ owner, key string }
+
+type outcome struct {
+	fingerprint [sha256.Size]byte
+	id          int64
+	expires     time.Time
 }
 
 var _ pets.Store = (*Store)(nil)
 
 // New returns an empty Store.
 func New() *Store {
-	return &Store{}
+	return &Store{keys: map[idemKey]outcome{}, now: time.Now}
 }
 
 func statusIndex(s pets.Status) (uint8, bool) {
@@ -53,13 +71,84 @@ func (s *Store) Create(_ context.Context, n pets.NewPet) (pets.Pet, error) {
 	if err != nil {
 		return pets.Pet{}, err
 	}
-	si, _ := statusIndex(n.Status)
 	s.mu.Lock()
+	p := s.add(n)
+	s.mu.Unlock()
+	return p, nil
+}
+
+// add stores a normalized n; the caller holds mu.
+func (s *Store) add(n pets.NewPet) pets.Pet {
+	si, _ := statusIndex(n.Status)
 	s.pets = append(s.pets, record{name: n.Name, categoryID: n.CategoryID, status: si})
 	id := int64(len(s.pets))
 	s.byStatus[si] = append(s.byStatus[si], id)
-	s.mu.Unlock()
-	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, nil
+	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}
+}
+
+// CreateOnce stores n unless k was recorded, within its TTL, for an earlier
+// create. A create in memory is atomic under mu, so a concurrent call with
+// the same key waits for it and replays it: ErrKeyInFlight never happens.
+func (s *Store) CreateOnce(_ context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
+	n, err := n.Normalize()
+	if err != nil {
+		return pets.Pet{}, false, err
+	}
+	fp := n.Fingerprint()
+	ik := idemKey{k.Owner, k.Key}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.dropExpired(now)
+	if o, ok := s.keys[ik]; ok {
+		if o.fingerprint != fp {
+			return pets.Pet{}, false, fmt.Errorf("key %.64q: %w", k.Key, pets.ErrKeyReused)
+		}
+		return s.pet(o.id), true, nil
+	}
+	p := s.add(n)
+	o := outcome{fingerprint: fp, id: p.ID, expires: now.Add(k.TTL)}
+	s.keys[ik] = o
+	heap.Push(&s.expiry, expiring{ik, o.expires})
+	return p, false, nil
+}
+
+// dropExpired forgets the outcomes whose TTL has passed; the caller holds mu.
+func (s *Store) dropExpired(now time.Time) {
+	for len(s.expiry) > 0 && !s.expiry[0].at.After(now) {
+		e := heap.Pop(&s.expiry).(expiring)
+		if o, ok := s.keys[e.key]; ok && o.expires.Equal(e.at) {
+			delete(s.keys, e.key)
+		}
+	}
+}
+
+// Keys returns the number of idempotency keys held, expired ones included
+// until the next CreateOnce drops them.
+func (s *Store) Keys() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.keys)
+}
+
+// expiring is a recorded key and when it expires.
+type expiring struct {
+	key idemKey
+	at  time.Time
+}
+
+// expiryHeap is a container/heap of expiries, the soonest first.
+type expiryHeap []expiring
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiring)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // Get returns the pet with the given ID.

@@ -5,8 +5,11 @@ package pets
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -120,14 +123,50 @@ type Store interface {
 	Get(ctx context.Context, id int64) (Pet, error)
 	// List returns the page of pets that q selects.
 	List(ctx context.Context, q Query) (Page, error)
+	// CreateOnce is Create for a request a client may retry: the first call
+	// with k stores n and records k with n's Fingerprint and the pet's ID,
+	// atomically, for k.TTL. A later call with k and the same fingerprint
+	// returns that pet and replayed true, storing nothing. It returns an
+	// error wrapping ErrKeyReused when k was recorded with another
+	// fingerprint, and ErrKeyInFlight while another call with k is running.
+	// Keys of different owners never meet.
+	CreateOnce(ctx context.Context, n NewPet, k IdempotencyKey) (p Pet, replayed bool, err error)
+}
+
+// IdempotencyKey names a create that a client may retry.
+type IdempotencyKey struct {
+	Owner string        // who sent it: the non-secret ID of the API key
+	Key   string        // the client's Idempotency-Key
+	TTL   time.Duration // how long the outcome is kept; positive
+}
+
+// Fingerprint is the SHA-256 of a normalized NewPet: two requests are the
+// same when they describe the same pet, whatever their JSON looked like.
+// NUL separates the fields: a valid name has no control characters.
+func (n NewPet) Fingerprint() [sha256.Size]byte {
+	b := make([]byte, 0, len(n.Name)+40)
+	b = append(b, n.Name...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, n.CategoryID, 10)
+	b = append(b, 0)
+	b = append(b, n.Status...)
+	return sha256.Sum256(b)
 }
 
 // Errors stores return, wrapped with context.
 var (
 	// ErrNotFound means no pet has the requested ID.
 	ErrNotFound = errors.New("pet not found")
-	// ErrUnavailable means the store cannot be reached; nothing was written.
+	// ErrUnavailable means the store cannot be reached. Nothing was written,
+	// unless the error also wraps ErrOutcomeUnknown.
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrOutcomeUnknown, always with ErrUnavailable, means a create was sent
+	// but its answer was lost: the pet may or may not have been stored.
+	ErrOutcomeUnknown = errors.New("outcome unknown: the create may have been stored")
+	// ErrKeyInFlight means a create with the same idempotency key is running.
+	ErrKeyInFlight = errors.New("idempotency key in flight")
+	// ErrKeyReused means the idempotency key was recorded for another request.
+	ErrKeyReused = errors.New("idempotency key reused for another request")
 )
 
 // ValidationError names a field or parameter that breaks a rule of the domain.

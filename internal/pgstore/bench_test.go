@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
@@ -74,6 +76,33 @@ func BenchmarkPostgresStore(b *testing.B) {
 			for b.Loop() {
 				if _, err := s.Create(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		// A create with a new Idempotency-Key each time, and the replay of
+		// one: what the key costs over a plain create.
+		b.Run("op=create-once/store="+st.name, func(b *testing.B) {
+			s := st.open(b, false)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				k := pets.IdempotencyKey{Owner: "bench", Key: "k-" + strconv.Itoa(i), TTL: time.Hour}
+				if _, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("op=create-once-replay/store="+st.name, func(b *testing.B) {
+			s := st.open(b, false)
+			k := pets.IdempotencyKey{Owner: "bench", Key: "replayed", TTL: time.Hour}
+			if _, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}, k); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, replayed, err := s.CreateOnce(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}, k); err != nil || !replayed {
+					b.Fatalf("replay: %v, replayed %v", err, replayed)
 				}
 			}
 		})

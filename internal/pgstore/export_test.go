@@ -17,3 +17,15 @@ const (
 	ListAll      = listAll
 	ListByStatus = listByStatus
 )
+
+// For the idempotency tests.
+var (
+	KeyLock      = keyLock
+	ClassifySent = classifySent
+)
+
+// SweepKeys and SweepExpired are the bounded removal of expired keys.
+const (
+	SweepKeys    = sweepKeys
+	SweepExpired = sweepExpired
+)

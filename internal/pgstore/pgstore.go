@@ -14,8 +14,11 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -166,18 +169,148 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	// lock, the insert and the count commit (or roll back) together.
 	var id int64
 	b := &pgx.Batch{}
-	if s.serialise {
-		b.Queue("select pg_advisory_xact_lock($1)", createLock)
-	}
+	s.queueSerialise(b)
 	b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&id)
 	})
 	b.Queue(countPet)
-	err = s.pool.SendBatch(ctx, b).Close()
+	// Acquired apart from the send, so that a failure to connect is known
+	// to have written nothing.
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return pets.Pet{}, classify("create", err)
 	}
+	defer conn.Release()
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return pets.Pet{}, classifySent("create", err)
+	}
 	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, nil
+}
+
+// queueSerialise queues the lock that orders ids by commit (see Create).
+func (s *Store) queueSerialise(b *pgx.Batch) {
+	if s.serialise {
+		b.Queue("select pg_advisory_xact_lock($1)", createLock)
+	}
+}
+
+// keyLock is the advisory lock key of an idempotency key: the first 8 bytes
+// of the SHA-256 of its owner and key (a collision only costs a spurious
+// in-flight answer, once in 2⁶⁴).
+func keyLock(k pets.IdempotencyKey) int64 {
+	h := sha256.Sum256([]byte(k.Owner + "\x00" + k.Key))
+	return int64(binary.BigEndian.Uint64(h[:8]))
+}
+
+// sweepExpired is how many expired idempotency keys each CreateOnce removes,
+// oldest first through the expiry index: more than one, so that removal
+// outpaces expiry, and few, so that no create pays for a backlog.
+const sweepExpired = 16
+
+// The statements of CreateOnce.
+const (
+	findOutcome = `select k.fingerprint, p.id, p.name, p.category_id, p.status
+		from idempotency_keys k join pets p on p.id = k.pet_id
+		where k.owner = $1 and k.key = $2 and k.expires_at > now()`
+	dropExpiredKey = `delete from idempotency_keys where owner = $1 and key = $2 and expires_at <= now()`
+	sweepKeys      = `delete from idempotency_keys where (owner, key) in (
+		select owner, key from idempotency_keys where expires_at <= now()
+		order by expires_at limit $1 for update skip locked)`
+	insertPetOnce = `with p as (insert into pets (name, category_id, status) values ($1, $2, $3) returning id)
+		insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
+		select $4, $5, $6, id, now() + make_interval(secs => $7) from p
+		returning pet_id`
+)
+
+// CreateOnce stores n unless k was recorded, within its TTL, for an earlier
+// create, in one transaction of two round trips:
+//
+//  1. BEGIN; take k's advisory lock without waiting (ErrKeyInFlight when
+//     another transaction holds it); look for k's unexpired outcome, which
+//     is replayed, or refused with ErrKeyReused for another request;
+//  2. insert the pet, count it and record k, removing k's expired record
+//     and a few other expired ones; COMMIT.
+//
+// The lock is held until the commit is visible, so a second call with k
+// either finds the first one's outcome or is told it is in flight; the
+// primary key on (owner, key) is the backstop. A failure in the first round
+// trip, or the server's refusal in the second, wrote nothing; a connection
+// failure in the second happened after COMMIT was sent, and the error wraps
+// pets.ErrOutcomeUnknown.
+func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
+	n, err := n.Normalize()
+	if err != nil {
+		return pets.Pet{}, false, err
+	}
+	fp := n.Fingerprint()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return pets.Pet{}, false, classify("create", err)
+	}
+	// The transaction is pgx's to know nothing of: each path below ends
+	// it, and Release destroys a connection left in one.
+	defer conn.Release()
+	// A rollback that fails leaves the connection to be destroyed.
+	rollback := func() { conn.Exec(ctx, "rollback") }
+
+	var (
+		locked bool
+		found  bool
+		seen   []byte
+		p      pets.Pet
+	)
+	b := &pgx.Batch{}
+	b.Queue("begin")
+	b.Queue("select pg_try_advisory_xact_lock($1)", keyLock(k)).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&locked)
+	})
+	b.Queue(findOutcome, k.Owner, k.Key).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			found = true
+			if err := rows.Scan(&seen, &p.ID, &p.Name, &p.CategoryID, &p.Status); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		rollback()
+		return pets.Pet{}, false, classify("create", err)
+	}
+	if !locked || found {
+		rollback()
+		switch {
+		case !locked:
+			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
+		case !bytes.Equal(seen, fp[:]):
+			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
+		}
+		return p, true, nil
+	}
+
+	var id int64
+	b = &pgx.Batch{}
+	s.queueSerialise(b)
+	b.Queue(dropExpiredKey, k.Owner, k.Key)
+	b.Queue(sweepKeys, sweepExpired)
+	b.Queue(insertPetOnce, n.Name, n.CategoryID, string(n.Status), k.Owner, k.Key, fp[:], k.TTL.Seconds()).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
+	b.Queue(countPet)
+	b.Queue("commit")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			return pets.Pet{}, false, classifySent("create", err)
+		}
+		rollback()              // the server skipped the rest, COMMIT included
+		if pe.Code == "23505" { // unique_violation: a race the lock lost
+			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w: %w", k.Key, pets.ErrKeyInFlight, err)
+		}
+		return pets.Pet{}, false, classify("create", err)
+	}
+	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, false, nil
 }
 
 // Get returns the pet with the given ID.
@@ -256,6 +389,24 @@ func classify(op string, err error) error {
 		return fmt.Errorf("pgstore: %s: %w", op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w", op, pets.ErrUnavailable, err)
+}
+
+// classifySent is classify for the error of a request that commits: unless
+// the server refused it (a PgError: the transaction rolled back) or nothing
+// was sent (pgconn.SafeToRetry), the connection failed after the commit was
+// sent, and whether it happened is unknown: the error wraps
+// pets.ErrOutcomeUnknown as well as pets.ErrUnavailable. pgx reports a read
+// that fails after the send as pgconn.ErrConnClosed, which claims
+// SafeToRetry: that one is unknown too. So is a send on a pooled connection
+// that died while idle: the write succeeds and the read fails, as it would
+// had the server committed and died. CreateOnce learns that in its first
+// round trip, which commits nothing.
+func classifySent(op string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
+		return classify(op, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
 }
 
 // unavailableState reports whether a SQLSTATE means "not now" rather than

@@ -244,6 +244,14 @@ func TestPostgresUnavailable(t *testing.T) {
 		name string
 		call func() error
 	}{
+		// CreateOnce first: its BEGIN finds a pooled connection the cut
+		// closed, before any statement of the create was sent.
+		{"CreateOnce", func() error {
+			_, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "lost", CategoryID: 1}, pets.IdempotencyKey{Owner: "o", Key: "k", TTL: time.Hour})
+			return err
+		}},
+		// Create sends its one batch at once: on such a connection it
+		// could not know; here it gets a new one, which is refused.
 		{"Create", func() error { _, err := s.Create(ctx, pets.NewPet{Name: "lost", CategoryID: 1}); return err }},
 		{"Get", func() error { _, err := s.Get(ctx, before.ID); return err }},
 		{"List", func() error { _, err := s.List(ctx, pets.Query{Limit: 10}); return err }},
@@ -253,6 +261,9 @@ func TestPostgresUnavailable(t *testing.T) {
 		err := tc.call()
 		if !errors.Is(err, pets.ErrUnavailable) {
 			t.Errorf("%s with the database cut off: got %v, want ErrUnavailable", tc.name, err)
+		}
+		if errors.Is(err, pets.ErrOutcomeUnknown) {
+			t.Errorf("%s with the database cut off: got %v; want it known that nothing was written", tc.name, err)
 		}
 		if d := time.Since(start); d > pgstore.QueryTimeout+time.Second {
 			t.Errorf("%s with the database cut off: took %v, want at most QueryTimeout", tc.name, d)

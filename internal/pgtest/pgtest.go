@@ -6,15 +6,16 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,6 +108,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	down  bool
+	lose  []byte // see LoseAnswerTo
 	conns map[net.Conn]bool
 	wg    sync.WaitGroup
 }
@@ -171,12 +173,33 @@ func (p *Proxy) serve(c net.Conn) {
 	p.conns[c], p.conns[d] = true, true
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		done <- struct{}{}
+	// lost is set when the client sends what LoseAnswerTo waits for: the
+	// database's next answer then ends the connection instead of reaching
+	// the client.
+	var lost atomic.Bool
+	pipe := func(dst, src net.Conn, fromClient bool) {
+		defer func() { done <- struct{}{} }()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				if fromClient && p.armed(buf[:n]) {
+					lost.Store(true)
+				}
+				if !fromClient && lost.Load() {
+					return
+				}
+				if _, err := dst.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
 	}
-	go pipe(d, c)
-	go pipe(c, d)
+	go pipe(d, c, true)
+	go pipe(c, d, false)
 	<-done
 	c.Close()
 	d.Close()
@@ -185,6 +208,29 @@ func (p *Proxy) serve(c net.Conn) {
 	delete(p.conns, c)
 	delete(p.conns, d)
 	p.mu.Unlock()
+}
+
+// LoseAnswerTo arms the proxy once: the next read from a client that
+// contains sent (bytes only a COMMIT's message or batch carries) is passed
+// to the database, and that connection is closed when the database
+// answers, before the client hears it. The database acts on what it got;
+// the client sees its connection fail after sending it.
+func (p *Proxy) LoseAnswerTo(sent string) {
+	p.mu.Lock()
+	p.lose = []byte(sent)
+	p.mu.Unlock()
+}
+
+// armed reports whether chunk holds what LoseAnswerTo waits for, and
+// disarms the proxy if so.
+func (p *Proxy) armed(chunk []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lose == nil || !bytes.Contains(chunk, p.lose) {
+		return false
+	}
+	p.lose = nil
+	return true
 }
 
 // Cut closes every proxied connection and refuses new ones until Restore.

@@ -25,10 +25,11 @@ const (
 	outcomeUnavailable        // pets.ErrUnavailable or a missed deadline
 	outcomeCanceled           // the caller gave up (context.Canceled)
 	outcomeError              // anything else
+	outcomeConflict           // pets.ErrKeyReused or pets.ErrKeyInFlight
 	numOutcomes
 )
 
-var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error"}
+var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error", "conflict"}
 
 // buckets span a map lookup in memory (tens of microseconds, timer
 // included) to a slow database round trip (seconds).
@@ -65,6 +66,14 @@ func Instrument(s pets.Store, reg prometheus.Registerer) (*Store, error) {
 	return m, nil
 }
 
+// CreateOnce measures the wrapped store's CreateOnce as a create.
+func (m *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
+	start := time.Now()
+	p, replayed, err := m.store.CreateOnce(ctx, n, k)
+	m.create[outcome(err)].Observe(time.Since(start).Seconds())
+	return p, replayed, err
+}
+
 // Create measures the wrapped store's Create.
 func (m *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	start := time.Now()
@@ -99,6 +108,8 @@ func outcome(err error) int {
 		return outcomeNotFound
 	case errors.As(err, &ve):
 		return outcomeInvalid
+	case errors.Is(err, pets.ErrKeyReused), errors.Is(err, pets.ErrKeyInFlight):
+		return outcomeConflict
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return outcomeUnavailable
 	case errors.Is(err, context.Canceled):

@@ -29,7 +29,10 @@ func TestStoreBehaviour(t *testing.T) {
 type erringStore struct{ err error }
 
 func (s erringStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return pets.Pet{}, s.err }
-func (s erringStore) Get(context.Context, int64) (pets.Pet, error)          { return pets.Pet{}, s.err }
+func (s erringStore) CreateOnce(context.Context, pets.NewPet, pets.IdempotencyKey) (pets.Pet, bool, error) {
+	return pets.Pet{}, false, s.err
+}
+func (s erringStore) Get(context.Context, int64) (pets.Pet, error) { return pets.Pet{}, s.err }
 func (s erringStore) List(context.Context, pets.Query) (pets.Page, error) {
 	return pets.Page{}, s.err
 }
@@ -83,6 +86,8 @@ func TestOutcomes(t *testing.T) {
 		{context.DeadlineExceeded, "unavailable"},
 		{context.Canceled, "canceled"},
 		{errors.New("disk on fire"), "error"},
+		{fmt.Errorf("key k: %w", pets.ErrKeyReused), "conflict"},
+		{fmt.Errorf("key k: %w", pets.ErrKeyInFlight), "conflict"},
 	} {
 		if _, err := storemetrics.Instrument(erringStore{tc.err}, reg); err == nil {
 			t.Fatal("a second Instrument on one registry: got nil error, want a duplicate registration error")
@@ -103,8 +108,8 @@ func TestOutcomes(t *testing.T) {
 
 	got := counts(t, reg)
 	want := map[string]uint64{"create/ok": 2, "create/invalid": 1, "get/ok": 1, "get/not_found": 1, "list/ok": 1, "list/invalid": 1}
-	if len(got) != 18 {
-		t.Errorf("got %d series, want 18 (3 operations x 6 outcomes, all from the start)", len(got))
+	if len(got) != 21 {
+		t.Errorf("got %d series, want 21 (3 operations x 7 outcomes, all from the start)", len(got))
 	}
 	for k, n := range got {
 		if n != want[k] {

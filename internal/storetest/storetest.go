@@ -34,6 +34,11 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"WalkVisitsEveryPetOnce", testWalk},
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"Count", testCount},
+		{"IdempotentCreate", testIdempotentCreate},
+		{"IdempotentKeyReused", testIdempotentKeyReused},
+		{"IdempotentOwners", testIdempotentOwners},
+		{"IdempotentExpiry", testIdempotentExpiry},
+		{"IdempotentConcurrent", testIdempotentConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newStore(t)) })
 	}

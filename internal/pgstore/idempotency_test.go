@@ -1,0 +1,197 @@
+package pgstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/pgstore"
+	"github.com/petstore/petstore/internal/pgtest"
+)
+
+var rex = pets.NewPet{Name: "Rex", CategoryID: 3}
+
+func idemKey(k string) pets.IdempotencyKey {
+	return pets.IdempotencyKey{Owner: "alice", Key: k, TTL: time.Hour}
+}
+
+// TestPostgresKeyInFlight: while another transaction holds a key (a create
+// with it is running, on any replica), CreateOnce answers ErrKeyInFlight at
+// once, without waiting, and writes nothing; afterwards it creates.
+func TestPostgresKeyInFlight(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	s := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+	blocker := connect(t, dbURL)
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock($1)", pgstore.KeyLock(idemKey("busy"))); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if p, _, err := s.CreateOnce(ctx, rex, idemKey("busy")); !errors.Is(err, pets.ErrKeyInFlight) {
+		t.Fatalf("CreateOnce with the key held: got %+v, %v; want ErrKeyInFlight", p, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("CreateOnce with the key held took %v: it waited for the lock", d)
+	}
+	// Another key, and the same key of another owner, are not held.
+	if _, replayed, err := s.CreateOnce(ctx, rex, idemKey("free")); err != nil || replayed {
+		t.Fatalf("CreateOnce with another key: got replayed %v, %v; want a new pet", replayed, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, replayed, err := s.CreateOnce(ctx, rex, idemKey("busy"))
+	if err != nil || replayed {
+		t.Fatalf("CreateOnce once the key is free: got %+v, replayed %v, %v; want a new pet", p, replayed, err)
+	}
+	if n, _ := s.Count(ctx); n != 2 {
+		t.Fatalf("Count: got %d, want 2 (nothing from the refused create)", n)
+	}
+}
+
+// TestPostgresLostCommit is the case Idempotency-Key exists for: the
+// connection fails after COMMIT was sent, so the database stored the pet but
+// the store never heard. CreateOnce says the outcome is unknown (not that
+// nothing was written); a retry with the same key gets the stored pet, and
+// exactly one pet exists.
+func TestPostgresLostCommit(t *testing.T) {
+	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
+	s := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+	// The fingerprint is sent (as a bytea parameter) only with the batch
+	// that ends in COMMIT.
+	proxy.LoseAnswerTo(fingerprint(t, rex))
+	_, _, err := s.CreateOnce(ctx, rex, idemKey("lost"))
+	if !errors.Is(err, pets.ErrOutcomeUnknown) || !errors.Is(err, pets.ErrUnavailable) {
+		t.Fatalf("CreateOnce whose COMMIT answer is lost: got %v, want ErrOutcomeUnknown and ErrUnavailable", err)
+	}
+	var (
+		p        pets.Pet
+		replayed bool
+	)
+	apitest.Eventually(t, "the retry to be answered", func() bool {
+		p, replayed, err = s.CreateOnce(ctx, rex, idemKey("lost"))
+		return !errors.Is(err, pets.ErrUnavailable) && !errors.Is(err, pets.ErrKeyInFlight)
+	})
+	if err != nil || !replayed {
+		t.Fatalf("retry: got %+v, replayed %v, %v; want the stored pet, replayed", p, replayed, err)
+	}
+	page, err := s.List(ctx, pets.Query{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Pets) != 1 || page.Pets[0] != p {
+		t.Fatalf("after the lost commit and the retry: got %+v, want exactly [%+v]", page.Pets, p)
+	}
+	if n, _ := s.Count(ctx); n != 1 {
+		t.Fatalf("Count: got %d, want 1", n)
+	}
+}
+
+// fingerprint returns the bytes of n's fingerprint, as the store sends them.
+func fingerprint(t *testing.T, n pets.NewPet) string {
+	t.Helper()
+	n, err := n.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := n.Fingerprint()
+	return string(fp[:])
+}
+
+// TestPostgresClassifySent: only a failure after something was sent, that
+// is not the server's refusal, leaves the outcome unknown.
+func TestPostgresClassifySent(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		unknown bool
+	}{
+		{"server refused", &pgconn.PgError{Code: "23514"}, false},
+		{"server shutting down", &pgconn.PgError{Code: "57P01"}, false},
+		{"context done before sending", fmt.Errorf("send: %w", context.DeadlineExceeded), true},
+		{"connection lost after sending", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
+		{"connection closed while reading", fmt.Errorf("read: %w", pgconn.ErrConnClosed), true},
+	} {
+		err := pgstore.ClassifySent("create", tc.err)
+		if got := errors.Is(err, pets.ErrOutcomeUnknown); got != tc.unknown {
+			t.Errorf("%s: %v wraps ErrOutcomeUnknown: %v, want %v", tc.name, err, got, tc.unknown)
+		}
+	}
+}
+
+// TestPostgresSweepExpiredKeys: each CreateOnce removes at most
+// SweepExpired expired keys, oldest first, through the expiry index, and
+// touches no live key.
+func TestPostgresSweepExpiredKeys(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	s := pgtest.Open(t, dbURL)
+	conn := connect(t, dbURL)
+	ctx := context.Background()
+	const live, expired = 20000, 40
+	if _, err := conn.Exec(ctx, fmt.Sprintf(`insert into pets (name, category_id, status) values ('old', 1, 'sold');
+		insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
+			select 'bob', 'k' || i, sha256(i::text::bytea), 1,
+				case when i <= %d then now() - interval '1 hour' + i * interval '1 second' else now() + interval '1 day' end
+			from generate_series(1, %d) as i;
+		analyze idempotency_keys`, expired, live+expired)); err != nil {
+		t.Fatal(err)
+	}
+	count := func(cond string) int {
+		var n int
+		if err := conn.QueryRow(ctx, "select count(*) from idempotency_keys where "+cond).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, _, err := s.CreateOnce(ctx, rex, idemKey("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := count("expires_at <= now()"), expired-pgstore.SweepExpired; got != want {
+		t.Fatalf("expired keys after one CreateOnce: got %d, want %d", got, want)
+	}
+	if got := count("key = 'k1'"); got != 0 {
+		t.Fatalf("the oldest expired key is still there")
+	}
+	if got := count("expires_at > now()"); got != live+1 {
+		t.Fatalf("live keys: got %d, want %d", got, live+1)
+	}
+
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var raw []byte
+	if err := tx.QueryRow(ctx, "explain (analyze, format json) "+pgstore.SweepKeys, pgstore.SweepExpired).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct{ Plan planNode }
+	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("plan %s: %v", raw, err)
+	}
+	byExpiry := false
+	plans[0].Plan.walk(func(n *planNode) {
+		if n.NodeType == "Seq Scan" {
+			t.Errorf("the sweep scans the table:\n%s", raw)
+		}
+		if n.IndexName == "idempotency_keys_expires_at" {
+			byExpiry = true
+		}
+	})
+	if !byExpiry {
+		t.Errorf("the sweep does not use the expiry index:\n%s", raw)
+	}
+}
