@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
@@ -52,6 +53,7 @@ type config struct {
 	logFormat   string
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
 	databaseURL string
+	pprofAddr   string // "": no profiling endpoint
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -70,8 +72,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
 	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
 	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
+	fs.StringVar(&cfg.pprofAddr, "pprof", env("PETSTORE_PPROF_ADDR", ""), "serve net/http/pprof on this loopback address; off when empty (PETSTORE_PPROF_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
+		return cfg, fmt.Errorf("pprof address %.64q: want a loopback host and a port, such as 127.0.0.1:6060", cfg.pprofAddr)
 	}
 	if *rateLimit != "" {
 		l, err := ratelimit.Parse(*rateLimit)
@@ -87,6 +93,42 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("log format %q: want json or text", cfg.logFormat)
 	}
 	return cfg, nil
+}
+
+// loopback reports whether addr is host:port with a loopback host: the
+// profiles show the process's memory and code, for the operator only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// servePprof serves net/http/pprof's handlers on addr until ctx is done.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	log.Info("pprof listening", "addr", ln.Addr().String())
+	go srv.Serve(ln)
+	go func() {
+		<-ctx.Done()
+		srv.Close() // a profile in progress is cut short
+	}()
+	return nil
 }
 
 // loadKeys builds the key set from the configuration. With no keys
@@ -155,6 +197,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	app, err := httpapi.New(hcfg)
 	if err != nil {
 		return err
+	}
+
+	if cfg.pprofAddr != "" {
+		pctx, stopPprof := context.WithCancel(ctx)
+		defer stopPprof()
+		if err := servePprof(pctx, cfg.pprofAddr, log); err != nil {
+			return err
+		}
 	}
 
 	ln, err := net.Listen("tcp", cfg.addr)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -248,6 +249,9 @@ func TestBadConfiguration(t *testing.T) {
 		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
 		{"bad database url", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://%zz"}, "PETSTORE_DATABASE_URL: cannot parse"},
 		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@127.0.0.1:1/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
+		{"pprof on every interface", []string{"-pprof", ":6060"}, map[string]string{}, `pprof address ":6060": want a loopback host`},
+		{"pprof on a public address", nil, map[string]string{"PETSTORE_PPROF_ADDR": "192.0.2.1:6060"}, `pprof address "192.0.2.1:6060"`},
+		{"pprof without port", []string{"-pprof", "127.0.0.1"}, map[string]string{}, `pprof address "127.0.0.1"`},
 		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "PETSTORE_DATABASE_URL: cannot parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,4 +291,38 @@ func TestKeygen(t *testing.T) {
 	if _, ok := apikey.NewSet(ds...).Verify(lines[0]); !ok {
 		t.Fatalf("key %q does not verify against its digest line %q", lines[0], lines[1])
 	}
+}
+
+// TestPprof checks that -pprof serves the profiles on the loopback address
+// it names, beside the API, and that they stop with the server.
+func TestPprof(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef", "PETSTORE_PPROF_ADDR": addr})
+	if !strings.Contains(stdout.String(), `"msg":"pprof listening"`) {
+		t.Errorf("no pprof listening line in the log:\n%s", stdout)
+	}
+	res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
+		t.Fatalf("heap profile: got %d %.200s", res.StatusCode, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	apitest.Eventually(t, "pprof closed after shutdown", func() bool {
+		res, err := http.Get("http://" + addr + "/debug/pprof/")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err != nil
+	})
 }
