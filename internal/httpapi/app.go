@@ -60,6 +60,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
+	e.JSONSerializer = petJSON{}
 	m, store, err := newMetrics(cfg.Store)
 	if err != nil {
 		return nil, err
