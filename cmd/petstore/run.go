@@ -180,7 +180,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.logFormat, stdout)
+	out := newBufferedLog(stdout)
+	defer out.Close() // after every other deferred step has logged
+	log := newLogger(cfg.logFormat, out)
 	keys, err := loadKeys(cfg, stderr)
 	if err != nil {
 		return err

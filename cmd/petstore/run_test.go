@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -325,4 +326,29 @@ func TestPprof(t *testing.T) {
 		}
 		return err != nil
 	})
+}
+
+// TestNoLogLineLostAtShutdown checks that the buffered access log writes
+// every request's line by the time run returns from a clean shutdown.
+func TestNoLogLineLostAtShutdown(t *testing.T) {
+	const key, n = "logbuf-key-0123456789abcdef", 200
+	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	for i := range n {
+		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("logbuf-%d", i)); res.Status != http.StatusOK {
+			t.Fatalf("list: got %d", res.Status)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := stdout.String()
+	for i := range n {
+		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"logbuf-%d"`, i)) {
+			t.Fatalf("no access log line for request %d of %d after shutdown", i, n)
+		}
+	}
+	if !strings.HasSuffix(logs, "\"msg\":\"stopped\"}\n") {
+		t.Errorf("log does not end with the stopped line:\n%.300s", logs[max(0, len(logs)-300):])
+	}
 }
