@@ -93,11 +93,13 @@ test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
 
 ## bench: Go benchmarks (API full vs novalidate, store at 1k/100k/1M pets),
-## memory per pet, a loopback load run with hey, and bench-postgres; see BENCHMARKS.md
+## memory per pet, bench-postgres, and last the loopback load run (wrk) of
+## the real binary against the bare baseline and the net/http floor, whose
+## table ends the output; see BENCHMARKS.md
 BENCH_COUNT ?= 6
 BENCH_OUT ?= bin/bench
 BENCHSTAT = $(GO) run golang.org/x/perf/cmd/benchstat
-bench: bench-go bench-load bench-postgres
+bench: bench-go bench-postgres bench-load
 
 bench-go:
 	@mkdir -p $(BENCH_OUT)
@@ -109,5 +111,6 @@ bench-go:
 	$(BENCHSTAT) -col '/mode@(novalidate full)' $(BENCH_OUT)/api-mode.txt
 	$(BENCHSTAT) -col /n $(BENCH_OUT)/store.txt
 
+## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
 bench-load:
 	BENCH_OUT=$(BENCH_OUT) bash .ci/load

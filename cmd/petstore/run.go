@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"time"
@@ -54,6 +55,7 @@ type config struct {
 	logFormat   string
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
 	databaseURL string
+	pprofAddr   string // "": no profiling endpoint
 	// idempotencyTTL is how long the outcome of a create with an
 	// Idempotency-Key is kept.
 	idempotencyTTL time.Duration
@@ -83,6 +85,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
 	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
 	ttl := fs.String("idempotency-ttl", env("PETSTORE_IDEMPOTENCY_TTL", httpapi.DefaultIdempotencyTTL.String()), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h (PETSTORE_IDEMPOTENCY_TTL)")
+	fs.StringVar(&cfg.pprofAddr, "pprof", env("PETSTORE_PPROF_ADDR", ""), "serve net/http/pprof on this loopback address; off when empty (PETSTORE_PPROF_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -91,6 +94,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("idempotency TTL %.64q: want a duration from 1s to 720h, such as 24h", *ttl)
 	}
 	cfg.idempotencyTTL = d
+	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
+		return cfg, fmt.Errorf("pprof address %.64q: want a loopback host and a port, such as 127.0.0.1:6060", cfg.pprofAddr)
+	}
 	if *rateLimit != "" {
 		l, err := ratelimit.Parse(*rateLimit)
 		if err != nil {
@@ -105,6 +111,42 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("log format %q: want json or text", cfg.logFormat)
 	}
 	return cfg, nil
+}
+
+// loopback reports whether addr is host:port with a loopback host: the
+// profiles show the process's memory and code, for the operator only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// servePprof serves net/http/pprof's handlers on addr until ctx is done.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	log.Info("pprof listening", "addr", ln.Addr().String())
+	go srv.Serve(ln)
+	go func() {
+		<-ctx.Done()
+		srv.Close() // a profile in progress is cut short
+	}()
+	return nil
 }
 
 // loadKeys builds the key set from the configuration. With no keys
@@ -156,7 +198,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.logFormat, stdout)
+	out := newBufferedLog(stdout)
+	defer out.Close() // after every other deferred step has logged
+	log := newLogger(cfg.logFormat, out)
 	keys, err := loadKeys(cfg, stderr)
 	if err != nil {
 		return err
@@ -173,6 +217,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	app, err := httpapi.New(hcfg)
 	if err != nil {
 		return err
+	}
+
+	if cfg.pprofAddr != "" {
+		pctx, stopPprof := context.WithCancel(ctx)
+		defer stopPprof()
+		if err := servePprof(pctx, cfg.pprofAddr, log); err != nil {
+			return err
+		}
 	}
 
 	ln, err := net.Listen("tcp", cfg.addr)

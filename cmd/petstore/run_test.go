@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -253,6 +255,9 @@ func TestBadConfiguration(t *testing.T) {
 		{"idempotency TTL negative", []string{"-idempotency-ttl", "-1h"}, map[string]string{}, `idempotency TTL "-1h"`},
 		{"idempotency TTL too long", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "721h"}, `idempotency TTL "721h"`},
 		{"idempotency TTL flag beats env", []string{"-idempotency-ttl", "5"}, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1h"}, `idempotency TTL "5"`},
+		{"pprof on every interface", []string{"-pprof", ":6060"}, map[string]string{}, `pprof address ":6060": want a loopback host`},
+		{"pprof on a public address", nil, map[string]string{"PETSTORE_PPROF_ADDR": "192.0.2.1:6060"}, `pprof address "192.0.2.1:6060"`},
+		{"pprof without port", []string{"-pprof", "127.0.0.1"}, map[string]string{}, `pprof address "127.0.0.1"`},
 		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "PETSTORE_DATABASE_URL: cannot parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,5 +296,64 @@ func TestKeygen(t *testing.T) {
 	}
 	if _, ok := apikey.NewSet(ds...).Verify(lines[0]); !ok {
 		t.Fatalf("key %q does not verify against its digest line %q", lines[0], lines[1])
+	}
+}
+
+// TestPprof checks that -pprof serves the profiles on the loopback address
+// it names, beside the API, and that they stop with the server.
+func TestPprof(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef", "PETSTORE_PPROF_ADDR": addr})
+	if !strings.Contains(stdout.String(), `"msg":"pprof listening"`) {
+		t.Errorf("no pprof listening line in the log:\n%s", stdout)
+	}
+	res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "heap profile") {
+		t.Fatalf("heap profile: got %d %.200s", res.StatusCode, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	apitest.Eventually(t, "pprof closed after shutdown", func() bool {
+		res, err := http.Get("http://" + addr + "/debug/pprof/")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err != nil
+	})
+}
+
+// TestNoLogLineLostAtShutdown checks that the buffered access log writes
+// every request's line by the time run returns from a clean shutdown.
+func TestNoLogLineLostAtShutdown(t *testing.T) {
+	const key, n = "logbuf-key-0123456789abcdef", 200
+	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	for i := range n {
+		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("logbuf-%d", i)); res.Status != http.StatusOK {
+			t.Fatalf("list: got %d", res.Status)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := stdout.String()
+	for i := range n {
+		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"logbuf-%d"`, i)) {
+			t.Fatalf("no access log line for request %d of %d after shutdown", i, n)
+		}
+	}
+	if !strings.HasSuffix(logs, "\"msg\":\"stopped\"}\n") {
+		t.Errorf("log does not end with the stopped line:\n%.300s", logs[max(0, len(logs)-300):])
 	}
 }

@@ -6,6 +6,8 @@
 package httpapi
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -73,6 +76,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
+	e.JSONSerializer = petJSON{}
 	m, store, err := newMetrics(cfg.Store)
 	if err != nil {
 		return nil, err
@@ -420,7 +424,7 @@ func methodNotAllowed(next echo.HandlerFunc) echo.HandlerFunc {
 // requestID keeps a client's X-Request-Id when it is a sane token and makes a
 // new one otherwise, and echoes it in the response.
 func requestID() echo.MiddlewareFunc {
-	inner := middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID})
+	inner := middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID, Generator: newIDs()})
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		h := inner(next)
 		return func(c echo.Context) error {
@@ -429,6 +433,20 @@ func requestID() echo.MiddlewareFunc {
 			}
 			return h(c)
 		}
+	}
+}
+
+// newIDs returns a generator of request ids unique to the process and,
+// through a random prefix, across its restarts: "<16 hex digits>-<counter in
+// base 36>". An id correlates log lines; it is no secret, so a counter
+// serves, where Echo's default draws 32 random characters a request.
+func newIDs() func() string {
+	var seed [8]byte
+	rand.Read(seed[:]) // never fails (crypto/rand)
+	prefix := hex.EncodeToString(seed[:]) + "-"
+	var n atomic.Uint64
+	return func() string {
+		return prefix + strconv.FormatUint(n.Add(1), 36)
 	}
 }
 

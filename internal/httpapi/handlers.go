@@ -33,6 +33,11 @@ type handler struct {
 
 var _ gen.ServerInterface = (*handler)(nil)
 
+// Handlers returns the handlers alone, without the app around them (no
+// auth, logs, metrics or strict checks): for the bare baseline `make bench`
+// measures the app against (internal/benchtarget/bare). Serve New instead.
+func Handlers(store pets.Store) gen.ServerInterface { return &handler{store: store} }
+
 // ListPets answers GET /v1/pets.
 func (h *handler) ListPets(c echo.Context, params gen.ListPetsParams) error {
 	q := pets.Query{Limit: pets.DefaultLimit}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -280,6 +281,7 @@ func TestRequestID(t *testing.T) {
 	}
 	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
 	long := strings.Repeat("a", 129)
+	fresh := map[string]bool{} // every generated id, to find repeats
 	for _, tc := range []struct {
 		name, path, sent string
 		keep             bool
@@ -305,6 +307,11 @@ func TestRequestID(t *testing.T) {
 				t.Errorf("X-Request-Id: got %q, want the client's %q", got, tc.sent)
 			case !tc.keep && (len(got) < 16 || got == tc.sent):
 				t.Errorf("X-Request-Id: got %q, want a fresh id in place of %q", got, tc.sent)
+			case !tc.keep && (fresh[got] || !regexp.MustCompile(`^[0-9a-z-]{1,128}$`).MatchString(got)):
+				t.Errorf("X-Request-Id: got %q, want a new id the server would keep if sent back (seen: %v)", got, fresh)
+			}
+			if !tc.keep {
+				fresh[got] = true
 			}
 			if !loggedID(t, logBuf.String(), got) {
 				t.Errorf("no access log line with request_id %q:\n%s", got, logBuf.String())
