@@ -120,7 +120,8 @@ func TestPrismProxy(t *testing.T) {
 // 200 where a wrong method or missing key wants 405 or 401, accepts
 // unknown members and parameters, and sends "string" for the Link and
 // Location headers and its own shape of error for a body that is not JSON;
-// and a Content-Type that lists two media types gets its 500.
+// and a Content-Type that lists two media types gets its 500; an
+// Idempotency-Key reused with another pet gets another 201, not 422.
 var mockFails = []string{
 	"not_a_server_error",
 	"response_headers_conformance",
@@ -133,6 +134,7 @@ var mockFails = []string{
 	"error_body",
 	"pagination",
 	"unique_ids",
+	"idempotent_replay",
 }
 
 // TestPrismMock runs the kit against Prism's mock and asserts exactly which
