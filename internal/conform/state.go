@@ -76,12 +76,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		r.expect("use_after_create", y, y.status == http.StatusOK && sameJSON(y.body, x.body), "200 at the Location, with the 201 body: "+created)
 	}
 	// By its id.
-	var got *gen.GetPetResponse
-	y, err := r.typed(ctx, func(ctx context.Context) (err error) {
-		//lint:ignore SA1019 the kit holds the deprecated getPet to the contract too
-		got, err = r.client.GetPetWithResponse(ctx, pet.Id)
-		return err
-	})
+	y, got, err := r.getPet(ctx, pet.Id)
 	if err != nil {
 		return err
 	}
@@ -103,6 +98,17 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 	return nil
 }
 
+// getPet reads a pet by its id through the typed client.
+func (r *run) getPet(ctx context.Context, id int64) (*exchange, *gen.GetPetResponse, error) {
+	var got *gen.GetPetResponse
+	x, err := r.typed(ctx, func(ctx context.Context) (err error) {
+		//lint:ignore SA1019 the kit holds the deprecated getPet to the contract too
+		got, err = r.client.GetPetWithResponse(ctx, id)
+		return err
+	})
+	return x, got, err
+}
+
 // sameJSON reports whether a and b are the same JSON value.
 func sameJSON(a, b []byte) bool {
 	var va, vb any
@@ -118,12 +124,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if pet == nil {
 		return nil
 	}
-	var got *gen.GetPetResponse
-	y, err := r.typed(ctx, func(ctx context.Context) (err error) {
-		//lint:ignore SA1019 the kit holds the deprecated getPet to the contract too
-		got, err = r.client.GetPetWithResponse(ctx, pet.Id)
-		return err
-	})
+	y, got, err := r.getPet(ctx, pet.Id)
 	if err != nil {
 		return err
 	}
