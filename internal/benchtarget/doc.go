@@ -11,3 +11,43 @@
 //   - floor: net/http alone: no framework, no validation, the same store and
 //     JSON shapes.
 package benchtarget
+
+import (
+	"context"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	echomiddleware "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/pets"
+)
+
+// Bare is the bare baseline's app over store: Echo, echo-middleware's stock
+// OapiRequestValidator and the app's handlers, nothing else. Its main also
+// registers kin-openapi's own JSON body decoder, which is process-wide; the
+// in-process benchmarks (BenchmarkAPI/*/bare) leave httpapi's in place.
+func Bare(store pets.Store) (*echo.Echo, error) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	// The example clears servers; this spec's operations live under /v1.
+	spec.Servers = openapi3.Servers{{URL: httpapi.BasePath}}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The example has no security; this spec requires a bearer key, so the
+	// stock validator is given an AuthenticationFunc that accepts any
+	// request, and the baseline runs without keys.
+	e.Use(echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
+		SilenceServersWarning: true,
+		Options: openapi3filter.Options{
+			AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+		},
+	}))
+	gen.RegisterHandlersWithBaseURL(e, httpapi.Handlers(store), httpapi.BasePath)
+	return e, nil
+}

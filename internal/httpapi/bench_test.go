@@ -3,11 +3,13 @@ package httpapi_test
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/benchtarget"
 	"github.com/petstore/petstore/internal/cputime"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
@@ -17,9 +19,11 @@ import (
 const benchPets = 1000
 
 // BenchmarkAPI measures each operation through the whole Echo app in
-// process: full is the app as served, novalidate the same app built without
-// the OpenAPI request validator, so that the validator's cost is the ratio
-// of the two within one run (see BENCHMARKS.md). Beside the wall time it
+// process: full is the app as served (its JSON access log written to
+// io.Discard), novalidate the same app built without the OpenAPI request
+// validator, so that the validator's cost is the ratio of the two within one
+// run, and bare the load run's bare baseline (package benchtarget; with
+// httpapi's JSON body decoder, registered process-wide) (see BENCHMARKS.md). Beside the wall time it
 // reports cpu-ns/op, the process's CPU time per operation, which other work
 // on a shared machine disturbs far less.
 func BenchmarkAPI(b *testing.B) {
@@ -32,16 +36,19 @@ func BenchmarkAPI(b *testing.B) {
 		{"createPet", "POST", "/v1/pets", `{"name":"Rex","categoryId":7,"status":"pending"}`, http.StatusCreated},
 		{"getPet", "GET", "/v1/pets/500", "", http.StatusOK},
 	} {
-		for _, mode := range []struct {
-			name         string
-			noValidation bool
-		}{{"full", false}, {"novalidate", true}} {
-			b.Run(op.name+"/"+mode.name, func(b *testing.B) {
+		for _, mode := range []string{"full", "novalidate", "bare"} {
+			b.Run(op.name+"/"+mode, func(b *testing.B) {
 				// A store of its own: creates grow it, and a larger heap
 				// would slow the benchmarks that run after them.
 				store := memstore.New()
 				seedStore(b, store, benchPets)
-				app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), NoValidation: mode.noValidation})
+				var app http.Handler
+				var err error
+				if mode == "bare" {
+					app, err = benchtarget.Bare(store)
+				} else {
+					app, err = httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: accessLogger(), NoValidation: mode == "novalidate"})
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -71,6 +78,11 @@ func BenchmarkAPI(b *testing.B) {
 			})
 		}
 	}
+}
+
+// accessLogger is the access log as served, JSON, written nowhere.
+func accessLogger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(io.Discard, nil))
 }
 
 // discardWriter is an http.ResponseWriter that keeps only the status, so the
