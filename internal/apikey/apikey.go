@@ -72,29 +72,53 @@ func WellFormed(key string) bool {
 
 // Set is an immutable set of key digests.
 type Set struct {
-	digests []Digest
+	keys []Key
+}
+
+// Key is a key of a Set: its digest, and its ID, made once.
+type Key struct {
+	Digest Digest
+	ID     string
 }
 
 // NewSet returns a set of the given digests.
 func NewSet(digests ...Digest) *Set {
-	return &Set{digests: append([]Digest(nil), digests...)}
+	s := &Set{keys: make([]Key, len(digests))}
+	for i, d := range digests {
+		s.keys[i] = Key{Digest: d, ID: d.ID()}
+	}
+	return s
 }
 
 // Len returns the number of keys in the set.
-func (s *Set) Len() int { return len(s.digests) }
+func (s *Set) Len() int { return len(s.keys) }
 
-// Verify reports whether key belongs to the set, and its digest. Every stored
-// digest is compared, in constant time, whatever the outcome.
+// Verify reports whether key belongs to the set, and its digest.
 func (s *Set) Verify(key string) (Digest, bool) {
-	if !WellFormed(key) {
+	k, ok := s.Lookup(key)
+	if !ok {
 		return Digest{}, false
 	}
-	d := Hash(key)
-	match := 0
-	for i := range s.digests {
-		match |= subtle.ConstantTimeCompare(d[:], s.digests[i][:])
+	return k.Digest, true
+}
+
+// Lookup returns the set's entry for key, if it has one. Every stored
+// digest is compared, in constant time, whatever the outcome.
+func (s *Set) Lookup(key string) (*Key, bool) {
+	if !WellFormed(key) {
+		return nil, false
 	}
-	return d, match == 1
+	d := Hash(key)
+	match, at := 0, 0
+	for i := range s.keys {
+		eq := subtle.ConstantTimeCompare(d[:], s.keys[i].Digest[:])
+		match |= eq
+		at = subtle.ConstantTimeSelect(eq, i, at)
+	}
+	if match != 1 {
+		return nil, false
+	}
+	return &s.keys[at], true
 }
 
 // ParseKeys returns the digests of a comma-separated list of keys, as given in

@@ -30,6 +30,29 @@ func TestGenerateVerify(t *testing.T) {
 	}
 }
 
+// Lookup finds each key of a set at its own entry, with its ID.
+func TestLookup(t *testing.T) {
+	var keys []string
+	var digests []apikey.Digest
+	for range 5 {
+		k, d, err := apikey.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, digests = append(keys, k), append(digests, d)
+	}
+	set := apikey.NewSet(digests...)
+	for i, k := range keys {
+		got, ok := set.Lookup(k)
+		if !ok || got.Digest != digests[i] || got.ID != digests[i].ID() {
+			t.Errorf("Lookup(key %d): got %+v, %v; want digest %v, ID %s", i, got, ok, digests[i], digests[i].ID())
+		}
+	}
+	if got, ok := set.Lookup(keys[0] + "x"); ok || got != nil {
+		t.Errorf("Lookup(unknown key): got %+v, %v; want nil, false", got, ok)
+	}
+}
+
 func TestWellFormed(t *testing.T) {
 	for key, want := range map[string]bool{
 		"abcdefghijklmnop":          true,

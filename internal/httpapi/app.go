@@ -6,8 +6,6 @@
 package httpapi
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,7 +15,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -82,17 +79,10 @@ func New(cfg Config) (*echo.Echo, error) {
 		return nil, err
 	}
 
-	// Order matters. m.middleware is outermost, so that it counts the status
-	// actually sent for every request, 404s and 405s included (Echo routes
-	// before this chain runs): Recover, inside accessLog, turns a panic into
-	// an error, and accessLog (HandleError) renders any error through the
-	// mapper before it returns. Inside Recover, a panic would pass it
-	// uncounted; inside accessLog, it would see errors not yet rendered. It
-	// also times all the middleware below it, and tracks in-flight requests.
+	// Order matters: observe is outermost (see there); Recover, inside it,
+	// turns a panic into an error that observe renders, counts and logs.
 	useOnce(e,
-		m.middleware,
-		requestID(),
-		accessLog(log),
+		observe(m, log),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack: true,
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -419,77 +409,4 @@ func methodNotAllowed(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set(echo.HeaderAllow, strings.Join(kept, ", "))
 		return echo.ErrMethodNotAllowed
 	}
-}
-
-// requestID keeps a client's X-Request-Id when it is a sane token and makes a
-// new one otherwise, and echoes it in the response.
-func requestID() echo.MiddlewareFunc {
-	inner := middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID, Generator: newIDs()})
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		h := inner(next)
-		return func(c echo.Context) error {
-			if id := c.Request().Header.Get(echo.HeaderXRequestID); id != "" && !saneID(id) {
-				c.Request().Header.Del(echo.HeaderXRequestID)
-			}
-			return h(c)
-		}
-	}
-}
-
-// newIDs returns a generator of request ids unique to the process and,
-// through a random prefix, across its restarts: "<16 hex digits>-<counter in
-// base 36>". An id correlates log lines; it is no secret, so a counter
-// serves, where Echo's default draws 32 random characters a request.
-func newIDs() func() string {
-	var seed [8]byte
-	rand.Read(seed[:]) // never fails (crypto/rand)
-	prefix := hex.EncodeToString(seed[:]) + "-"
-	var n atomic.Uint64
-	return func() string {
-		return prefix + strconv.FormatUint(n.Add(1), 36)
-	}
-}
-
-func saneID(id string) bool {
-	if len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-			return false
-		}
-	}
-	return true
-}
-
-// accessLog writes one structured line a request: method, path, route,
-// status, latency, request id and the key's non-secret ID. Never a header.
-func accessLog(log *slog.Logger) echo.MiddlewareFunc {
-	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		HandleError:  true,
-		LogMethod:    true,
-		LogURIPath:   true,
-		LogRoutePath: true,
-		LogStatus:    true,
-		LogLatency:   true,
-		LogRequestID: true,
-		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			level := slog.LevelInfo
-			if v.Status >= 500 {
-				level = slog.LevelError
-			}
-			keyID, _ := c.Get(keyIDKey).(string)
-			log.LogAttrs(c.Request().Context(), level, "request",
-				slog.String("method", v.Method),
-				slog.String("path", v.URIPath),
-				slog.String("route", v.RoutePath),
-				slog.Int("status", v.Status),
-				slog.Duration("latency", v.Latency),
-				slog.String("request_id", v.RequestID),
-				slog.String("key_id", keyID),
-			)
-			return nil
-		},
-	})
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/petstore/petstore/internal/apikey"
 )
 
-// keyIDKey is the echo.Context key under which an authenticated request
-// carries the non-secret ID of its key.
-const keyIDKey = "petstore.key_id"
+// keyKey is the echo.Context key under which an authenticated request
+// carries its key's *apikey.Key: its non-secret ID, which logs and rate
+// limits name, and its digest, whose hex names the owner of its idempotency
+// keys (the 12-digit ID could let two keys of a large set share them).
+const keyKey = "petstore.key"
 
-// keyOwnerKey is the echo.Context key under which an authenticated request
-// carries its key's apikey.Digest, whose hex names the owner of its
-// idempotency keys (the 12-digit ID could let two keys of a large set share
-// them). Kept as a Digest so that only a create with a key formats it.
-const keyOwnerKey = "petstore.key_owner"
+// authKey returns the key a request was authenticated with, or nil.
+func authKey(c echo.Context) *apikey.Key {
+	k, _ := c.Get(keyKey).(*apikey.Key)
+	return k
+}
 
 var (
 	errNoCredentials = errors.New("no bearer credentials")
@@ -48,12 +50,11 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 			if !strings.EqualFold(scheme, "Bearer") {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: the Authorization scheme must be Bearer", cause: errNoCredentials}
 			}
-			digest, ok := keys.Verify(strings.TrimLeft(token, " "))
+			key, ok := keys.Lookup(strings.TrimLeft(token, " "))
 			if !ok {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}
-			c.Set(keyIDKey, digest.ID())
-			c.Set(keyOwnerKey, digest)
+			c.Set(keyKey, key)
 			return next(c)
 		}
 	}
@@ -64,7 +65,7 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 func confirmAuthenticated(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
 	c := echomiddleware.GetEchoContext(ctx)
 	if c != nil && in.SecuritySchemeName == "bearerAuth" {
-		if id, _ := c.Get(keyIDKey).(string); id != "" {
+		if authKey(c) != nil {
 			return nil
 		}
 	}

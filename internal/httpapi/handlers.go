@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
-	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -111,11 +110,11 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	if err != nil {
 		return err
 	}
-	owner, ok := c.Get(keyOwnerKey).(apikey.Digest)
-	if !ok {
+	owner := authKey(c)
+	if owner == nil {
 		return errors.New("httpapi: an idempotent create without an authenticated key")
 	}
-	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.String(), Key: key, TTL: h.idempotencyTTL})
+	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.Digest.String(), Key: key, TTL: h.idempotencyTTL})
 	if errors.Is(err, pets.ErrOutcomeUnknown) {
 		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknownKeyed}, err)
 	}

@@ -179,25 +179,11 @@ func (s *series) child(code int) *child {
 	return c
 }
 
-// middleware counts and times every request by operation and final status.
-// It must be the outermost middleware (see New).
-func (m *metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		m.inFlight.Inc()
-		defer m.inFlight.Dec()
-		err := next(c)
-		if err != nil {
-			// The access log renders errors through the mapper; should one
-			// come back unrendered, render it now, so that the status counted
-			// is the status sent. (The mapper writes nothing once committed.)
-			c.Error(err)
-		}
-		ch := m.lookup(c.Path(), c.Request().Method).child(c.Response().Status)
-		ch.requests.Inc()
-		ch.latency.Observe(time.Since(start).Seconds())
-		return err
-	}
+// count counts and times a request by operation and final status.
+func (m *metrics) count(c echo.Context, latency time.Duration) {
+	ch := m.lookup(c.Path(), c.Request().Method).child(c.Response().Status)
+	ch.requests.Inc()
+	ch.latency.Observe(latency.Seconds())
 }
 
 // handler serves the registry in Prometheus's formats. A collector that fails

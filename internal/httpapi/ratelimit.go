@@ -51,8 +51,8 @@ func rateLimit(store *ratelimit.Store) echo.MiddlewareFunc {
 
 // keyID returns the ID of the key authenticate accepted.
 func keyID(c echo.Context) (string, error) {
-	if id, _ := c.Get(keyIDKey).(string); id != "" {
-		return id, nil
+	if k := authKey(c); k != nil {
+		return k.ID, nil
 	}
 	return "", errNoKeyID
 }
