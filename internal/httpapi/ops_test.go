@@ -337,3 +337,41 @@ func loggedID(t *testing.T, log, id string) bool {
 	}
 	return false
 }
+
+// Every response, of the API or not, success or error, carries the security
+// headers, once each.
+func TestSecurityHeaders(t *testing.T) {
+	c := newClient(t, memstore.New())
+	for _, tc := range []struct {
+		method, path, body string
+		header             []string
+		status             int
+	}{
+		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, nil, 201},
+		{"GET", "/v1/pets", "", nil, 200},
+		{"GET", "/v1/pets/1", "", nil, 200},
+		{"GET", "/v1/pets", "", []string{"Authorization", ""}, 401},
+		{"GET", "/v1/pets?limit=0", "", nil, 400},
+		{"GET", "/v1/pets/2", "", nil, 404},
+		{"GET", "/v1/nowhere", "", nil, 404},
+		{"DELETE", "/v1/pets", "", nil, 405},
+		{"GET", "/healthz", "", nil, 200},
+		{"GET", "/openapi.yaml", "", nil, 200},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			header := tc.header
+			if tc.body != "" {
+				header = append(header, "Content-Type", "application/json")
+			}
+			res := c.Do(t, tc.method, tc.path, tc.body, header...)
+			if res.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", res.Status, tc.status, res.Body)
+			}
+			for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"} {
+				if got := res.Header.Values(name); len(got) != 1 || got[0] != want {
+					t.Errorf("%s: got %q, want [%s]", name, got, want)
+				}
+			}
+		})
+	}
+}
