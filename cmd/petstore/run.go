@@ -211,6 +211,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer closeStore()
 	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL}
+	if cfg.logFormat == "json" {
+		hcfg.AccessLog = out // the same lines, appended without slog's machinery
+	}
 	if cfg.rateLimit != nil {
 		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
 	}

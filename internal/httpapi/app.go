@@ -8,6 +8,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"mime"
@@ -49,6 +50,10 @@ type Config struct {
 	// IdempotencyTTL is how long the outcome of a create sent with an
 	// Idempotency-Key is kept; zero means DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
+	// AccessLog, when set, receives the access log: one JSON line a
+	// request, the line Logger's slog.JSONHandler would write, appended by
+	// hand. When nil, the lines go to Logger.
+	AccessLog io.Writer
 	// NoValidation builds the app without the OpenAPI request validator.
 	// For measuring the validator's cost only: never serve with it.
 	NoValidation bool
@@ -82,7 +87,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	// Order matters: observe is outermost (see there); Recover, inside it,
 	// turns a panic into an error that observe renders, counts and logs.
 	useOnce(e,
-		observe(m, log),
+		observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack: true,
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {

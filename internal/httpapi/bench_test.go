@@ -47,7 +47,7 @@ func BenchmarkAPI(b *testing.B) {
 				if mode == "bare" {
 					app, err = benchtarget.Bare(store)
 				} else {
-					app, err = httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: accessLogger(), NoValidation: mode == "novalidate"})
+					app, err = httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AccessLog: io.Discard, NoValidation: mode == "novalidate"})
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -78,11 +78,6 @@ func BenchmarkAPI(b *testing.B) {
 			})
 		}
 	}
-}
-
-// accessLogger is the access log as served, JSON, written nowhere.
-func accessLogger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(io.Discard, nil))
 }
 
 // discardWriter is an http.ResponseWriter that keeps only the status, so the

@@ -62,28 +62,40 @@ func appendPet(b []byte, p gen.Pet) []byte {
 	b = append(b, `,"id":`...)
 	b = strconv.AppendInt(b, p.Id, 10)
 	b = append(b, `,"name":`...)
-	b = appendString(b, string(p.Name))
+	b = appendString(b, string(p.Name), encodingJSON)
 	b = append(b, `,"status":`...)
-	b = appendString(b, string(p.Status))
+	b = appendString(b, string(p.Status), encodingJSON)
 	return append(b, '}')
 }
 
-// appendString appends s quoted as encoding/json quotes it with HTML
-// escaping on (its default, and Echo's).
-func appendString(b []byte, s string) []byte {
+// jsonStyle is a way of quoting a string in JSON.
+type jsonStyle bool
+
+const (
+	// encodingJSON is encoding/json's with HTML escaping on (its default,
+	// and Echo's): <, > and & escaped, \b and \f written short.
+	encodingJSON jsonStyle = false
+	// slogJSON is log/slog's JSONHandler's: <, > and & as they are, every
+	// control character but \n, \r and \t as \u00XX.
+	slogJSON jsonStyle = true
+)
+
+// appendString appends s quoted in style. Both escape " and \, control
+// characters, U+2028 and U+2029, and write invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string, style jsonStyle) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+			case c >= 0x20 && c != '"' && c != '\\' && (style == slogJSON || c != '<' && c != '>' && c != '&'):
 				b = append(b, c)
 			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
-			case c == '\b':
+			case c == '\b' && style == encodingJSON:
 				b = append(b, `\b`...)
-			case c == '\f':
+			case c == '\f' && style == encodingJSON:
 				b = append(b, `\f`...)
 			case c == '\n':
 				b = append(b, `\n`...)
