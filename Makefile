@@ -92,7 +92,7 @@ conformance: build $(NODE_STAMP)
 test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
 
-## bench: Go benchmarks (API full vs novalidate, store at 1k/100k/1M pets),
+## bench: Go benchmarks (API full vs novalidate and vs bare, store at 1k/100k/1M pets),
 ## memory per pet, bench-postgres, and last the loopback load run (wrk) of
 ## the real binary against the bare baseline and the net/http floor, whose
 ## table ends the output; see BENCHMARKS.md
@@ -107,8 +107,9 @@ bench-go:
 	$(GO) test -run '^$$' -bench '^Benchmark(List|Create)$$' -benchmem -count $(BENCH_COUNT) ./internal/memstore | tee $(BENCH_OUT)/store.txt
 	$(GO) test -count=1 -run '^TestMemoryPerPet$$' -v ./internal/memstore | grep 'B/pet'
 	@# benchstat compares columns by a named key: name the mode for it.
-	sed -E 's#^(BenchmarkAPI/[^/]+)/(full|novalidate)#\1/mode=\2#' $(BENCH_OUT)/api.txt > $(BENCH_OUT)/api-mode.txt
+	sed -E 's#^(BenchmarkAPI/[^/]+)/(full|novalidate|bare)#\1/mode=\2#' $(BENCH_OUT)/api.txt > $(BENCH_OUT)/api-mode.txt
 	$(BENCHSTAT) -col '/mode@(novalidate full)' $(BENCH_OUT)/api-mode.txt
+	$(BENCHSTAT) -col '/mode@(bare full)' $(BENCH_OUT)/api-mode.txt
 	$(BENCHSTAT) -col /n $(BENCH_OUT)/store.txt
 
 ## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
