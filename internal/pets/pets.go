@@ -135,7 +135,7 @@ type Store interface {
 
 // IdempotencyKey names a create that a client may retry.
 type IdempotencyKey struct {
-	Owner string        // who sent it: the non-secret ID of the API key
+	Owner string        // who sent it: the API key's digest in hex (its 12-digit ID could be shared)
 	Key   string        // the client's Idempotency-Key
 	TTL   time.Duration // how long the outcome is kept; positive
 }

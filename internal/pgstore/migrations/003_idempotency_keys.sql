@@ -1,5 +1,5 @@
 -- The outcomes of creates sent with an Idempotency-Key: who sent the key
--- (the API key's non-secret id), the key, the SHA-256 of the normalized
+-- (the API key's digest in hex), the key, the SHA-256 of the normalized
 -- request, the pet it created, and when the record expires. Written in the
 -- transaction that inserts the pet; the primary key decides races.
 create table idempotency_keys (
