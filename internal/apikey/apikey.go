@@ -29,7 +29,10 @@ const (
 type Digest [sha256.Size]byte
 
 // Hash returns the digest of key.
-func Hash(key string) Digest { return sha256.Sum256([]byte(key)) }
+func Hash(key string) Digest {
+	var buf [64]byte // a key (47 bytes) is hashed without a copy on the heap
+	return sha256.Sum256(append(buf[:0], key...))
+}
 
 // String returns the digest in lower-case hex, the form of a keys-file line.
 func (d Digest) String() string { return hex.EncodeToString(d[:]) }

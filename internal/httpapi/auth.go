@@ -14,16 +14,15 @@ import (
 	"github.com/petstore/petstore/internal/apikey"
 )
 
-// keyKey is the echo.Context key under which an authenticated request
-// carries its key's *apikey.Key: its non-secret ID, which logs and rate
-// limits name, and its digest, whose hex names the owner of its idempotency
-// keys (the 12-digit ID could let two keys of a large set share them).
-const keyKey = "petstore.key"
-
-// authKey returns the key a request was authenticated with, or nil.
+// authKey returns the key a request was authenticated with, or nil: its
+// non-secret ID, which logs and rate limits name, and its digest, whose hex
+// names the owner of its idempotency keys (the 12-digit ID could let two
+// keys of a large set share them).
 func authKey(c echo.Context) *apikey.Key {
-	k, _ := c.Get(keyKey).(*apikey.Key)
-	return k
+	if r, ok := c.(*request); ok {
+		return r.key
+	}
+	return nil
 }
 
 var (
@@ -54,7 +53,7 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 			if !ok {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}
-			c.Set(keyKey, key)
+			c.(*request).key = key // observe, outermost, made c a *request
 			return next(c)
 		}
 	}

@@ -81,16 +81,25 @@ const (
 )
 
 // appendString appends s quoted in style. Both escape " and \, control
-// characters, U+2028 and U+2029, and write invalid UTF-8 as \ufffd.
+// characters, U+2028 and U+2029, and write invalid UTF-8 as \ufffd. Runs of
+// bytes that need no escape are appended whole, as encoding/json does.
 func appendString(b []byte, s string, style jsonStyle) []byte {
 	const hex = "0123456789abcdef"
+	safe := &safeASCII[0]
+	if style == slogJSON {
+		safe = &safeASCII[1]
+	}
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if safe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
 			switch {
-			case c >= 0x20 && c != '"' && c != '\\' && (style == slogJSON || c != '<' && c != '>' && c != '&'):
-				b = append(b, c)
 			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
 			case c == '\b' && style == encodingJSON:
@@ -107,18 +116,33 @@ func appendString(b []byte, s string, style jsonStyle) []byte {
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
+			start = i + size
 		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
+			start = i + size
 		}
 		i += size
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// safeASCII tells, for each style (encodingJSON, slogJSON), the ASCII bytes
+// written as they are: not a control character, " or \, nor, for
+// encoding/json, <, > or &.
+var safeASCII = func() (t [2][utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[1][c] = c != '"' && c != '\\'
+		t[0][c] = t[1][c] && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()

@@ -375,3 +375,51 @@ func TestSecurityHeaders(t *testing.T) {
 		})
 	}
 }
+
+// Each access log line names the key its request was authenticated with, and
+// no other: the state a request carries through the chain is reused across
+// requests, and must not carry one request's key into the next one's line.
+func TestAccessLogKeyID(t *testing.T) {
+	var logBuf bytes.Buffer // the app runs in this goroutine (apitest.Client.Handler)
+	app, err := httpapi.New(httpapi.Config{
+		Store:     memstore.New(),
+		Keys:      apikey.NewSet(apikey.Hash(testKey)),
+		Logger:    slog.New(slog.NewJSONHandler(&logBuf, nil)),
+		AccessLog: &logBuf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+	anon := &apitest.Client{Contract: c.Contract, Handler: app}
+	id := apikey.Hash(testKey).ID()
+	steps := []struct {
+		c      *apitest.Client
+		path   string
+		status int
+		keyID  string
+	}{
+		{c, "/v1/pets", http.StatusOK, id},
+		{anon, "/v1/pets", http.StatusUnauthorized, ""},
+		{c, "/v1/pets/1", http.StatusNotFound, id},
+		{anon, "/healthz", http.StatusOK, ""},
+		{c, "/v1/pets?limit=0", http.StatusBadRequest, id},
+		{anon, "/v1/pets/1", http.StatusUnauthorized, ""},
+	}
+	for _, s := range steps {
+		logBuf.Reset()
+		if res := s.c.Do(t, "GET", s.path, ""); res.Status != s.status {
+			t.Fatalf("GET %s: got %d, want %d", s.path, res.Status, s.status)
+		}
+		var line struct {
+			Msg   string  `json:"msg"`
+			KeyID *string `json:"key_id"`
+		}
+		if err := json.Unmarshal(logBuf.Bytes(), &line); err != nil || line.Msg != "request" || line.KeyID == nil {
+			t.Fatalf("GET %s: access log %q: want one request line with a key_id (%v)", s.path, logBuf.String(), err)
+		}
+		if *line.KeyID != s.keyID {
+			t.Errorf("GET %s: key_id %q, want %q", s.path, *line.KeyID, s.keyID)
+		}
+	}
+}
