@@ -10,19 +10,23 @@ import (
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
 )
 
-// validatorOptions are echo-middleware's options for every request.
-var validatorOptions = func() *echomiddleware.Options {
-	opts := &echomiddleware.Options{Options: openapi3filter.Options{
+// validatorOptions are echo-middleware's options for an operation that takes
+// a request body; paramOptions for one that takes none.
+var validatorOptions, paramOptions = func() (*echomiddleware.Options, *echomiddleware.Options) {
+	params := &echomiddleware.Options{Options: openapi3filter.Options{
 		AuthenticationFunc:                confirmAuthenticated,
 		SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
 		RejectWhenRequestBodyNotSpecified: true,
 	}}
+	body := &echomiddleware.Options{Options: params.Options}
 	// echo-middleware words every error with Error(), which by default dumps
-	// the schema and the value, indented: for 10 000 nested arrays that is
-	// some 100 MB and seconds of CPU from a 20 KB body. The mapper words
-	// errors itself, so the short form is enough.
-	opts.Options.WithCustomSchemaErrorFunc(describeBodySchemaError)
-	return opts
+	// the schema and the value, indented: for a body of 10 000 nested arrays
+	// that is some 100 MB and seconds of CPU from 20 KB. The mapper words
+	// errors from their fields, so the short form is enough. A parameter's
+	// schema and value are small: kin-openapi would wrap the short form
+	// around each of them, an allocation a parameter, for nothing.
+	body.Options.WithCustomSchemaErrorFunc(describeBodySchemaError)
+	return body, params
 }()
 
 // validate is kin-openapi's request validator for one operation of the spec,
@@ -36,11 +40,15 @@ var validatorOptions = func() *echomiddleware.Options {
 // answers with the route Echo matched. A path gorillamux would match to no
 // operation never gets here: inContract answers it 404 first.
 func validate(route *routers.Route) echo.MiddlewareFunc {
+	opts := paramOptions
+	if route.Operation.RequestBody != nil {
+		opts = validatorOptions
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.(*request) // observe, outermost, made c a *request
 			r.router = matched{route: route, r: r}
-			if err := echomiddleware.ValidateRequestFromContext(c, &r.router, validatorOptions); err != nil {
+			if err := echomiddleware.ValidateRequestFromContext(c, &r.router, opts); err != nil {
 				return err
 			}
 			return next(c)
