@@ -269,17 +269,25 @@ func TestMetricsCountFails(t *testing.T) {
 
 // X-Request-Id: a sane client id is kept, anything else replaced by a fresh
 // one; either way it is in the response, errors included, and in the log.
-func TestRequestID(t *testing.T) {
-	var logBuf bytes.Buffer // the app runs in this goroutine (apitest.Client.Handler)
+// loggedClient is a client of an app whose log, JSON as served, goes to
+// log; the app runs in the test's goroutine (apitest.Client.Handler).
+func loggedClient(t *testing.T, log *bytes.Buffer) *apitest.Client {
+	t.Helper()
 	app, err := httpapi.New(httpapi.Config{
-		Store:  memstore.New(),
-		Keys:   apikey.NewSet(apikey.Hash(testKey)),
-		Logger: slog.New(slog.NewJSONHandler(&logBuf, nil)),
+		Store:     memstore.New(),
+		Keys:      apikey.NewSet(apikey.Hash(testKey)),
+		Logger:    slog.New(slog.NewJSONHandler(log, nil)),
+		AccessLog: log,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+	return &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+}
+
+func TestRequestID(t *testing.T) {
+	var logBuf bytes.Buffer
+	c := loggedClient(t, &logBuf)
 	long := strings.Repeat("a", 129)
 	fresh := map[string]bool{} // every generated id, to find repeats
 	for _, tc := range []struct {
@@ -380,18 +388,9 @@ func TestSecurityHeaders(t *testing.T) {
 // no other: the state a request carries through the chain is reused across
 // requests, and must not carry one request's key into the next one's line.
 func TestAccessLogKeyID(t *testing.T) {
-	var logBuf bytes.Buffer // the app runs in this goroutine (apitest.Client.Handler)
-	app, err := httpapi.New(httpapi.Config{
-		Store:     memstore.New(),
-		Keys:      apikey.NewSet(apikey.Hash(testKey)),
-		Logger:    slog.New(slog.NewJSONHandler(&logBuf, nil)),
-		AccessLog: &logBuf,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
-	anon := &apitest.Client{Contract: c.Contract, Handler: app}
+	var logBuf bytes.Buffer
+	c := loggedClient(t, &logBuf)
+	anon := &apitest.Client{Contract: c.Contract, Handler: c.Handler}
 	id := apikey.Hash(testKey).ID()
 	steps := []struct {
 		c      *apitest.Client
