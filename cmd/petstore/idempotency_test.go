@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/petstore/petstore/internal/apitest"
@@ -12,12 +11,7 @@ import (
 // TestServeIdempotencyTTL: PETSTORE_IDEMPOTENCY_TTL reaches the app: a retry
 // within it replays, and after it the key may name a new create.
 func TestServeIdempotencyTTL(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
-	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key, "PETSTORE_IDEMPOTENCY_TTL": "1s"})
-	if !strings.Contains(stdout.String(), `"idempotency_ttl":"1s"`) {
-		t.Errorf("the listening line does not name the idempotency TTL:\n%s", stdout)
-	}
-	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	c := serveSetting(t, "PETSTORE_IDEMPOTENCY_TTL", "1s", `"idempotency_ttl":"1s"`)
 	first := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":3}`, "Idempotency-Key", "ttl")
 	retry := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":3}`, "Idempotency-Key", "ttl")
 	if first.Status != http.StatusCreated || retry.Status != http.StatusCreated || retry.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.Body, retry.Body) {

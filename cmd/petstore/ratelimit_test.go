@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/petstore/petstore/internal/apitest"
 )
 
 func TestRateLimitConfig(t *testing.T) {
@@ -38,12 +36,7 @@ func TestRateLimitConfig(t *testing.T) {
 }
 
 func TestServeRateLimited(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
-	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key, "PETSTORE_RATE_LIMIT": "1/m,burst=2"})
-	if !strings.Contains(stdout.String(), `"rate_limit":"1/m,burst=2"`) {
-		t.Errorf("the listening line does not name the rate limit:\n%s", stdout)
-	}
-	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	c := serveSetting(t, "PETSTORE_RATE_LIMIT", "1/m,burst=2", `"rate_limit":"1/m,burst=2"`)
 	for i, want := range []struct {
 		status    int
 		remaining string

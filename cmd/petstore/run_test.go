@@ -42,6 +42,19 @@ func (b *syncBuffer) String() string {
 
 // startServer runs the whole program on a loopback port and returns its base
 // URL, its log, and a function that stops it and returns run's error.
+// serveSetting starts the server with a key and one setting from the
+// environment, requires its listening line to name the setting as logged,
+// and returns a client of it.
+func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
+	t.Helper()
+	const key = "e2e-key-0123456789abcdef"
+	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key, env: value})
+	if !strings.Contains(stdout.String(), logged) {
+		t.Errorf("the listening line does not name %s=%s:\n%s", env, value, stdout)
+	}
+	return &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+}
+
 func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
 	t.Helper()
 	env["PETSTORE_ADDR"] = "127.0.0.1:0"

@@ -14,9 +14,6 @@ var exposedHeaders = []string{
 	"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", echo.HeaderXRequestID,
 }
 
-// varyOrigin is the value of Vary on every answer (shared: see nosniff).
-var varyOrigin = []string{echo.HeaderOrigin}
-
 // cors answers every request that carries an Origin with
 // Access-Control-Allow-Origin: * (declared in the spec), so a web page may
 // call the API with a key its user holds. Keys travel in Authorization, never
@@ -35,16 +32,6 @@ func cors() echo.MiddlewareFunc {
 		h := withCORS(next)
 		return func(c echo.Context) error {
 			r := c.Request()
-			if r.Method != http.MethodOptions && r.Header.Get(echo.HeaderOrigin) == "" {
-				// What Echo's middleware does for a request without an
-				// Origin, without an allocation: it only adds Vary.
-				if vary := c.Response().Header(); len(vary[echo.HeaderVary]) == 0 {
-					vary[echo.HeaderVary] = varyOrigin
-				} else {
-					vary.Add(echo.HeaderVary, echo.HeaderOrigin)
-				}
-				return next(c)
-			}
 			if r.Method != http.MethodOptions || isPreflight(c) {
 				return h(c)
 			}
