@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,12 +176,7 @@ func TestConformSeedReplays(t *testing.T) {
 // with one line saying which, and leaves no report file behind.
 func TestConformCannotRun(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
+	closed := "http://" + apitest.RefusedAddr(t) + "/v1"
 	dir := t.TempDir()
 	badSpec := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(badSpec, []byte("openapi: 3.0.3\ninfo: {}\npaths: 7\n"), 0o600); err != nil {

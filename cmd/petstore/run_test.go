@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -71,15 +70,8 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 			t.Fatalf("run returned early: %v\nstderr: %s", err, stderr)
 		default:
 		}
-		sc := bufio.NewScanner(strings.NewReader(stdout.String()))
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr = line.Addr
-				return true
-			}
-		}
-		return false
+		addr = logAddr(stdout.String(), "listening")
+		return addr != ""
 	})
 	baseURL = "http://" + addr
 	apitest.Eventually(t, "/healthz", func() bool {
@@ -105,6 +97,18 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 	}
 	t.Cleanup(func() { stop() })
 	return baseURL, stdout, stderr, stop
+}
+
+// logAddr returns the addr of the first JSON log line whose msg is msg, or "".
+func logAddr(log, msg string) string {
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		var line struct{ Msg, Addr string }
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == msg {
+			return line.Addr
+		}
+	}
+	return ""
 }
 
 func TestServeEndToEnd(t *testing.T) {
@@ -248,6 +252,7 @@ func TestKeysFile(t *testing.T) {
 
 func TestBadConfiguration(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
+	refused := apitest.RefusedAddr(t)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -262,7 +267,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"unknown command", []string{"fly"}, map[string]string{}, `unknown command "fly"`},
 		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
 		{"bad database url", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://%zz"}, "PETSTORE_DATABASE_URL: cannot parse"},
-		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@127.0.0.1:1/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
+		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@" + refused + "/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
 		{"idempotency TTL not a duration", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1 day"}, `idempotency TTL "1 day": want a duration from 1s to 720h`},
 		{"idempotency TTL zero", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "0s"}, `idempotency TTL "0s"`},
 		{"idempotency TTL negative", []string{"-idempotency-ttl", "-1h"}, map[string]string{}, `idempotency TTL "-1h"`},
@@ -315,15 +320,10 @@ func TestKeygen(t *testing.T) {
 // TestPprof checks that -pprof serves the profiles on the loopback address
 // it names, beside the API, and that they stop with the server.
 func TestPprof(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef", "PETSTORE_PPROF_ADDR": addr})
-	if !strings.Contains(stdout.String(), `"msg":"pprof listening"`) {
-		t.Errorf("no pprof listening line in the log:\n%s", stdout)
+	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef", "PETSTORE_PPROF_ADDR": "127.0.0.1:0"})
+	addr := logAddr(stdout.String(), "pprof listening")
+	if addr == "" {
+		t.Fatalf("no pprof listening line with its address in the log:\n%s", stdout)
 	}
 	res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
 	if err != nil {
@@ -338,11 +338,14 @@ func TestPprof(t *testing.T) {
 		t.Fatal(err)
 	}
 	apitest.Eventually(t, "pprof closed after shutdown", func() bool {
-		res, err := http.Get("http://" + addr + "/debug/pprof/")
-		if err == nil {
-			res.Body.Close()
+		res, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+		if err != nil {
+			return true
 		}
-		return err != nil
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		// Another test's listener may have taken the freed port since.
+		return !strings.Contains(string(body), "heap profile")
 	})
 }
 
