@@ -137,6 +137,15 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("no key: got %d", res.Status)
 	}
 
+	// This server's request ids share a random prefix; another test's
+	// server may take the freed port after shutdown, and has another.
+	res = c.Do(t, "GET", "/healthz", "")
+	id := res.Header.Get("X-Request-Id")
+	prefix := id[:strings.LastIndexByte(id, '-')+1]
+	if prefix == "" {
+		t.Fatalf("X-Request-Id %q: want a generated id, prefix-counter", id)
+	}
+
 	if err := stop(); err != nil {
 		t.Fatalf("run after cancel: got %v, want nil (clean shutdown)", err)
 	}
@@ -149,8 +158,11 @@ func TestServeEndToEnd(t *testing.T) {
 	if strings.Contains(logs+stderr.String(), key) {
 		t.Errorf("the API key appears in the output")
 	}
-	if _, err := http.Get(base + "/healthz"); err == nil {
-		t.Errorf("server still answers after shutdown")
+	if res, err := http.Get(base + "/healthz"); err == nil {
+		res.Body.Close()
+		if strings.HasPrefix(res.Header.Get("X-Request-Id"), prefix) {
+			t.Errorf("server still answers after shutdown")
+		}
 	}
 }
 
