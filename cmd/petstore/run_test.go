@@ -39,8 +39,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startServer runs the whole program on a loopback port and returns its base
-// URL, its log, and a function that stops it and returns run's error.
 // serveSetting starts the server with a key and one setting from the
 // environment, requires its listening line to name the setting as logged,
 // and returns a client of it.
@@ -54,6 +52,8 @@ func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
 	return &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 }
 
+// startServer runs the whole program on a loopback port and returns its base
+// URL, its log, and a function that stops it and returns run's error.
 func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
 	t.Helper()
 	env["PETSTORE_ADDR"] = "127.0.0.1:0"

@@ -10,9 +10,9 @@ import (
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
 )
 
-// validatorOptions are echo-middleware's options for an operation that takes
-// a request body; paramOptions for one that takes none.
-var validatorOptions, paramOptions = func() (*echomiddleware.Options, *echomiddleware.Options) {
+// bodyOptions are echo-middleware's options for an operation that takes a
+// request body; paramOptions for one that takes none.
+var bodyOptions, paramOptions = func() (*echomiddleware.Options, *echomiddleware.Options) {
 	params := &echomiddleware.Options{Options: openapi3filter.Options{
 		AuthenticationFunc:                confirmAuthenticated,
 		SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
@@ -42,7 +42,7 @@ var validatorOptions, paramOptions = func() (*echomiddleware.Options, *echomiddl
 func validate(route *routers.Route) echo.MiddlewareFunc {
 	opts := paramOptions
 	if route.Operation.RequestBody != nil {
-		opts = validatorOptions
+		opts = bodyOptions
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
