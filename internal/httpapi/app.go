@@ -131,6 +131,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	ops := map[string][]echo.MiddlewareFunc{}
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
+			if err := requireBearer(spec, op); err != nil {
+				return nil, fmt.Errorf("httpapi: %s %s: %w", method, path, err)
+			}
 			chain := []echo.MiddlewareFunc{inContract(router), auth}
 			if limit != nil {
 				chain = append(chain, limit)

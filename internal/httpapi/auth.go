@@ -1,15 +1,13 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
-
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
-	echomiddleware "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/petstore/petstore/internal/apikey"
 )
@@ -31,10 +29,10 @@ var (
 )
 
 // authenticate checks the bearer key of every API request before anything
-// else reads the request: kin-openapi reads and buffers the whole body before
-// it calls its AuthenticationFunc, so deciding there would let a client
-// without a key make the server read up to the body limit, and would answer an
-// oversized body 413 instead of 401.
+// else reads the request, and is the only check of it (requireBearer): a
+// check inside kin-openapi's validator would come after it reads and buffers
+// the whole body, letting a client without a key make the server read up to
+// the body limit, and answering an oversized body 413 instead of 401.
 func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -59,16 +57,31 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 	}
 }
 
-// confirmAuthenticated is the validator's AuthenticationFunc: it enforces the
-// spec's security requirement with the verdict authenticate already reached.
-func confirmAuthenticated(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	c := echomiddleware.GetEchoContext(ctx)
-	if c != nil && in.SecuritySchemeName == "bearerAuth" {
-		if authKey(c) != nil {
-			return nil
-		}
+// bearerScheme is the spec's one security scheme: an HTTP bearer key.
+const bearerScheme = "bearerAuth"
+
+// requireBearer checks, at start, that an operation's security requirement
+// (its own, or the spec's) is the one authenticate enforces on every
+// operation: the bearer key alone. So the validator need not check it again
+// on every request (see validate), and a spec that changes it fails New
+// rather than being served with the wrong requirement.
+func requireBearer(spec *openapi3.T, op *openapi3.Operation) error {
+	sec := op.Security
+	if sec == nil {
+		sec = &spec.Security
 	}
-	// The validator passes on an *echo.HTTPError as it is (any other error
-	// becomes a 403); the error mapper turns it into the 401 body.
-	return &echo.HTTPError{Code: http.StatusUnauthorized, Message: "invalid API key", Internal: errInvalidToken}
+	if len(*sec) == 1 && len((*sec)[0]) == 1 && isBearer(spec, (*sec)[0]) {
+		return nil
+	}
+	return fmt.Errorf("security requirement %v: the server enforces %q, an HTTP bearer key, alone", *sec, bearerScheme)
+}
+
+// isBearer tells whether a requirement names bearerScheme, declared as an
+// HTTP bearer scheme.
+func isBearer(spec *openapi3.T, req openapi3.SecurityRequirement) bool {
+	if _, ok := req[bearerScheme]; !ok || spec.Components == nil {
+		return false
+	}
+	ref := spec.Components.SecuritySchemes[bearerScheme]
+	return ref != nil && ref.Value != nil && ref.Value.Type == "http" && strings.EqualFold(ref.Value.Scheme, "bearer")
 }
