@@ -47,9 +47,10 @@ var bodyOptions, paramOptions = func() (*echomiddleware.Options, *echomiddleware
 // (five more). With no AuthenticationFunc, a requirement kin-openapi did
 // check would fail the request.
 func validate(route *routers.Route) echo.MiddlewareFunc {
-	op := *route.Operation
+	op, own := *route.Operation, *route
 	op.Security = &openapi3.SecurityRequirements{}
-	route = &routers.Route{Spec: route.Spec, Server: route.Server, Path: route.Path, PathItem: route.PathItem, Method: route.Method, Operation: &op}
+	own.Operation = &op
+	route = &own
 	opts := paramOptions
 	if route.Operation.RequestBody != nil {
 		opts = bodyOptions
