@@ -32,9 +32,8 @@ bench-postgres:
 # A count, not a duration: when a duration runs out, Go 1.26's fuzzing
 # coordinator can fail the target with a bare "context deadline exceeded"
 # and no input (golang/go#75804, fixed in Go 1.27); a count sets no deadline.
-# 50000 runs take some 20-50 s a target here. Minimizing each new interesting
-# input is capped at 5s (Go's default is 60s, during which no new inputs are
-# tried).
+# Minimizing each new interesting input is capped at 5s (Go's default is 60s,
+# during which no new inputs are tried).
 FUZZTIME ?= 50000x
 FUZZ_TARGETS = FuzzCreatePet FuzzListPets FuzzGetPet
 fuzz:
