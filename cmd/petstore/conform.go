@@ -45,6 +45,9 @@ It CREATES PETS on the target: point it at a server you may write to.
 Exit status: 0 every check passed, 1 a check failed, 2 it could not run
 (bad flags, target unreachable, key refused).
 
+Example:
+  PETSTORE_CONFORM_KEY=psk_… petstore conform http://127.0.0.1:8080/v1
+
 Flags:
 `
 

@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime/debug"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
@@ -30,21 +32,145 @@ const (
 )
 
 // run is the whole program: main only gives it the process's context,
-// arguments, environment and output streams.
+// arguments, environment and output streams. ctx ends at the first SIGTERM
+// or SIGINT; withSkipDelay tells serve of the second.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cmd, rest := "serve", args[1:]
+	name, rest := "serve", args[1:]
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		cmd, rest = rest[0], rest[1:]
+		name, rest = rest[0], rest[1:]
+	} else if len(rest) == 1 && isHelpFlag(rest[0]) {
+		name, rest = "help", nil // petstore -h: the commands, not serve's flags
 	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, rest, getenv, stdout, stderr)
-	case "keygen":
-		return keygen(rest, stdout, stderr)
-	case "conform":
-		return conformCmd(ctx, rest, getenv, stdout, stderr)
+	cmd := findCommand(name)
+	if cmd == nil {
+		return fmt.Errorf("unknown command %q (want %s; see petstore help)", name, commandNames())
 	}
-	return fmt.Errorf("unknown command %q (want serve, keygen or conform)", cmd)
+	return cmd.run(ctx, rest, getenv, stdout, stderr)
+}
+
+// command is one of petstore's commands, as help lists it.
+type command struct {
+	name    string
+	summary string // one line, for petstore help
+	run     func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+}
+
+// commands lists petstore's commands in help's order. It is filled in init:
+// help's run reads it.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"serve", "serve the API (the default command)", serve},
+		{"keygen", "print a new API key and the digest line for the keys file", keygen},
+		{"conform", "check an implementation of the API against the contract", conformCmd},
+		{"help", "list the commands, or show a command's description, flags and example", help},
+	}
+}
+
+func findCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func isHelpFlag(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// version is the build's version: set with -ldflags "-X main.version=…" (the
+// image does), else the module version Go recorded.
+var version string
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "unknown"
+}
+
+const helpUsage = `usage: petstore help [COMMAND]
+
+Lists petstore's commands with one line each; with COMMAND, shows that
+command's description, flags and an example (as petstore COMMAND -h does).
+
+Example:
+  petstore help serve
+`
+
+// help prints the list of commands, or one command's usage, on stdout.
+func help(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 1 && isHelpFlag(args[0]):
+		fmt.Fprint(stdout, helpUsage)
+		return nil
+	case len(args) > 1:
+		return fmt.Errorf("help: unexpected argument %q (see petstore help -h)", args[1])
+	case len(args) == 1:
+		cmd := findCommand(args[0])
+		if cmd == nil {
+			return fmt.Errorf("help: unknown command %q (want %s)", args[0], commandNames())
+		}
+		return cmd.run(ctx, []string{"-h"}, getenv, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "petstore %s: the Pet Store API's reference server.\n\nusage: petstore [COMMAND] [flags]\n\nCommands:\n", buildVersion())
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprint(stdout, "\nWith no COMMAND, petstore serves. Run petstore help COMMAND (or petstore\nCOMMAND -h) for a command's description, flags and an example.\n")
+	return nil
+}
+
+// parseFlags parses a command's flags. -h prints usage and the flags on
+// stdout and returns flag.ErrHelp; any other error is one line naming the
+// command. An argument left over is refused unless the command takes some.
+func parseFlags(fs *flag.FlagSet, usage string, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, usage, stdout)
+			return err
+		}
+		return fmt.Errorf("%s: %v (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), err, fs.Name())
+	}
+	return nil
+}
+
+// noArgs refuses arguments left after the flags, alike for every command
+// that takes none.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
+	fmt.Fprint(w, usage)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
 }
 
 // config is the configuration of serve; each flag has an environment twin.
@@ -59,6 +185,13 @@ type config struct {
 	// idempotencyTTL is how long the outcome of a create with an
 	// Idempotency-Key is kept.
 	idempotencyTTL time.Duration
+	// shutdownDelay is how long the server goes on serving, /readyz
+	// answering 503, between the first signal and the shutdown.
+	shutdownDelay time.Duration
+	// source names where each flag's value came from, by flag name: the
+	// flag ("-addr") or its environment variable ("PETSTORE_ADDR"), so that
+	// an error names what the operator actually wrote.
+	source map[string]string
 }
 
 // The range of -idempotency-ttl: a retry comes seconds to hours later, and
@@ -68,47 +201,118 @@ const (
 	maxIdempotencyTTL = 30 * 24 * time.Hour
 )
 
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	var cfg config
-	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
+// DefaultShutdownDelay is -shutdown-delay's default: long enough for a load
+// balancer's readiness probe (Kubernetes: every 10s, but endpoints update
+// within a few seconds of the pod's termination) to take the replica out.
+const defaultShutdownDelay = 5 * time.Second
+
+// envOf gives each serve flag's environment twin.
+var envOf = map[string]string{
+	"addr":            "PETSTORE_ADDR",
+	"api-keys":        "PETSTORE_API_KEYS",
+	"api-keys-file":   "PETSTORE_API_KEYS_FILE",
+	"log-format":      "PETSTORE_LOG_FORMAT",
+	"rate-limit":      "PETSTORE_RATE_LIMIT",
+	"database-url":    "PETSTORE_DATABASE_URL",
+	"idempotency-ttl": "PETSTORE_IDEMPOTENCY_TTL",
+	"pprof":           "PETSTORE_PPROF_ADDR",
+	"shutdown-delay":  "PETSTORE_SHUTDOWN_DELAY",
+}
+
+const serveUsage = `usage: petstore [serve] [flags]
+
+Serves the Pet Store API: the contract's operations under /v1, and /healthz,
+/readyz, /metrics, /openapi.yaml and /docs beside them. Each flag has an
+environment twin, named in its description; a flag wins over its variable.
+With no keys configured, one key is generated and printed on stderr.
+
+On SIGTERM or SIGINT, /readyz answers 503 at once while the server goes on
+serving for -shutdown-delay; then it stops accepting and lets the requests in
+flight finish. A second signal skips the delay.
+
+Example:
+  PETSTORE_API_KEYS=dev-key-0123456789abcdef petstore serve -addr 127.0.0.1:8080 -log-format text
+`
+
+// shortDuration writes d as the README does: 24h, not 24h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
-	fs.StringVar(&cfg.addr, "addr", env("PETSTORE_ADDR", ":8080"), "listen address (PETSTORE_ADDR)")
-	fs.StringVar(&cfg.apiKeys, "api-keys", env("PETSTORE_API_KEYS", ""), "comma-separated API keys, for development and CI (PETSTORE_API_KEYS)")
-	fs.StringVar(&cfg.apiKeysFile, "api-keys-file", env("PETSTORE_API_KEYS_FILE", ""), "file of SHA-256 key digests, one a line (PETSTORE_API_KEYS_FILE)")
-	fs.StringVar(&cfg.logFormat, "log-format", env("PETSTORE_LOG_FORMAT", "json"), "log format: json or text (PETSTORE_LOG_FORMAT)")
-	rateLimit := fs.String("rate-limit", env("PETSTORE_RATE_LIMIT", ""), "requests per key: N/s or N/m, optionally ,burst=B; off when empty (PETSTORE_RATE_LIMIT)")
-	fs.StringVar(&cfg.databaseURL, "database-url", env("PETSTORE_DATABASE_URL", ""), "PostgreSQL URL; the store is in memory when empty (PETSTORE_DATABASE_URL)")
-	ttl := fs.String("idempotency-ttl", env("PETSTORE_IDEMPOTENCY_TTL", httpapi.DefaultIdempotencyTTL.String()), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h (PETSTORE_IDEMPOTENCY_TTL)")
-	fs.StringVar(&cfg.pprofAddr, "pprof", env("PETSTORE_PPROF_ADDR", ""), "serve net/http/pprof on this loopback address; off when empty (PETSTORE_PPROF_ADDR)")
-	if err := fs.Parse(args); err != nil {
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// serveFlags defines serve's flags on a new FlagSet, with their built-in
+// defaults: the environment is applied after parsing, so that -h never
+// prints a value taken from it (such as a key).
+func serveFlags() (*flag.FlagSet, map[string]*string) {
+	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
+	v := map[string]*string{}
+	def := func(name, value, usage string) {
+		v[name] = fs.String(name, value, usage+" ("+envOf[name]+")")
+	}
+	def("addr", ":8080", "listen address")
+	def("api-keys", "", "comma-separated API keys, for development and CI: each "+apikey.Syntax)
+	def("api-keys-file", "", "file of SHA-256 key digests, one a line")
+	def("log-format", "json", "log format: json or text")
+	def("rate-limit", "", "requests per key: N/s or N/m, optionally ,burst=B; off when empty")
+	def("database-url", "", "PostgreSQL URL; the store is in memory when empty")
+	def("idempotency-ttl", shortDuration(httpapi.DefaultIdempotencyTTL), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h")
+	def("pprof", "", "serve net/http/pprof on this loopback address; off when empty")
+	def("shutdown-delay", shortDuration(defaultShutdownDelay), "how long to go on serving after SIGTERM or SIGINT, /readyz answering 503, before shutting down; 0 for none")
+	return fs, v
+}
+
+func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
+	cfg := config{source: map[string]string{}}
+	fs, v := serveFlags()
+	if err := parseFlags(fs, serveUsage, args, stdout); err != nil {
 		return cfg, err
 	}
-	d, err := time.ParseDuration(*ttl)
+	if err := noArgs(fs); err != nil {
+		return cfg, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, env := range envOf {
+		cfg.source[name] = "-" + name
+		if e := getenv(env); e != "" && !set[name] {
+			*v[name] = e
+			cfg.source[name] = env
+		}
+	}
+	// bad words an error about a value: where it came from, and the value.
+	bad := func(name, format string, a ...any) error {
+		return fmt.Errorf("%s %.64q: %s", cfg.source[name], *v[name], fmt.Sprintf(format, a...))
+	}
+	cfg.addr, cfg.apiKeys, cfg.apiKeysFile = *v["addr"], *v["api-keys"], *v["api-keys-file"]
+	cfg.logFormat, cfg.databaseURL, cfg.pprofAddr = *v["log-format"], *v["database-url"], *v["pprof"]
+	d, err := time.ParseDuration(*v["idempotency-ttl"])
 	if err != nil || d < minIdempotencyTTL || d > maxIdempotencyTTL {
-		return cfg, fmt.Errorf("idempotency TTL %.64q: want a duration from 1s to 720h, such as 24h", *ttl)
+		return cfg, bad("idempotency-ttl", "want a duration from 1s to 720h, such as 24h")
 	}
 	cfg.idempotencyTTL = d
-	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
-		return cfg, fmt.Errorf("pprof address %.64q: want a loopback host and a port, such as 127.0.0.1:6060", cfg.pprofAddr)
+	d, err = time.ParseDuration(*v["shutdown-delay"])
+	if err != nil || d < 0 || d > time.Hour {
+		return cfg, bad("shutdown-delay", "want a duration from 0s (none) to 1h, such as 5s")
 	}
-	if *rateLimit != "" {
-		l, err := ratelimit.Parse(*rateLimit)
+	cfg.shutdownDelay = d
+	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
+		return cfg, bad("pprof", "want a loopback host and a port, such as 127.0.0.1:6060")
+	}
+	if r := *v["rate-limit"]; r != "" {
+		l, err := ratelimit.Parse(r)
 		if err != nil {
-			return cfg, fmt.Errorf("rate limit %.64q: %w", *rateLimit, err)
+			return cfg, bad("rate-limit", "%v", err)
 		}
 		cfg.rateLimit = &l
 	}
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	if cfg.logFormat != "json" && cfg.logFormat != "text" {
-		return cfg, fmt.Errorf("log format %q: want json or text", cfg.logFormat)
+		return cfg, bad("log-format", "want json or text")
 	}
 	return cfg, nil
 }
@@ -156,19 +360,19 @@ func loadKeys(cfg config, stderr io.Writer) (*apikey.Set, error) {
 	if cfg.apiKeys != "" {
 		ds, err := apikey.ParseKeys(cfg.apiKeys)
 		if err != nil {
-			return nil, fmt.Errorf("PETSTORE_API_KEYS: %w", err)
+			return nil, fmt.Errorf("%s: %w", cfg.source["api-keys"], err)
 		}
 		digests = append(digests, ds...)
 	}
 	if cfg.apiKeysFile != "" {
 		f, err := os.Open(cfg.apiKeysFile)
 		if err != nil {
-			return nil, fmt.Errorf("PETSTORE_API_KEYS_FILE: %w", err)
+			return nil, fmt.Errorf("%s: %w", cfg.source["api-keys-file"], err)
 		}
 		ds, err := apikey.ParseDigests(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("PETSTORE_API_KEYS_FILE %s: %w", cfg.apiKeysFile, err)
+			return nil, fmt.Errorf("%s %s: %w", cfg.source["api-keys-file"], cfg.apiKeysFile, err)
 		}
 		digests = append(digests, ds...)
 	}
@@ -191,7 +395,7 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig(args, getenv, stderr)
+	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -205,12 +409,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL)
+	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL, cfg.source["database-url"])
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL}
+	// From the first signal on, /readyz answers 503: ctx.Done() is closed
+	// before cancel returns, so no probe after the signal sees 200.
+	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
 	if cfg.logFormat == "json" {
 		hcfg.AccessLog = out // the same lines, appended without slog's machinery
 	}
@@ -232,10 +438,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+		return fmt.Errorf("%s: listen on %s: %w", cfg.source["addr"], cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           app,
+		Handler:           closeWhenDraining(ctx.Done(), app),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -249,7 +455,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", cfg.idempotencyTTL.String())
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -257,6 +463,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	if cfg.shutdownDelay > 0 {
+		// Serve on while the load balancer sees /readyz fail and stops
+		// sending new connections here.
+		log.Info("draining", "shutdown_delay", shortDuration(cfg.shutdownDelay))
+		delay := time.NewTimer(cfg.shutdownDelay)
+		select {
+		case <-delay.C:
+		case <-skipDelay(ctx):
+			delay.Stop()
+			log.Info("second signal: shutting down without waiting out the delay")
+		case err := <-served:
+			delay.Stop()
+			return fmt.Errorf("serve: %w", err)
+		}
 	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -269,13 +490,29 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-func keygen(args []string, stdout, stderr io.Writer) error {
+const keygenUsage = `usage: petstore keygen
+
+Prints a new random API key and its digest line. Give the key to the client:
+it is shown only this once. Append the digest line to the file that
+PETSTORE_API_KEYS_FILE (-api-keys-file) names: the server keeps only digests.
+
+Example:
+  petstore keygen
+  # API key: give it to the client; it is shown only this once.
+  psk_2bV0…
+  # Digest line: append it to the PETSTORE_API_KEYS_FILE.
+  5c1f9e…
+`
+
+func keygen(_ context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("petstore keygen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, keygenUsage, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
+		return err
+	}
+	if err := noArgs(fs); err != nil {
 		return err
 	}
 	key, digest, err := apikey.Generate()
@@ -284,4 +521,18 @@ func keygen(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "# API key: give it to the client; it is shown only this once.\n%s\n# Digest line: append it to the PETSTORE_API_KEYS_FILE.\n%s\n", key, digest)
 	return err
+}
+
+// closeWhenDraining answers with Connection: close once draining is
+// closed, so that keep-alive clients reconnect, through the load balancer,
+// to a replica that stays.
+func closeWhenDraining(draining <-chan struct{}, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-draining:
+			w.Header().Set("Connection", "close")
+		default:
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -17,8 +17,9 @@ const openTimeout = 30 * time.Second
 
 // openStore returns the store the configuration selects: PostgreSQL when
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
-// line; the URL never does (it may hold a password).
-func openStore(ctx context.Context, databaseURL string) (store pets.Store, name string, closeStore func(), err error) {
+// line; the URL never does (it may hold a password). source names the flag
+// or variable the URL came from, for errors.
+func openStore(ctx context.Context, databaseURL, source string) (store pets.Store, name string, closeStore func(), err error) {
 	if databaseURL == "" {
 		return memstore.New(), "memory", func() {}, nil
 	}
@@ -27,7 +28,7 @@ func openStore(ctx context.Context, databaseURL string) (store pets.Store, name 
 	s, err := pgstore.Open(ctx, databaseURL)
 	if err != nil {
 		// One line: pgx joins the errors of several addresses with newlines.
-		return nil, "", nil, fmt.Errorf("PETSTORE_DATABASE_URL: %s", strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error()))
+		return nil, "", nil, fmt.Errorf("%s: %s", source, strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error()))
 	}
 	return s, "postgres", s.Close, nil
 }

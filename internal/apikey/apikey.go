@@ -25,6 +25,11 @@ const (
 	MaxKeyLength = 256
 )
 
+// Syntax says what a configured key may be, in the words of the README's
+// configuration table (its backticks dropped), so that an error and the docs
+// agree.
+var Syntax = fmt.Sprintf("%d–%d characters of A-Z a-z 0-9 - . _ ~ + /, optionally ending in =", MinKeyLength, MaxKeyLength)
+
 // Digest is the SHA-256 of a key.
 type Digest [sha256.Size]byte
 
@@ -134,7 +139,7 @@ func ParseKeys(list string) ([]Digest, error) {
 			continue
 		}
 		if !WellFormed(key) {
-			return nil, fmt.Errorf("API key %d: must be %d to %d characters of A-Z a-z 0-9 - . _ ~ + / (optionally ending in =)", i+1, MinKeyLength, MaxKeyLength)
+			return nil, fmt.Errorf("API key %d: want %s", i+1, Syntax)
 		}
 		out = append(out, Hash(key))
 	}

@@ -54,6 +54,10 @@ type Config struct {
 	// request, the line Logger's slog.JSONHandler would write, appended by
 	// hand. When nil, the lines go to Logger.
 	AccessLog io.Writer
+	// Draining, once closed, makes /readyz answer 503: the server is shutting
+	// down and goes on serving only until the load balancer has seen it go.
+	// Nil: never.
+	Draining <-chan struct{}
 	// NoValidation builds the app without the OpenAPI request validator.
 	// For measuring the validator's cost only: never serve with it.
 	NoValidation bool
@@ -106,7 +110,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	e.GET("/readyz", readyz(cfg.Store))
+	e.GET("/readyz", readyz(cfg.Store, cfg.Draining))
 	e.GET("/metrics", m.handler(log))
 
 	if err := registerDocs(e); err != nil {

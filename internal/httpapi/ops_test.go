@@ -87,6 +87,21 @@ func TestReadyz(t *testing.T) {
 		wantReady(t, c)
 	})
 
+	t.Run("draining", func(t *testing.T) {
+		draining := make(chan struct{})
+		app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey)), Draining: draining})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &apitest.Client{Contract: apitest.Load(t), Handler: app}
+		wantReady(t, c)
+		close(draining)
+		wantError(t, c.Do(t, "GET", "/readyz", ""), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "shutting down")
+		if res := c.Do(t, "GET", "/healthz", ""); res.Status != http.StatusOK {
+			t.Errorf("GET /healthz while draining: got %d, want 200 (alive, only not ready)", res.Status)
+		}
+	})
+
 	t.Run("store hangs", func(t *testing.T) {
 		s := &flakyStore{Store: memstore.New()}
 		s.block.Store(true)

@@ -22,11 +22,20 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// readyz answers GET /readyz: 200 when the store answers its Ping within
-// readyTimeout, else 503 through the error mapper.
-func readyz(store pets.Store) echo.HandlerFunc {
+// msgShuttingDown is /readyz's message once draining has begun.
+const msgShuttingDown = "not ready: shutting down"
+
+// readyz answers GET /readyz: 503 once draining is closed; else 200 when the
+// store answers its Ping within readyTimeout, else 503 through the error
+// mapper.
+func readyz(store pets.Store, draining <-chan struct{}) echo.HandlerFunc {
 	p, _ := store.(pinger)
 	return func(c echo.Context) error {
+		select {
+		case <-draining: // a nil channel never is
+			return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgShuttingDown}
+		default:
+		}
 		if p != nil {
 			ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 			err := p.Ping(ctx)
