@@ -15,13 +15,13 @@ func TestRateLimitConfig(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"no unit", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50"}, `rate limit "50": want N/s or N/m`},
-		{"hours", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50/h"}, `rate limit "50/h": unit "h"`},
+		{"no unit", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50"}, `PETSTORE_RATE_LIMIT "50": want N/s or N/m`},
+		{"hours", nil, map[string]string{"PETSTORE_RATE_LIMIT": "50/h"}, `PETSTORE_RATE_LIMIT "50/h": unit "h"`},
 		{"zero", nil, map[string]string{"PETSTORE_RATE_LIMIT": "0/s"}, "count 0: want 1 to 1000000"},
 		{"bad burst", nil, map[string]string{"PETSTORE_RATE_LIMIT": "5/s,burst=x"}, `burst "x"`},
-		{"flag", []string{"-rate-limit", "fast"}, map[string]string{}, `rate limit "fast"`},
+		{"flag", []string{"-rate-limit", "fast"}, map[string]string{}, `-rate-limit "fast"`},
 		{"flag beats env", []string{"-rate-limit", "9/x"}, map[string]string{"PETSTORE_RATE_LIMIT": "5/s"}, `unit "x"`},
-		{"long value clipped", nil, map[string]string{"PETSTORE_RATE_LIMIT": strings.Repeat("9", 500)}, "rate limit"},
+		{"long value clipped", nil, map[string]string{"PETSTORE_RATE_LIMIT": strings.Repeat("9", 500)}, "PETSTORE_RATE_LIMIT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run(context.Background(), append([]string{"petstore"}, tc.args...), func(k string) string { return tc.env[k] }, &bytes.Buffer{}, &bytes.Buffer{})

@@ -57,6 +57,9 @@ func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
 func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
 	t.Helper()
 	env["PETSTORE_ADDR"] = "127.0.0.1:0"
+	if _, ok := env["PETSTORE_SHUTDOWN_DELAY"]; !ok {
+		env["PETSTORE_SHUTDOWN_DELAY"] = "0" // stop at once; drain_test.go tests the delay
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
@@ -271,24 +274,31 @@ func TestBadConfiguration(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"bad log format", nil, map[string]string{"PETSTORE_LOG_FORMAT": "xml"}, `log format "xml"`},
+		{"bad log format", nil, map[string]string{"PETSTORE_LOG_FORMAT": "xml"}, `PETSTORE_LOG_FORMAT "xml": want json or text`},
 		{"short key", nil, map[string]string{"PETSTORE_API_KEYS": "abc"}, "PETSTORE_API_KEYS: API key 1"},
+		{"short key flag", []string{"-api-keys", "short"}, map[string]string{}, "-api-keys: API key 1: want " + apikey.Syntax},
+		{"short key flag beats env", []string{"-api-keys", "short"}, map[string]string{"PETSTORE_API_KEYS": "fine-key-0123456789abcdef"}, "-api-keys: API key 1"},
+		{"missing keys file flag", []string{"-api-keys-file", missing}, map[string]string{}, "-api-keys-file: open"},
+		{"extra argument", []string{"serve", "extra"}, map[string]string{}, `serve: unexpected argument "extra"`},
+		{"shutdown delay not a duration", nil, map[string]string{"PETSTORE_SHUTDOWN_DELAY": "soon"}, `PETSTORE_SHUTDOWN_DELAY "soon": want a duration from 0s`},
+		{"shutdown delay negative", []string{"-shutdown-delay", "-1s"}, map[string]string{}, `-shutdown-delay "-1s"`},
+		{"bad log format flag", []string{"-log-format", "xml"}, map[string]string{}, `-log-format "xml"`},
 		{"missing keys file", nil, map[string]string{"PETSTORE_API_KEYS_FILE": missing}, "PETSTORE_API_KEYS_FILE"},
-		{"bad address", nil, map[string]string{"PETSTORE_ADDR": "nonsense"}, "listen on nonsense"},
+		{"bad address", nil, map[string]string{"PETSTORE_ADDR": "nonsense"}, "PETSTORE_ADDR: listen on nonsense"},
 		{"unknown flag", []string{"-bogus"}, map[string]string{}, "flag provided but not defined"},
 		{"unknown command", []string{"fly"}, map[string]string{}, `unknown command "fly"`},
-		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `log format "yaml"`},
+		{"flag beats env", []string{"-log-format", "yaml"}, map[string]string{"PETSTORE_LOG_FORMAT": "text"}, `-log-format "yaml"`},
 		{"bad database url", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://%zz"}, "PETSTORE_DATABASE_URL: cannot parse"},
 		{"unreachable database", nil, map[string]string{"PETSTORE_DATABASE_URL": "postgres://petstore:secret-pw@" + refused + "/petstore"}, "PETSTORE_DATABASE_URL: pgstore: migrate: store unavailable"},
-		{"idempotency TTL not a duration", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1 day"}, `idempotency TTL "1 day": want a duration from 1s to 720h`},
-		{"idempotency TTL zero", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "0s"}, `idempotency TTL "0s"`},
-		{"idempotency TTL negative", []string{"-idempotency-ttl", "-1h"}, map[string]string{}, `idempotency TTL "-1h"`},
-		{"idempotency TTL too long", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "721h"}, `idempotency TTL "721h"`},
-		{"idempotency TTL flag beats env", []string{"-idempotency-ttl", "5"}, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1h"}, `idempotency TTL "5"`},
-		{"pprof on every interface", []string{"-pprof", ":6060"}, map[string]string{}, `pprof address ":6060": want a loopback host`},
-		{"pprof on a public address", nil, map[string]string{"PETSTORE_PPROF_ADDR": "192.0.2.1:6060"}, `pprof address "192.0.2.1:6060"`},
-		{"pprof without port", []string{"-pprof", "127.0.0.1"}, map[string]string{}, `pprof address "127.0.0.1"`},
-		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "PETSTORE_DATABASE_URL: cannot parse"},
+		{"idempotency TTL not a duration", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1 day"}, `PETSTORE_IDEMPOTENCY_TTL "1 day": want a duration from 1s to 720h`},
+		{"idempotency TTL zero", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "0s"}, `PETSTORE_IDEMPOTENCY_TTL "0s"`},
+		{"idempotency TTL negative", []string{"-idempotency-ttl", "-1h"}, map[string]string{}, `-idempotency-ttl "-1h"`},
+		{"idempotency TTL too long", nil, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "721h"}, `PETSTORE_IDEMPOTENCY_TTL "721h"`},
+		{"idempotency TTL flag beats env", []string{"-idempotency-ttl", "5"}, map[string]string{"PETSTORE_IDEMPOTENCY_TTL": "1h"}, `-idempotency-ttl "5"`},
+		{"pprof on every interface", []string{"-pprof", ":6060"}, map[string]string{}, `-pprof ":6060": want a loopback host`},
+		{"pprof on a public address", nil, map[string]string{"PETSTORE_PPROF_ADDR": "192.0.2.1:6060"}, `PETSTORE_PPROF_ADDR "192.0.2.1:6060"`},
+		{"pprof without port", []string{"-pprof", "127.0.0.1"}, map[string]string{}, `-pprof "127.0.0.1"`},
+		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "-database-url: cannot parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore/internal/apikey"
+)
+
+// runCLI runs the program with args and an empty environment.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), append([]string{"petstore"}, args...), func(string) string { return "" }, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}} {
+		out, _, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("petstore %s: %v, want exit 0", strings.Join(args, " "), err)
+		}
+		for _, c := range []string{"serve", "keygen", "conform", "help"} {
+			cmd := findCommand(c)
+			if cmd == nil {
+				t.Fatalf("no command %s", c)
+			}
+			if !regexp.MustCompile(`(?m)^  ` + c + ` +` + regexp.QuoteMeta(cmd.summary) + `$`).MatchString(out) {
+				t.Errorf("petstore %s: no line for %s with its summary:\n%s", strings.Join(args, " "), c, out)
+			}
+		}
+		if strings.Contains(out, "-addr") {
+			t.Errorf("petstore %s prints serve's flags; want the commands:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// Every command's -h, and help COMMAND alike, prints a description and an
+// example on stdout and exits 0.
+func TestCommandHelp(t *testing.T) {
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := runCLI(t, c.name, "-h")
+			if err != nil {
+				t.Fatalf("petstore %s -h: %v, want exit 0", c.name, err)
+			}
+			if !strings.HasPrefix(out, "usage: petstore ") {
+				t.Errorf("petstore %s -h does not start with its usage line:\n%s", c.name, out)
+			}
+			// A description: a paragraph of prose after the usage line.
+			paras := strings.Split(out, "\n\n")
+			if len(paras) < 3 || len(strings.Fields(paras[1])) < 8 {
+				t.Errorf("petstore %s -h has no description:\n%s", c.name, out)
+			}
+			if !regexp.MustCompile(`(?m)^Example:\n  (\S+=\S+ )?petstore ` + c.name).MatchString(out) {
+				t.Errorf("petstore %s -h has no example running it:\n%s", c.name, out)
+			}
+			via, _, err := runCLI(t, "help", c.name)
+			if err != nil || via != out {
+				t.Errorf("petstore help %s: got %v and\n%s\nwant petstore %s -h's output", c.name, err, via, c.name)
+			}
+		})
+	}
+}
+
+// Extra arguments are refused alike; so are unknown commands and flags.
+func TestCLIRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "extra"}, `serve: unexpected argument "extra" (see petstore serve -h)`},
+		{[]string{"keygen", "extra"}, `keygen: unexpected argument "extra" (see petstore keygen -h)`},
+		{[]string{"keygen", "-bogus"}, `keygen: flag provided but not defined: -bogus (see petstore keygen -h)`},
+		{[]string{"-bogus"}, `serve: flag provided but not defined: -bogus (see petstore serve -h)`},
+		{[]string{"help", "serve", "extra"}, `help: unexpected argument "extra" (see petstore help -h)`},
+		{[]string{"help", "fly"}, `help: unknown command "fly" (want serve, keygen, conform or help)`},
+		{[]string{"fly"}, `unknown command "fly" (want serve, keygen, conform or help; see petstore help)`},
+	} {
+		out, errOut, err := runCLI(t, tc.args...)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("petstore %s: got error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+		if out != "" || errOut != "" {
+			t.Errorf("petstore %s printed %q %q; want only the error line", strings.Join(tc.args, " "), out, errOut)
+		}
+	}
+}
+
+// -h must not print a value taken from the environment: it may be a key.
+func TestHelpHidesEnvironment(t *testing.T) {
+	var out bytes.Buffer
+	env := map[string]string{"PETSTORE_API_KEYS": "secret-key-0123456789abcdef", "PETSTORE_DATABASE_URL": "postgres://u:secret-pw@db/x"}
+	if err := run(context.Background(), []string{"petstore", "serve", "-h"}, func(k string) string { return env[k] }, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "secret") {
+		t.Errorf("serve -h prints a value from the environment:\n%s", out.String())
+	}
+}
+
+// configDocs returns the lines of README.md and docs/*.md.
+func configDocs(t *testing.T) string {
+	t.Helper()
+	files, _ := filepath.Glob("../../docs/*.md")
+	var all strings.Builder
+	for _, f := range append([]string{"../../README.md"}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
+}
+
+// Every serve flag has a row in the docs' configuration table naming its
+// variable, and its default prints as that row writes it.
+func TestFlagsAsDocumented(t *testing.T) {
+	docs := configDocs(t)
+	fs, _ := serveFlags()
+	fs.VisitAll(func(f *flag.Flag) {
+		row := regexp.MustCompile("(?m)^\\| `-" + regexp.QuoteMeta(f.Name) + "` \\| `([A-Z_]+)` \\|\\s*([^|]*?)\\s*\\|.*$").FindStringSubmatch(docs)
+		if row == nil {
+			t.Errorf("-%s: no row | `-%s` | `VARIABLE` | default | … | in README.md or docs/", f.Name, f.Name)
+			return
+		}
+		if row[1] != envOf[f.Name] {
+			t.Errorf("-%s: the docs name %s, the code %s", f.Name, row[1], envOf[f.Name])
+		}
+		def := strings.Trim(strings.TrimSpace(row[2]), "`")
+		if f.DefValue == "" && (def == "" || def == "off") {
+			return
+		}
+		if def != f.DefValue {
+			t.Errorf("-%s: default %q in the docs, %q in -h", f.Name, def, f.DefValue)
+		}
+	})
+	// The key syntax in errors is the docs' (their backticks dropped).
+	if !strings.Contains(strings.ReplaceAll(docs, "`", ""), apikey.Syntax) {
+		t.Errorf("the docs do not give the key syntax as errors do: %q", apikey.Syntax)
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[string]string{"24h": "24h", "5s": "5s", "0s": "0s", "90m": "1h30m", "1h0m1s": "1h0m1s", "720h": "720h", "1m": "1m", "1500ms": "1.5s"} {
+		if got := shortDuration(mustDuration(t, d)); got != want {
+			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
