@@ -2,17 +2,38 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build test test-postgres bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-postgres bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
 ## run: serve the API on :8080 with the in-memory store (prints a key if none is configured)
 run:
-	$(GO) run ./cmd/petstore serve -log-format=text
+	$(GO) run ./cmd/petstore serve -log-format=text -shutdown-delay=0
 
 ## build: build bin/petstore
 build:
 	$(GO) build -trimpath -o bin/petstore ./cmd/petstore
+
+## image: the container image $(IMAGE) from a binary built here (image/host.Dockerfile) with docker or podman (image/engine; installs podman when neither works); the Dockerfile builds the same image in a Go stage
+IMAGE ?= petstore:dev
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+IMAGE_SOURCE ?= https://github.com/petstore/petstore
+CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
+image:
+	@test -f $(CA_CERTS) || { echo "$(CA_CERTS) missing: apt-get install ca-certificates (or set CA_CERTS)"; exit 1; }
+	rm -rf bin/image && mkdir -p bin/image/rootfs/etc/ssl/certs
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w -X main.version=$(VERSION)' -o bin/image/rootfs/petstore ./cmd/petstore
+	cp image/passwd image/group bin/image/rootfs/etc/
+	cp $(CA_CERTS) bin/image/rootfs/etc/ssl/certs/ca-certificates.crt
+	chmod -R go-w bin/image/rootfs
+	engine=$$(image/engine) && $$engine build -f image/host.Dockerfile \
+		--build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SOURCE=$(IMAGE_SOURCE) \
+		-t $(IMAGE) bin/image
+
+## test-image: build the image and test it by content: config, files, and its binary run on the host (image/image_test.go)
+test-image:
+	PETSTORE_TEST_IMAGE=1 $(GO) test -race -count=1 -v -run '^(TestImage|TestDockerfiles)$$' ./image
 
 ## test: every test, with the race detector (the PostgreSQL ones: make test-postgres)
 test:

@@ -1,0 +1,390 @@
+package image
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"debug/buildinfo"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// instructions returns a Dockerfile's instructions, continuation lines
+// joined and comments dropped, split into stages at each FROM.
+func instructions(t *testing.T, file string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stages [][]string
+	var cur []string
+	var line strings.Builder
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "#") || (l == "" && line.Len() == 0) {
+			continue
+		}
+		if cont, ok := strings.CutSuffix(l, "\\"); ok {
+			line.WriteString(strings.TrimSpace(cont) + " ")
+			continue
+		}
+		line.WriteString(l)
+		ins := line.String()
+		line.Reset()
+		if strings.HasPrefix(ins, "FROM ") {
+			stages = append(stages, cur)
+			cur = nil
+		}
+		cur = append(cur, ins)
+	}
+	return append(stages, cur)
+}
+
+// TestDockerfiles: the Dockerfile builds with go.mod's Go, statically and
+// trimmed, and its final stage is host.Dockerfile's but for the one COPY of
+// the root filesystem.
+func TestDockerfiles(t *testing.T) {
+	gomod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(gomod)
+	docker := instructions(t, "../Dockerfile")
+	if want := "ARG GO_VERSION=" + string(goVersion[1]); !slices.Contains(docker[0], want) {
+		t.Errorf("Dockerfile: want %q before the first FROM (go.mod's go line), got %q", want, docker[0])
+	}
+	all := strings.Join(slices.Concat(docker...), "\n")
+	for _, want := range []string{"FROM golang:${GO_VERSION}-", "CGO_ENABLED=0 go build -trimpath", "-X main.version=${VERSION}"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	final := docker[len(docker)-1]
+	host := instructions(t, "host.Dockerfile")
+	if len(host) != 2 {
+		t.Fatalf("host.Dockerfile: want one stage, got %d", len(host)-1)
+	}
+	same := func(ins []string) []string {
+		return slices.DeleteFunc(slices.Clone(ins), func(s string) bool { return strings.HasPrefix(s, "COPY ") })
+	}
+	if !slices.Equal(same(final), same(host[1])) {
+		t.Errorf("the final stages differ beyond their COPY:\nDockerfile:      %q\nhost.Dockerfile: %q", same(final), same(host[1]))
+	}
+	if final[0] != "FROM scratch" {
+		t.Errorf("Dockerfile's final stage: %q, want FROM scratch", final[0])
+	}
+}
+
+// engine is the container engine make image uses.
+func engine(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("./engine").Output()
+	if err != nil {
+		t.Fatalf("image/engine: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func command(t *testing.T, dir, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// TestImage builds the image with make image and checks it by content: its
+// config, its files, and its binary run on the host (a container cannot
+// always run where tests run).
+func TestImage(t *testing.T) {
+	if os.Getenv("PETSTORE_TEST_IMAGE") == "" {
+		t.Skip("set PETSTORE_TEST_IMAGE=1 (make test-image): builds an image with docker or podman")
+	}
+	const version, revision = "9.9.9-test", "0123456789abcdef0123456789abcdef01234567"
+	eng := engine(t)
+	tag := fmt.Sprintf("localhost/petstore:test-%d", os.Getpid())
+	command(t, "..", "make", "image", "IMAGE="+tag, "VERSION="+version, "REVISION="+revision)
+	t.Cleanup(func() { exec.Command(eng, "rmi", tag).Run() })
+
+	// The config.
+	var inspect []struct {
+		Size   int64
+		Config struct {
+			User         string
+			Entrypoint   []string
+			Cmd          []string
+			ExposedPorts map[string]struct{}
+			Labels       map[string]string
+		}
+	}
+	if err := json.Unmarshal(command(t, ".", eng, "image", "inspect", tag), &inspect); err != nil || len(inspect) != 1 {
+		t.Fatalf("image inspect: %v (%d images)", err, len(inspect))
+	}
+	cfg := inspect[0].Config
+	if cfg.User != "65532:65532" {
+		t.Errorf("User %q, want 65532:65532 (numeric, not root)", cfg.User)
+	}
+	if !slices.Equal(cfg.Entrypoint, []string{"/petstore"}) || !slices.Equal(cfg.Cmd, []string{"serve"}) {
+		t.Errorf("Entrypoint %q Cmd %q, want [/petstore] [serve]", cfg.Entrypoint, cfg.Cmd)
+	}
+	if _, ok := cfg.ExposedPorts["8080/tcp"]; !ok || len(cfg.ExposedPorts) != 1 {
+		t.Errorf("ExposedPorts %v, want 8080/tcp only", cfg.ExposedPorts)
+	}
+	for k, want := range map[string]string{
+		"org.opencontainers.image.version":  version,
+		"org.opencontainers.image.revision": revision,
+		"org.opencontainers.image.source":   "https://github.com/petstore/petstore",
+	} {
+		if cfg.Labels[k] != want {
+			t.Errorf("label %s = %q, want %q", k, cfg.Labels[k], want)
+		}
+	}
+
+	// The files: every layer of the saved image.
+	archive := filepath.Join(t.TempDir(), "image.tar")
+	command(t, ".", eng, "save", "-o", archive, tag)
+	files, layers := readImage(t, archive)
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	want := []string{"etc/group", "etc/passwd", "etc/ssl/certs/ca-certificates.crt", "petstore"}
+	if !slices.Equal(names, want) {
+		t.Errorf("the image's files: %q, want %q (and their directories) only", names, want)
+	}
+	passwd, _ := os.ReadFile("passwd")
+	if !bytes.Equal(files["etc/passwd"].data, passwd) || !strings.Contains(string(passwd), ":65532:65532:") {
+		t.Errorf("etc/passwd: %q, want image/passwd naming 65532", files["etc/passwd"].data)
+	}
+	if !bytes.Contains(files["etc/ssl/certs/ca-certificates.crt"].data, []byte("BEGIN CERTIFICATE")) {
+		t.Errorf("etc/ssl/certs/ca-certificates.crt holds no certificate")
+	}
+	bin := files["petstore"]
+	if bin.mode&0o111 == 0 {
+		t.Errorf("petstore's mode %v: not executable", bin.mode)
+	}
+	t.Logf("image %s: %d bytes, %d layer(s): %s", tag, inspect[0].Size, len(layers), strings.Join(layers, ", "))
+
+	// The binary: static, trimmed, versioned.
+	exe := filepath.Join(t.TempDir(), "petstore")
+	if err := os.WriteFile(exe, bin.data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checkBinary(t, exe)
+	runBinary(t, exe, version)
+}
+
+type file struct {
+	data []byte
+	mode os.FileMode
+}
+
+// readImage returns the regular files of a docker-archive's layers (a later
+// layer's file replaces an earlier one's; the images here have no
+// whiteouts), and each layer's size. It fails on anything but files and
+// directories.
+func readImage(t *testing.T, archive string) (map[string]file, []string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, links := map[string][]byte{}, map[string]string{}
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := path.Clean(h.Name)
+		if h.Typeflag == tar.TypeSymlink {
+			links[name] = path.Join(path.Dir(name), h.Linkname)
+			continue
+		}
+		b, _ := io.ReadAll(tr)
+		entries[name] = b
+	}
+	blob := func(name string) []byte {
+		if l, ok := links[name]; ok {
+			name = l
+		}
+		b, ok := entries[name]
+		if !ok {
+			t.Fatalf("%s: no %s in the archive", archive, name)
+		}
+		return b
+	}
+	var manifest []struct{ Layers []string }
+	if err := json.Unmarshal(blob("manifest.json"), &manifest); err != nil || len(manifest) != 1 {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	files := map[string]file{}
+	var layers []string
+	for _, l := range manifest[0].Layers {
+		var r io.Reader = bytes.NewReader(blob(path.Clean(l)))
+		b := blob(path.Clean(l))
+		if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = zr
+		}
+		layers = append(layers, fmt.Sprintf("%d bytes", len(b)))
+		lr := tar.NewReader(r)
+		for {
+			h, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("layer %s: %v", l, err)
+			}
+			name := strings.TrimPrefix(path.Clean("/"+h.Name), "/")
+			switch h.Typeflag {
+			case tar.TypeDir:
+			case tar.TypeReg:
+				data, _ := io.ReadAll(lr)
+				files[name] = file{data, h.FileInfo().Mode()}
+			default:
+				t.Errorf("layer %s: %s is of type %q; want files and directories only", l, name, h.Typeflag)
+			}
+		}
+	}
+	return files, layers
+}
+
+// checkBinary: statically linked, built with -trimpath and CGO off.
+func checkBinary(t *testing.T, exe string) {
+	t.Helper()
+	ef, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			t.Errorf("the binary is dynamically linked (%v)", p.Type)
+		}
+	}
+	bi, err := buildinfo.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	// Go does not record -ldflags under -trimpath: runBinary checks the
+	// version the binary reports.
+	if settings["CGO_ENABLED"] != "0" || settings["-trimpath"] != "true" {
+		t.Errorf("build settings %v: want CGO_ENABLED=0 and -trimpath", settings)
+	}
+}
+
+// runBinary starts the image's binary on the host, on a free loopback port,
+// and sends it GET /healthz and a create and a get with a key.
+func runBinary(t *testing.T, exe, version string) {
+	t.Helper()
+	const key = "image-key-0123456789abcdef"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "serve")
+	cmd.Env = []string{"PETSTORE_ADDR=127.0.0.1:0", "PETSTORE_API_KEYS=" + key, "PETSTORE_SHUTDOWN_DELAY=0"}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var listening struct{ Msg, Addr, Version string }
+	for listening.Msg != "listening" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the binary exited before listening: %s", stderr.String())
+			}
+			json.Unmarshal([]byte(l), &listening)
+		case <-ctx.Done():
+			t.Fatal("no listening line within a minute")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	if listening.Version != version {
+		t.Errorf("listening line's version %q, want %q", listening.Version, version)
+	}
+	base := "http://" + listening.Addr
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, body := do("GET", "/healthz", ""); status != http.StatusOK {
+		t.Fatalf("GET /healthz: %d %s", status, body)
+	}
+	status, created := do("POST", "/v1/pets", `{"name":"Image","categoryId":1}`)
+	var pet struct{ ID int64 }
+	if status != http.StatusCreated || json.Unmarshal([]byte(created), &pet) != nil {
+		t.Fatalf("POST /v1/pets: %d %s", status, created)
+	}
+	if status, got := do("GET", fmt.Sprintf("/v1/pets/%d", pet.ID), ""); status != http.StatusOK || got != created {
+		t.Fatalf("GET the pet: %d %s, want 200 %s", status, got, created)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the binary after SIGTERM: %v, want exit 0\n%s", err, stderr.String())
+	}
+}
