@@ -139,7 +139,7 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 
 // parseFlags parses a command's flags. -h prints usage and the flags on
 // stdout and returns flag.ErrHelp; any other error is one line naming the
-// command. An argument left over is refused unless the command takes some.
+// command and where its help is.
 func parseFlags(fs *flag.FlagSet, usage string, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
@@ -201,9 +201,8 @@ const (
 	maxIdempotencyTTL = 30 * 24 * time.Hour
 )
 
-// DefaultShutdownDelay is -shutdown-delay's default: long enough for a load
-// balancer's readiness probe (Kubernetes: every 10s, but endpoints update
-// within a few seconds of the pod's termination) to take the replica out.
+// defaultShutdownDelay is -shutdown-delay's default: the few seconds a load
+// balancer takes to stop sending new connections to a replica going away.
 const defaultShutdownDelay = 5 * time.Second
 
 // envOf gives each serve flag's environment twin.
