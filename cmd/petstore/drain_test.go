@@ -20,9 +20,12 @@ import (
 // TestDrain checks the shutdown delay: from the first signal on /readyz
 // answers 503 while every request is still served; the second signal ends
 // the delay long before it would run out, and the server stops cleanly.
-func TestDrain(t *testing.T) {
+func TestDrain(t *testing.T) { testDrain(t, map[string]string{}) }
+
+// testDrain runs TestDrain with env added to the server's: the store's.
+func testDrain(t *testing.T, env map[string]string) {
 	const key, delay = "drain-key-0123456789abcdef", 10 * time.Minute
-	env := map[string]string{"PETSTORE_ADDR": "127.0.0.1:0", "PETSTORE_API_KEYS": key, "PETSTORE_SHUTDOWN_DELAY": delay.String()}
+	env["PETSTORE_ADDR"], env["PETSTORE_API_KEYS"], env["PETSTORE_SHUTDOWN_DELAY"] = "127.0.0.1:0", key, delay.String()
 	ctx, signal1 := context.WithCancel(context.Background())
 	defer signal1()
 	skip := make(chan struct{})
