@@ -16,7 +16,9 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/ratelimit"
+	"github.com/petstore/petstore/internal/telemetry"
 )
 
 // Timeouts of the HTTP server and of shutdown.
@@ -205,12 +207,33 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL)
+	// Tracing (issue 34): off unless the OTEL_* environment configures it;
+	// flushed once the server has drained (deferred before the store's close,
+	// so it runs after it).
+	tracing, err := telemetry.Setup(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := tracing.Shutdown(tctx); err != nil {
+			log.Warn("tracing: flush on shutdown", "error", err.Error())
+		}
+	}()
+	var storeOpts []pgstore.Option
+	if t := tracing.PgxTracer(); t != nil {
+		storeOpts = append(storeOpts, pgstore.WithTracer(t))
+	}
+	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL, storeOpts...)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL}
+	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
+		return err
+	}
 	if cfg.logFormat == "json" {
 		hcfg.AccessLog = out // the same lines, appended without slog's machinery
 	}
@@ -235,7 +258,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           app,
+		Handler:           tracing.Handler(app), // app itself when tracing is off
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -248,6 +271,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	limit := "off"
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
+	}
+	if tracing.On() {
+		log.Info("tracing on", "exporter", tracing.Exporter())
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", cfg.idempotencyTTL.String())
 

@@ -18,13 +18,13 @@ const openTimeout = 30 * time.Second
 // openStore returns the store the configuration selects: PostgreSQL when
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
 // line; the URL never does (it may hold a password).
-func openStore(ctx context.Context, databaseURL string) (store pets.Store, name string, closeStore func(), err error) {
+func openStore(ctx context.Context, databaseURL string, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
 	if databaseURL == "" {
 		return memstore.New(), "memory", func() {}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	s, err := pgstore.Open(ctx, databaseURL)
+	s, err := pgstore.Open(ctx, databaseURL, opts...)
 	if err != nil {
 		// One line: pgx joins the errors of several addresses with newlines.
 		return nil, "", nil, fmt.Errorf("PETSTORE_DATABASE_URL: %s", strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error()))
