@@ -105,12 +105,16 @@ func (b *syncBuffer) String() string {
 // The key of every traced server: no span may carry any of it.
 const testKey = "trace-test-key-5ecret0123456789abcdef"
 
-func serveTraced(t *testing.T, store pets.Store, tr func(trace.TracerProvider) *telemetry.Tracing) traced {
+// memory is the memory store, whatever the tracing.
+func memory(*testing.T, *telemetry.Tracing) pets.Store { return memstore.New() }
+
+func serveTraced(t *testing.T, newStore func(*testing.T, *telemetry.Tracing) pets.Store, tr func(trace.TracerProvider) *telemetry.Tracing) traced {
 	t.Helper()
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	tracing := tr(tp)
+	store := newStore(t, tracing)
 	digests, err := apikey.ParseKeys(testKey)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +215,7 @@ func noSecrets(t *testing.T, spans tracetest.SpanStubs) {
 }
 
 func TestTraces(t *testing.T) {
-	s := serveTraced(t, memstore.New(), telemetry.New)
+	s := serveTraced(t, memory, telemetry.New)
 	checkTraces(t, s, "store create", "store get")
 }
 
@@ -279,7 +283,7 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 // TestRefusedKeyIsNotTraced: a request refused 401 is traced without its
 // Authorization header.
 func TestRefusedKeyIsNotTraced(t *testing.T) {
-	s := serveTraced(t, memstore.New(), telemetry.New)
+	s := serveTraced(t, memory, telemetry.New)
 	req, _ := http.NewRequest("GET", s.BaseURL+"/v1/pets", nil)
 	req.Header.Set("Authorization", "Bearer "+testKey+"x")
 	res, err := http.DefaultClient.Do(req)
@@ -295,7 +299,7 @@ func TestRefusedKeyIsNotTraced(t *testing.T) {
 // TestOffNoTraceID: with tracing off, the access line has no trace_id,
 // even for a request that carries a traceparent.
 func TestOffNoTraceID(t *testing.T) {
-	s := serveTraced(t, memstore.New(), func(trace.TracerProvider) *telemetry.Tracing { return &telemetry.Tracing{} })
+	s := serveTraced(t, memory, func(trace.TracerProvider) *telemetry.Tracing { return &telemetry.Tracing{} })
 	s.Do(t, "GET", "/v1/pets", "", "traceparent", "00-"+remoteTrace+"-"+remoteSpan+"-01")
 	apitest.Eventually(t, "the access line", func() bool { return strings.Contains(s.access.String(), `"route":"/v1/pets"`) })
 	if strings.Contains(s.access.String(), "trace_id") {
