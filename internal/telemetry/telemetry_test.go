@@ -196,12 +196,12 @@ func noSecrets(t *testing.T, spans tracetest.SpanStubs) {
 	for _, sp := range spans {
 		texts := []string{sp.Name, sp.Status.Description}
 		for _, kv := range sp.Attributes {
-			texts = append(texts, string(kv.Key)+"="+kv.Value.Emit())
+			texts = append(texts, string(kv.Key)+"="+kv.Value.String())
 		}
 		for _, ev := range sp.Events {
 			texts = append(texts, ev.Name)
 			for _, kv := range ev.Attributes {
-				texts = append(texts, string(kv.Key)+"="+kv.Value.Emit())
+				texts = append(texts, string(kv.Key)+"="+kv.Value.String())
 			}
 		}
 		for _, s := range texts {
@@ -280,9 +280,9 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 	return create, get
 }
 
-// TestRefusedKeyIsNotTraced: a request refused 401 is traced without its
+// TestRefusedKeyNotInSpans: a request refused 401 is traced without its
 // Authorization header.
-func TestRefusedKeyIsNotTraced(t *testing.T) {
+func TestRefusedKeyNotInSpans(t *testing.T) {
 	s := serveTraced(t, memory, telemetry.New)
 	req, _ := http.NewRequest("GET", s.BaseURL+"/v1/pets", nil)
 	req.Header.Set("Authorization", "Bearer "+testKey+"x")
