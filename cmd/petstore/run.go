@@ -18,7 +18,9 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/ratelimit"
+	"github.com/petstore/petstore/internal/telemetry"
 )
 
 // Timeouts of the HTTP server and of shutdown.
@@ -408,7 +410,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL, cfg.source["database-url"])
+	// Tracing (issue 34): off unless the OTEL_* environment configures it;
+	// flushed once the server has drained (deferred before the store's close,
+	// so it runs after it).
+	tracing, err := telemetry.Setup(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := tracing.Shutdown(tctx); err != nil {
+			log.Warn("tracing: flush on shutdown", "error", err.Error())
+		}
+	}()
+	var storeOpts []pgstore.Option
+	if t := tracing.PgxTracer(); t != nil {
+		storeOpts = append(storeOpts, pgstore.WithTracer(t))
+	}
+	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL, cfg.source["database-url"], storeOpts...)
 	if err != nil {
 		return err
 	}
@@ -416,6 +436,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// From the first signal on, /readyz answers 503: ctx.Done() is closed
 	// before cancel returns, so no probe after the signal sees 200.
 	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
+	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
+		return err
+	}
 	if cfg.logFormat == "json" {
 		hcfg.AccessLog = out // the same lines, appended without slog's machinery
 	}
@@ -440,7 +463,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("%s: listen on %s: %w", cfg.source["addr"], cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           closeWhenDraining(ctx.Done(), app),
+		Handler:           closeWhenDraining(ctx.Done(), tracing.Handler(app)), // tracing.Handler is app itself when tracing is off
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -453,6 +476,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	limit := "off"
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
+	}
+	if tracing.On() {
+		log.Info("tracing on", "exporter", tracing.Exporter())
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
 

@@ -19,13 +19,13 @@ const openTimeout = 30 * time.Second
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
 // line; the URL never does (it may hold a password). source names the flag
 // or variable the URL came from, for errors.
-func openStore(ctx context.Context, databaseURL, source string) (store pets.Store, name string, closeStore func(), err error) {
+func openStore(ctx context.Context, databaseURL, source string, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
 	if databaseURL == "" {
 		return memstore.New(), "memory", func() {}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	s, err := pgstore.Open(ctx, databaseURL)
+	s, err := pgstore.Open(ctx, databaseURL, opts...)
 	if err != nil {
 		// One line: pgx joins the errors of several addresses with newlines.
 		return nil, "", nil, fmt.Errorf("%s: %s", source, strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error()))

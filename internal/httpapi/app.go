@@ -6,6 +6,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,15 @@ type Config struct {
 	// NoValidation builds the app without the OpenAPI request validator.
 	// For measuring the validator's cost only: never serve with it.
 	NoValidation bool
+
+	// Tracing hooks (issue 34; set by telemetry.Tracing.Apply, all nil when
+	// tracing is off, so the hot path pays nothing for it).
+	// Trace runs just inside observe, once Echo has routed the request.
+	Trace echo.MiddlewareFunc
+	// TraceID gives the trace id for the access log line ("" for none).
+	TraceID func(context.Context) string
+	// WrapStore wraps the store the handlers call (after the metrics).
+	WrapStore func(pets.Store) pets.Store
 }
 
 // New returns the Echo app that serves the API.
@@ -90,8 +100,11 @@ func New(cfg Config) (*echo.Echo, error) {
 
 	// Order matters: observe is outermost (see there); Recover, inside it,
 	// turns a panic into an error that observe renders, counts and logs.
-	useOnce(e,
-		observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}),
+	mw := []echo.MiddlewareFunc{observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
+	if cfg.Trace != nil { // tracing hook (issue 34)
+		mw = append(mw, cfg.Trace)
+	}
+	useOnce(e, append(mw,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack: true,
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -105,7 +118,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		limitBody(MaxBodyBytes),
 		cors(),
 		methodNotAllowed,
-	)
+	)...)
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
@@ -153,6 +166,9 @@ func New(cfg Config) (*echo.Echo, error) {
 			}
 			ops[op.OperationID] = chain
 		}
+	}
+	if cfg.WrapStore != nil { // tracing hook (issue 34)
+		store = cfg.WrapStore(store)
 	}
 	gen.RegisterHandlersWithOptions(routesOnce{e}, &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL}, gen.RegisterHandlersOptions{
 		BaseURL:              BasePath,

@@ -40,7 +40,7 @@ var requests = sync.Pool{New: func() any { return &request{params: map[string]st
 // request, 404s and 405s included (Echo routes before this chain runs): an
 // error that comes back, a recovered panic included, is rendered here
 // through the mapper before it is counted and logged.
-func observe(m *metrics, log accessLog) echo.MiddlewareFunc {
+func observe(m *metrics, log accessLog, traceID func(context.Context) string) echo.MiddlewareFunc {
 	nextID := newIDs()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -76,6 +76,9 @@ func observe(m *metrics, log accessLog) echo.MiddlewareFunc {
 			if key != nil {
 				e.keyID = key.ID
 			}
+			if traceID != nil { // tracing hook (issue 34)
+				e.traceID = traceID(req.Context())
+			}
 			log.write(req.Context(), &e)
 			return err
 		}
@@ -83,13 +86,14 @@ func observe(m *metrics, log accessLog) echo.MiddlewareFunc {
 }
 
 // accessEntry is the access log line of a request: method, path, route,
-// status, latency, request id and the key's non-secret ID. Never a header.
+// status, latency, request id and the key's non-secret ID, and the trace id
+// when the request is traced (no field otherwise). Never a header.
 type accessEntry struct {
-	at                  time.Time
-	method, path, route string
-	status              int
-	latency             time.Duration
-	requestID, keyID    string
+	at                        time.Time
+	method, path, route       string
+	status                    int
+	latency                   time.Duration
+	requestID, keyID, traceID string
 }
 
 // level is Error for a 5xx, Info otherwise.
@@ -111,6 +115,9 @@ func (e *accessEntry) record() slog.Record {
 		slog.String("request_id", e.requestID),
 		slog.String("key_id", e.keyID),
 	)
+	if e.traceID != "" {
+		r.AddAttrs(slog.String("trace_id", e.traceID))
+	}
 	return r
 }
 
@@ -135,6 +142,10 @@ func (e *accessEntry) appendJSON(b []byte) []byte {
 	b = appendString(b, e.requestID, slogJSON)
 	b = append(b, `,"key_id":`...)
 	b = appendString(b, e.keyID, slogJSON)
+	if e.traceID != "" {
+		b = append(b, `,"trace_id":`...)
+		b = appendString(b, e.traceID, slogJSON)
+	}
 	return append(b, "}\n"...)
 }
 

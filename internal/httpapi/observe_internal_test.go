@@ -38,6 +38,7 @@ func TestAccessLineIsSlogs(t *testing.T) {
 				latency:   time.Duration(i*j*j) * 12345,
 				requestID: strs[(i+3)%len(strs)],
 				keyID:     strs[(i+4)%len(strs)],
+				traceID:   strs[(i+5)%len(strs)],
 			}
 			slogged.Reset()
 			if err := h.Handle(context.Background(), e.record()); err != nil {

@@ -64,10 +64,13 @@ var _ pets.Store = (*Store)(nil)
 // Open connects to the database at url (a PostgreSQL URL or key=value
 // string, as pgx reads it), applies the migrations it lacks, and returns the
 // store. It fails when the database cannot be reached before ctx ends.
-func Open(ctx context.Context, url string) (*Store, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err // pgx redacts the password
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -78,6 +81,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, err
 	}
 	return &Store{pool: pool, serialise: true, timeout: QueryTimeout}, nil
+}
+
+// Option adjusts the pool's configuration before Open connects.
+type Option func(*pgxpool.Config)
+
+// WithTracer traces every query of the pool's connections with t (issue 34:
+// the otelpgx tracer, when tracing is on).
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = t }
 }
 
 // migrateUp applies the embedded migrations with tern. tern takes a
