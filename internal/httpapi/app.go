@@ -97,7 +97,7 @@ func New(cfg Config) (*echo.Echo, error) {
 				return err
 			},
 		}),
-		securityHeaders,
+		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
 		limitBody(MaxBodyBytes),
 		cors(),
 		methodNotAllowed,
@@ -438,25 +438,6 @@ func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
 				return invalid("Content-Type: charset must be utf-8, not %.32q", v)
 			}
 		}
-		return next(c)
-	}
-}
-
-// The values of the security headers, shared by every response: net/http and
-// Echo replace or append to a header's values, never write into them.
-var (
-	nosniff = []string{"nosniff"}
-	deny    = []string{"DENY"}
-)
-
-// securityHeaders sets X-Content-Type-Options: nosniff and X-Frame-Options:
-// DENY on every response, as Echo's Secure middleware configured with them
-// does, without a canonicalization and an allocation a header.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h["X-Content-Type-Options"] = nosniff
-		h["X-Frame-Options"] = deny
 		return next(c)
 	}
 }
