@@ -85,16 +85,12 @@ const (
 // bytes that need no escape are appended whole, as encoding/json does.
 func appendString(b []byte, s string, style jsonStyle) []byte {
 	const hex = "0123456789abcdef"
-	safe := &safeASCII[0]
-	if style == slogJSON {
-		safe = &safeASCII[1]
-	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if safe[c] {
+			if c >= 0x20 && c != '"' && c != '\\' && (style == slogJSON || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -135,14 +131,3 @@ func appendString(b []byte, s string, style jsonStyle) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// safeASCII tells, for each style (encodingJSON, slogJSON), the ASCII bytes
-// written as they are: not a control character, " or \, nor, for
-// encoding/json, <, > or &.
-var safeASCII = func() (t [2][utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[1][c] = c != '"' && c != '\\'
-		t[0][c] = t[1][c] && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
