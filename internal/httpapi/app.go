@@ -88,6 +88,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	// turns a panic into an error that observe renders, counts and logs.
 	useOnce(e,
 		observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}),
+		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack: true,
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {

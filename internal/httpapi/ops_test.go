@@ -267,8 +267,6 @@ func TestMetricsCountFails(t *testing.T) {
 	wantValue(t, scrape(t, c), 1, "promhttp_metric_handler_errors_total", "cause", "gathering")
 }
 
-// X-Request-Id: a sane client id is kept, anything else replaced by a fresh
-// one; either way it is in the response, errors included, and in the log.
 // loggedClient is a client of an app whose log, JSON as served, goes to
 // log; the app runs in the test's goroutine (apitest.Client.Handler).
 func loggedClient(t *testing.T, log *bytes.Buffer) *apitest.Client {
@@ -285,6 +283,9 @@ func loggedClient(t *testing.T, log *bytes.Buffer) *apitest.Client {
 	return &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
 }
 
+// X-Request-Id: a sane client id is kept, anything else replaced by a fresh
+// random UUID; either way it is in the response, errors included, and in the
+// log.
 func TestRequestID(t *testing.T) {
 	var logBuf bytes.Buffer
 	c := loggedClient(t, &logBuf)
@@ -315,8 +316,8 @@ func TestRequestID(t *testing.T) {
 				t.Errorf("X-Request-Id: got %q, want the client's %q", got, tc.sent)
 			case !tc.keep && (len(got) < 16 || got == tc.sent):
 				t.Errorf("X-Request-Id: got %q, want a fresh id in place of %q", got, tc.sent)
-			case !tc.keep && (fresh[got] || !regexp.MustCompile(`^[0-9a-z-]{1,128}$`).MatchString(got)):
-				t.Errorf("X-Request-Id: got %q, want a new id the server would keep if sent back (seen: %v)", got, fresh)
+			case !tc.keep && (fresh[got] || !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(got)):
+				t.Errorf("X-Request-Id: got %q, want a new random (version 4) UUID (seen: %v)", got, fresh)
 			}
 			if !tc.keep {
 				fresh[got] = true
