@@ -86,7 +86,7 @@ func New(cfg Config) (*echo.Echo, error) {
 
 	// Order matters: observe is outermost (see there); Recover, inside it,
 	// turns a panic into an error that observe renders, counts and logs.
-	useOnce(e,
+	e.Use(
 		observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}),
 		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{

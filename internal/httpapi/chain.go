@@ -8,21 +8,12 @@ import (
 	"github.com/petstore/petstore/gen"
 )
 
-// Echo builds its middleware chains on every request: ServeHTTP wraps the
-// routed handler in every global middleware (applyMiddleware in echo.go), and
-// a route added with middleware wraps its handler in them again inside the
-// handler (echo.go, add). Each wrap allocates a closure, per middleware, per
-// request. The two helpers below build each chain once, at start.
-
-// useOnce installs mw as Echo's global middleware, built into one chain at
-// start. The chain ends in a call of the handler the router found for the
-// request (c.Handler()), which is the handler Echo would wrap anyway: so
-// Echo's per-request wrapping is of this one middleware, whose constructor
-// returns the chain already built.
-func useOnce(e *echo.Echo, mw ...echo.MiddlewareFunc) {
-	chain := applyMiddleware(func(c echo.Context) error { return c.Handler()(c) }, mw)
-	e.Use(func(echo.HandlerFunc) echo.HandlerFunc { return chain })
-}
+// Echo wraps a route's handler in the middleware it was added with on every
+// request (echo.go, add): a closure per middleware, per request. A route's
+// middleware here is the API's per-operation chain (six or seven deep), so
+// routesOnce wraps each handler once, when the route is added; the route is
+// still added through Echo's own API (Echo.Add), and Echo's global
+// middleware (Echo.Use) runs around it as usual.
 
 // routesOnce is a gen.EchoRouter that wraps each route's handler in its
 // middleware once, when the route is added, rather than on every request.

@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
@@ -420,6 +422,30 @@ func TestAccessLogKeyID(t *testing.T) {
 		}
 		if *line.KeyID != s.keyID {
 			t.Errorf("GET %s: key_id %q, want %q", s.path, *line.KeyID, s.keyID)
+		}
+	}
+}
+
+// TestLaterMiddlewareRuns: middleware added to the app after New runs, on
+// the API and elsewhere: the app's own middleware keeps to Echo's chain.
+func TestLaterMiddlewareRuns(t *testing.T) {
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	app.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ran++
+			return next(c)
+		}
+	})
+	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+	for _, path := range []string{"/v1/pets", "/healthz", "/nowhere"} {
+		before := ran
+		c.Do(t, "GET", path, "")
+		if ran != before+1 {
+			t.Errorf("GET %s: the middleware added after New ran %d times, want once", path, ran-before)
 		}
 	}
 }
