@@ -289,76 +289,37 @@ func strictParams(rules paramRules) echo.MiddlewareFunc {
 }
 
 // checkQuery holds a raw query to the operation's rules: each parameter
-// defined, given once, an integer canonical and in range.
-//
-// A query of plain pairs (no escapes, "+" or ";", few names) is scanned in
-// place, with no allocation; any other is parsed by url.ParseQuery, not by
-// c.QueryParams, which drops a pair it cannot decode: "limit=%zz" would pass
-// as no limit at all. Both see the same pairs, so both give the same
-// verdicts.
+// defined, given once, an integer canonical and in range. The query is
+// parsed by url.ParseQuery, not read through c.QueryParams, which drops a
+// pair it cannot decode: "limit=%zz" would pass as no limit at all. The
+// parameters are checked in the order they first appear, so that a query
+// with two faults is always answered about the same one.
 func (rules paramRules) checkQuery(raw string) error {
-	var buf [8]queryParam
-	params, plain := plainQuery(raw, buf[:0])
-	if !plain {
-		values, err := url.ParseQuery(raw)
-		if err != nil {
-			return invalid("query: %v", err)
-		}
-		params = params[:0]
-		for name, vs := range values {
-			params = append(params, queryParam{name: name, first: vs[0], n: len(vs)})
-		}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return invalid("query: %v", err)
 	}
-	for _, p := range params {
-		rule, ok := rules.query[p.name]
+	for pair := range strings.SplitSeq(raw, "&") {
+		name, _, _ := strings.Cut(pair, "=")
+		name, _ = url.QueryUnescape(name) // ParseQuery has unescaped it once already
+		vs, ok := values[name]
+		if !ok {
+			continue // an empty pair, or a name already checked
+		}
+		delete(values, name)
+		rule, ok := rules.query[name]
 		switch {
 		case !ok:
-			return invalid("%.64q: unknown query parameter", p.name)
-		case p.n > 1:
-			return invalid("%s: must be given once", p.name)
+			return invalid("%.64q: unknown query parameter", name)
+		case len(vs) > 1:
+			return invalid("%s: must be given once", name)
 		case rule != nil:
-			if err := rule.check(p.name, p.first); err != nil {
+			if err := rule.check(name, vs[0]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// queryParam is a query parameter: its name, first value and count.
-type queryParam struct {
-	name, first string
-	n           int
-}
-
-// plainQuery appends to params the parameters of raw, split as
-// url.ParseQuery splits them, and reports true, when raw has nothing to
-// decode, fewer than 16 pairs (ParseQuery's limit on pairs is left to it)
-// and no more than cap(params) names; otherwise it reports false.
-func plainQuery(raw string, params []queryParam) ([]queryParam, bool) {
-	if strings.ContainsAny(raw, "%+;") || strings.Count(raw, "&") >= 15 {
-		return params, false
-	}
-pairs:
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		name, value, _ := strings.Cut(pair, "=")
-		for i := range params {
-			if params[i].name == name {
-				params[i].n++
-				continue pairs
-			}
-		}
-		if len(params) == cap(params) {
-			return params, false
-		}
-		params = append(params, queryParam{name: name, first: value, n: 1})
-	}
-	return params, true
 }
 
 // inContract answers 404 when the contract, routed as the validator routes
