@@ -5,29 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"github.com/petstore/petstore/internal/apikey"
 )
-
-// request is the echo.Context the chain below observe sees: Echo's own, with
-// what the middleware of one request share: the key authenticate found, and
-// the path parameters and router handed to the validator. It is reused
-// across requests, as Echo reuses its contexts; Echo's c.Set would allocate
-// a map for every request.
-type request struct {
-	echo.Context
-	key    *apikey.Key
-	params map[string]string // validate's path parameters
-	router matched           // validate's routers.Router
-}
-
-var requests = sync.Pool{New: func() any { return &request{params: map[string]string{}} }}
 
 // observe is the outermost middleware: once a request is answered, it counts
 // and times it by operation and final status (metrics) and writes its access
@@ -45,12 +28,7 @@ func observe(m *metrics, log accessLog) echo.MiddlewareFunc {
 			m.inFlight.Inc()
 			defer m.inFlight.Dec()
 			req := c.Request()
-			r := requests.Get().(*request)
-			r.Context = c
-			err := next(r)
-			key := r.key
-			*r = request{params: r.params}
-			requests.Put(r)
+			err := next(c)
 			if err != nil {
 				c.Error(err) // the mapper writes nothing once committed
 			}
@@ -60,7 +38,7 @@ func observe(m *metrics, log accessLog) echo.MiddlewareFunc {
 				at: start.Add(latency), method: req.Method, path: req.URL.Path, route: c.Path(),
 				status: c.Response().Status, latency: latency, requestID: c.Response().Header().Get(echo.HeaderXRequestID),
 			}
-			if key != nil {
+			if key := authKey(c); key != nil {
 				e.keyID = key.ID
 			}
 			log.write(req.Context(), &e)

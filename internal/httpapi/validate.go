@@ -57,9 +57,7 @@ func validate(route *routers.Route) echo.MiddlewareFunc {
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			r := c.(*request) // observe, outermost, made c a *request
-			r.router = matched{route: route, r: r}
-			if err := echomiddleware.ValidateRequestFromContext(c, &r.router, opts); err != nil {
+			if err := echomiddleware.ValidateRequestFromContext(c, &matched{route: route, c: c}, opts); err != nil {
 				return err
 			}
 			return next(c)
@@ -69,21 +67,19 @@ func validate(route *routers.Route) echo.MiddlewareFunc {
 
 // matched is the routers.Router of one request: the operation Echo routed it
 // to, with Echo's path parameters in the escaped form gorillamux matches
-// (echo-middleware unescapes what the router gives it), in the request's
-// own map: the validator is done with it when validate returns.
+// (echo-middleware unescapes what the router gives it).
 type matched struct {
 	route *routers.Route
-	r     *request
+	c     echo.Context
 }
 
 func (m *matched) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
-	names := m.r.ParamNames()
+	names := m.c.ParamNames()
 	if len(names) == 0 {
 		return m.route, nil, nil
 	}
-	values := m.r.ParamValues()
-	params := m.r.params
-	clear(params)
+	values := m.c.ParamValues()
+	params := make(map[string]string, len(names))
 	for i, name := range names {
 		v := values[i]
 		// Echo matches URL.RawPath when it is set, URL.Path otherwise;
