@@ -377,11 +377,11 @@ func TestPprof(t *testing.T) {
 // TestNoLogLineLostAtShutdown checks that the access log has every
 // request's line by the time run returns from a clean shutdown.
 func TestNoLogLineLostAtShutdown(t *testing.T) {
-	const key, n = "logbuf-key-0123456789abcdef", 200
+	const key, n = "shutdown-key-0123456789abcdef", 200
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 	for i := range n {
-		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("logbuf-%d", i)); res.Status != http.StatusOK {
+		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("shutdown-%d", i)); res.Status != http.StatusOK {
 			t.Fatalf("list: got %d", res.Status)
 		}
 	}
@@ -390,7 +390,7 @@ func TestNoLogLineLostAtShutdown(t *testing.T) {
 	}
 	logs := stdout.String()
 	for i := range n {
-		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"logbuf-%d"`, i)) {
+		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"shutdown-%d"`, i)) {
 			t.Fatalf("no access log line for request %d of %d after shutdown", i, n)
 		}
 	}

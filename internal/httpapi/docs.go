@@ -29,9 +29,9 @@ const (
 // registerDocs serves openapi.yaml byte for byte as YAML and in its JSON
 // form (gen.SpecJSON, written at make generate), and Swagger UI, with its
 // assets embedded in the binary, at DocsPath.
-func registerDocs(e *echo.Echo) error {
+func registerDocs(e *echo.Echo, base string) error {
 	specYAML, specJSON := gen.SpecYAML, gen.SpecJSON
-	docsSpec, err := withServerFirst(specJSON, BasePath, "This server: the host serving these docs")
+	docsSpec, err := withServerFirst(specJSON, base, "This server: the host serving these docs")
 	if err != nil {
 		return fmt.Errorf("embedded spec for the docs: %w", err)
 	}

@@ -19,8 +19,12 @@ import (
 // newline its Encoder ends a value with.
 type petJSON struct{ echo.DefaultJSONSerializer }
 
-// bufs holds the buffers of petJSON, as encoding/json pools its own.
+// bufs holds the buffers of petJSON and the access log, as encoding/json
+// pools its own; poolLimit is the largest that goes back, so that the pool
+// does not keep the largest.
 var bufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const poolLimit = 64 << 10
 
 func (s petJSON) Serialize(c echo.Context, v any, indent string) error {
 	buf := bufs.Get().(*[]byte)
