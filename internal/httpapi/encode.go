@@ -12,7 +12,7 @@ import (
 
 // petJSON is Echo's JSONSerializer: a Pet or a list of them, the bodies of
 // every 2xx operation response, is appended by hand, with no reflection
-// (encoding/json was 9% of the real binary's CPU under listPets load); any
+// (encoding/json's was a large part of listPets's CPU; BENCHMARKS.md); any
 // other value, or an indented one, goes to Echo's default. The bytes are
 // encoding/json's exactly (TestPetJSON): the same member order, the same
 // escaping (HTML characters, U+2028, U+2029, invalid UTF-8), and the
