@@ -49,18 +49,22 @@ bench-postgres:
 	PG_FSYNC=on .ci/with-postgres bash -o pipefail -c '$(GO) test -run "^$$" -bench "^BenchmarkPostgres" -benchmem -count 6 ./internal/pgstore ./internal/httpapi | tee bench-postgres.out'
 	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
 
-## fuzz: run each fuzz test for FUZZTIME (default 50000x: runs of the target); a crasher is kept in internal/httpapi/testdata/fuzz
+## fuzz: run each fuzz test for FUZZTIME (default 50000x: runs of the target); a crasher is kept in the package's testdata/fuzz
+# FUZZ_TARGETS are package:target pairs: the app end to end (httpapi) and
+# the strict input rules on their own (strict).
 # A count, not a duration: when a duration runs out, Go 1.26's fuzzing
 # coordinator can fail the target with a bare "context deadline exceeded"
 # and no input (golang/go#75804, fixed in Go 1.27); a count sets no deadline.
 # Minimizing each new interesting input is capped at 5s (Go's default is 60s,
 # during which no new inputs are tried).
 FUZZTIME ?= 50000x
-FUZZ_TARGETS = FuzzCreatePet FuzzListPets FuzzGetPet
+FUZZ_TARGETS = httpapi:FuzzCreatePet httpapi:FuzzListPets httpapi:FuzzGetPet \
+	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON
 fuzz:
-	@for f in $(FUZZ_TARGETS); do \
-		echo "== $$f ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/httpapi || exit 1; \
+	@for pt in $(FUZZ_TARGETS); do \
+		p=$${pt%%:*}; f=$${pt#*:}; \
+		echo "== $$p $$f ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/$$p || exit 1; \
 	done
 
 ## generate: regenerate gen/ from openapi.yaml, and copy openapi.yaml there to be served byte for byte

@@ -1,13 +1,15 @@
 // Package gen holds the code oapi-codegen generates from openapi.yaml: the
 // Echo server interface, the typed client (ClientWithResponses), the models
 // and the embedded spec; and openapi.yaml itself, copied here to be embedded
-// byte for byte. Nothing here is written by hand but this file, config.yaml
-// and example_test.go, the client's runnable example.
+// byte for byte, and its JSON form (tools/specjson). Nothing here is written
+// by hand but this file, config.yaml and example_test.go, the client's
+// runnable example.
 package gen
 
-import _ "embed" // SpecYAML
+import _ "embed" // SpecYAML, SpecJSON
 
 //go:generate cp ../openapi.yaml openapi.yaml
+//go:generate go run ../tools/specjson -in ../openapi.yaml -out openapi.json
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen --config=config.yaml ../openapi.yaml
 
 // SpecYAML is openapi.yaml byte for byte, as served: the embedded spec of
@@ -17,3 +19,9 @@ import _ "embed" // SpecYAML
 //
 //go:embed openapi.yaml
 var SpecYAML []byte
+
+// SpecJSON is openapi.yaml in JSON, as served: the same members in the same
+// order, integers exact, written by tools/specjson at make generate.
+//
+//go:embed openapi.json
+var SpecJSON []byte

@@ -403,8 +403,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	out := newBufferedLog(stdout)
-	defer out.Close() // after every other deferred step has logged
+	out := newLogOut(stdout, stderr)
 	log := newLogger(cfg.logFormat, out)
 	keys, err := loadKeys(cfg, stderr)
 	if err != nil {

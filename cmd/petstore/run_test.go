@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,12 +58,23 @@ func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
 // URL, its log, and a function that stops it and returns run's error.
 func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
 	t.Helper()
+	stdout = &syncBuffer{}
+	baseURL, stderr, stop = startServerTo(t, env, stdout)
+	return baseURL, stdout, stderr, stop
+}
+
+// startServerTo is startServer with the log written to stdout.
+func startServerTo(t *testing.T, env map[string]string, stdout interface {
+	io.Writer
+	String() string
+}) (baseURL string, stderr *syncBuffer, stop func() error) {
+	t.Helper()
 	env["PETSTORE_ADDR"] = "127.0.0.1:0"
 	if _, ok := env["PETSTORE_SHUTDOWN_DELAY"]; !ok {
 		env["PETSTORE_SHUTDOWN_DELAY"] = "0" // stop at once; drain_test.go tests the delay
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	stderr = &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
@@ -99,7 +112,7 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 		return runErr
 	}
 	t.Cleanup(func() { stop() })
-	return baseURL, stdout, stderr, stop
+	return baseURL, stderr, stop
 }
 
 // logAddr returns the addr of the first JSON log line whose msg is msg, or "".
@@ -371,14 +384,14 @@ func TestPprof(t *testing.T) {
 	})
 }
 
-// TestNoLogLineLostAtShutdown checks that the buffered access log writes
-// every request's line by the time run returns from a clean shutdown.
+// TestNoLogLineLostAtShutdown checks that the access log has every
+// request's line by the time run returns from a clean shutdown.
 func TestNoLogLineLostAtShutdown(t *testing.T) {
-	const key, n = "logbuf-key-0123456789abcdef", 200
+	const key, n = "shutdown-key-0123456789abcdef", 200
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 	for i := range n {
-		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("logbuf-%d", i)); res.Status != http.StatusOK {
+		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("shutdown-%d", i)); res.Status != http.StatusOK {
 			t.Fatalf("list: got %d", res.Status)
 		}
 	}
@@ -387,11 +400,58 @@ func TestNoLogLineLostAtShutdown(t *testing.T) {
 	}
 	logs := stdout.String()
 	for i := range n {
-		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"logbuf-%d"`, i)) {
+		if !strings.Contains(logs, fmt.Sprintf(`"request_id":"shutdown-%d"`, i)) {
 			t.Fatalf("no access log line for request %d of %d after shutdown", i, n)
 		}
 	}
 	if !strings.HasSuffix(logs, "\"msg\":\"stopped\"}\n") {
 		t.Errorf("log does not end with the stopped line:\n%.300s", logs[max(0, len(logs)-300):])
+	}
+}
+
+// flakyWriter is a syncBuffer whose writes fail while fail is set; refused
+// counts the writes it failed.
+type flakyWriter struct {
+	syncBuffer
+	fail    atomic.Bool
+	refused atomic.Int64
+}
+
+func (w *flakyWriter) Write(p []byte) (int, error) {
+	if w.fail.Load() {
+		w.refused.Add(1)
+		return 0, errors.New("disk full")
+	}
+	return w.syncBuffer.Write(p)
+}
+
+// TestLogResumesAfterWriteError: while the log's writer fails, the failure
+// is reported once on stderr; once it writes again, so does the log, and
+// the lines of later requests are there.
+func TestLogResumesAfterWriteError(t *testing.T) {
+	const key = "logerr-key-0123456789abcdef"
+	out := &flakyWriter{}
+	base, stderr, stop := startServerTo(t, map[string]string{"PETSTORE_API_KEYS": key}, out)
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	out.fail.Store(true)
+	apitest.Eventually(t, "a log write failed", func() bool {
+		c.Do(t, "GET", "/v1/pets", "")
+		return out.refused.Load() >= 1
+	})
+	out.fail.Store(false)
+	const n = 20
+	for i := range n {
+		c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("after-error-%d", i))
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if !strings.Contains(out.String(), fmt.Sprintf(`"request_id":"after-error-%d"`, i)) {
+			t.Fatalf("no access log line for request %d after the writer recovered:\n%s", i, out.String())
+		}
+	}
+	if got := strings.Count(stderr.String(), "disk full"); got != 1 {
+		t.Errorf("stderr reports the failed write %d times, want once:\n%s", got, stderr)
 	}
 }

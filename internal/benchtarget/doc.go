@@ -26,9 +26,7 @@ import (
 )
 
 // Bare is the bare baseline's app over store: Echo, echo-middleware's stock
-// OapiRequestValidator and the app's handlers, nothing else. Its main also
-// registers kin-openapi's own JSON body decoder, which is process-wide; the
-// in-process benchmarks (BenchmarkAPI/*/bare) leave httpapi's in place.
+// OapiRequestValidator and the app's handlers, nothing else.
 func Bare(store pets.Store) (*echo.Echo, error) {
 	spec, err := gen.GetSpec()
 	if err != nil {

@@ -2,7 +2,7 @@
 // OpenAPI request validator, authentication, the handlers of the generated
 // ServerInterface, the one error mapper, CORS, and the operational endpoints
 // outside the contract: /healthz, /readyz, /metrics, the served spec and its
-// documentation.
+// documentation. The input rules to the letter are package strict's.
 package httpapi
 
 import (
@@ -11,17 +11,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
-	"mime"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -73,38 +66,77 @@ type Config struct {
 	WrapStore func(pets.Store) pets.Store
 }
 
-// New returns the Echo app that serves the API.
+// New returns the Echo app that serves the API of the embedded spec.
 func New(cfg Config) (*echo.Echo, error) {
-	if cfg.Store == nil || cfg.Keys == nil {
-		return nil, errors.New("httpapi: Config needs a Store and Keys")
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: load embedded spec: %w", err)
 	}
-	if cfg.IdempotencyTTL < 0 {
-		return nil, errors.New("httpapi: Config.IdempotencyTTL is negative")
-	}
-	if cfg.IdempotencyTTL == 0 {
-		cfg.IdempotencyTTL = DefaultIdempotencyTTL
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	return newApp(cfg, spec)
+}
 
+// newApp builds the app that serves spec's operations, in New's steps. It
+// fails unless every route under the base path authenticates (routes.go).
+func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	base := BasePath
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(log)
+	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	e.JSONSerializer = petJSON{}
 	m, store, err := newMetrics(cfg.Store)
 	if err != nil {
 		return nil, err
 	}
+	e.Use(globalMiddleware(cfg, m)...)
+	registerOperational(e, cfg, m)
+	if err := registerDocs(e, base); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	if cfg.WrapStore != nil { // tracing hook (issue 34), after the metrics
+		store = cfg.WrapStore(store)
+	}
+	h := &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL, base: base}
+	if err := registerAPI(e, spec, base, h, cfg); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	if err := m.addRoutes(e, spec, base); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
 
-	// Order matters: observe is outermost (see there); Recover, inside it,
-	// turns a panic into an error that observe renders, counts and logs.
+// withDefaults checks cfg and fills in what it leaves out.
+func withDefaults(cfg Config) (Config, error) {
+	if cfg.Store == nil || cfg.Keys == nil {
+		return cfg, errors.New("httpapi: Config needs a Store and Keys")
+	}
+	if cfg.IdempotencyTTL < 0 {
+		return cfg, errors.New("httpapi: Config.IdempotencyTTL is negative")
+	}
+	if cfg.IdempotencyTTL == 0 {
+		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg, nil
+}
+
+// globalMiddleware is what every request goes through, in order: observe
+// outermost (see there), then the request id; Recover turns a panic into an
+// error that observe renders, counts and logs.
+func globalMiddleware(cfg Config, m *metrics) []echo.MiddlewareFunc {
+	log := cfg.Logger
 	mw := []echo.MiddlewareFunc{observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
-	if cfg.Trace != nil { // tracing hook (issue 34)
+	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
 		mw = append(mw, cfg.Trace)
 	}
-	useOnce(e, append(mw,
+	return append(mw,
+		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack: true,
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -114,404 +146,19 @@ func New(cfg Config) (*echo.Echo, error) {
 				return err
 			},
 		}),
-		securityHeaders,
+		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
 		limitBody(MaxBodyBytes),
 		cors(),
 		methodNotAllowed,
-	)...)
+	)
+}
 
+// registerOperational adds the endpoints for operators, outside the
+// contract and without a key: /healthz, /readyz and /metrics.
+func registerOperational(e *echo.Echo, cfg Config, m *metrics) {
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET("/readyz", readyz(cfg.Store, cfg.Draining))
-	e.GET("/metrics", m.handler(log))
-
-	if err := registerDocs(e); err != nil {
-		return nil, fmt.Errorf("httpapi: %w", err)
-	}
-
-	spec, err := gen.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("httpapi: load embedded spec: %w", err)
-	}
-	// Route by path under BasePath on any host.
-	spec.Servers = openapi3.Servers{{URL: BasePath}}
-	router, err := gorillamux.NewRouter(spec)
-	if err != nil {
-		return nil, fmt.Errorf("httpapi: route the embedded spec: %w", err)
-	}
-	auth := authenticate(cfg.Keys)
-	var limit echo.MiddlewareFunc
-	if cfg.RateLimit != nil {
-		limit = rateLimit(cfg.RateLimit)
-	}
-	ops := map[string][]echo.MiddlewareFunc{}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			if err := requireBearer(spec, op); err != nil {
-				return nil, fmt.Errorf("httpapi: %s %s: %w", method, path, err)
-			}
-			chain := []echo.MiddlewareFunc{inContract(router), auth}
-			if limit != nil {
-				chain = append(chain, limit)
-			}
-			chain = append(chain, strictParams(paramRulesOf(item, op)))
-			if op.RequestBody == nil {
-				chain = append(chain, noBody)
-			} else {
-				chain = append(chain, jsonBody)
-			}
-			if !cfg.NoValidation {
-				chain = append(chain, validate(&routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}))
-			}
-			ops[op.OperationID] = chain
-		}
-	}
-	if cfg.WrapStore != nil { // tracing hook (issue 34)
-		store = cfg.WrapStore(store)
-	}
-	gen.RegisterHandlersWithOptions(routesOnce{e}, &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL}, gen.RegisterHandlersOptions{
-		BaseURL:              BasePath,
-		OperationMiddlewares: ops,
-	})
-	if err := m.addRoutes(e, spec); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// paramRules is what strictParams checks of one operation's parameters.
-type paramRules struct {
-	query map[string]*intRule // the query parameters defined; nil for a non-integer
-	path  map[string]*intRule // the integer path parameters
-}
-
-// intRule is an integer parameter's range: its format's, narrowed by the
-// schema's bounds where they are tighter (kin-openapi holds them as float64,
-// exact for the small ones it narrows to; an int64 bound rounds to 2^63,
-// which narrows nothing).
-type intRule struct {
-	bits     int
-	min, max int64
-}
-
-// paramRulesOf collects the rules of an operation's parameters.
-func paramRulesOf(item *openapi3.PathItem, op *openapi3.Operation) paramRules {
-	rules := paramRules{query: map[string]*intRule{}, path: map[string]*intRule{}}
-	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
-		for _, ref := range params {
-			p := ref.Value
-			if p == nil {
-				continue
-			}
-			rule := intRuleOf(p.Schema)
-			switch p.In {
-			case openapi3.ParameterInQuery:
-				rules.query[p.Name] = rule
-			case openapi3.ParameterInPath:
-				if rule != nil {
-					rules.path[p.Name] = rule
-				}
-			}
-		}
-	}
-	return rules
-}
-
-// intRuleOf is the rule of an integer schema, nil for any other.
-func intRuleOf(ref *openapi3.SchemaRef) *intRule {
-	if ref == nil || ref.Value == nil || ref.Value.Type == nil || !ref.Value.Type.Is("integer") {
-		return nil
-	}
-	s := ref.Value
-	r := &intRule{bits: 64, min: math.MinInt64, max: math.MaxInt64}
-	if s.Format == "int32" {
-		r.bits, r.min, r.max = 32, math.MinInt32, math.MaxInt32
-	}
-	if s.Min != nil && *s.Min > float64(r.min) {
-		r.min = int64(math.Ceil(*s.Min))
-	}
-	if s.Max != nil && *s.Max < float64(r.max) {
-		r.max = int64(math.Floor(*s.Max))
-	}
-	return r
-}
-
-// check holds v, the value of the integer parameter name, to the letter:
-// base-10 digits with a "-" on a negative number only, no "+", no leading
-// zeros, no "-0" (one spelling per number, as in JSON), within the format's
-// range. The schema's own bounds are kin-openapi's to check.
-func (r *intRule) check(name, v string) error {
-	if !canonicalInt(v) {
-		return invalid(`%s: must be a base-10 integer, without "+", leading zeros or "-0"`, name)
-	}
-	if _, err := strconv.ParseInt(v, 10, r.bits); err != nil {
-		if v[0] == '-' {
-			return invalid("%s: number must be at least %d", name, r.min)
-		}
-		return invalid("%s: number must be at most %d", name, r.max)
-	}
-	return nil
-}
-
-// canonicalInt reports whether v is an integer in canonical decimal form:
-// 0, or an optional "-" and digits not starting with 0.
-func canonicalInt(v string) bool {
-	digits := strings.TrimPrefix(v, "-")
-	if digits == "" || digits[0] == '0' && (len(digits) > 1 || len(v) > 1) {
-		return false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// strictParams holds the parameters to the letter before kin-openapi sees
-// them: it refuses query parameters the operation does not define, and
-// repeated ones (a misspelt parameter silently ignored is a client bug
-// hidden, and kin-openapi would validate only the first of repeated values),
-// and integers not written canonically or out of their format's range
-// (kin-openapi and the generated binder parse with strconv, which takes
-// "+1", "007" and "-0"). See checkQuery.
-func strictParams(rules paramRules) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			for i, name := range c.ParamNames() {
-				rule := rules.path[name]
-				if rule == nil {
-					continue
-				}
-				v := c.ParamValues()[i]
-				if c.Request().URL.RawPath != "" {
-					// Echo routed the escaped path: its values are escaped.
-					if u, err := url.PathUnescape(v); err == nil {
-						v = u
-					}
-				}
-				if err := rule.check(name, v); err != nil {
-					return err
-				}
-			}
-			raw := c.Request().URL.RawQuery
-			if raw == "" {
-				return next(c)
-			}
-			if err := rules.checkQuery(raw); err != nil {
-				return err
-			}
-			return next(c)
-		}
-	}
-}
-
-// checkQuery holds a raw query to the operation's rules: each parameter
-// defined, given once, an integer canonical and in range.
-//
-// A query of plain pairs (no escapes, "+" or ";", few names) is scanned in
-// place, with no allocation; any other is parsed by url.ParseQuery, not by
-// c.QueryParams, which drops a pair it cannot decode: "limit=%zz" would pass
-// as no limit at all. Both see the same pairs, so both give the same
-// verdicts.
-func (rules paramRules) checkQuery(raw string) error {
-	var buf [8]queryParam
-	params, plain := plainQuery(raw, buf[:0])
-	if !plain {
-		values, err := url.ParseQuery(raw)
-		if err != nil {
-			return invalid("query: %v", err)
-		}
-		params = params[:0]
-		for name, vs := range values {
-			params = append(params, queryParam{name: name, first: vs[0], n: len(vs)})
-		}
-	}
-	for _, p := range params {
-		rule, ok := rules.query[p.name]
-		switch {
-		case !ok:
-			return invalid("%.64q: unknown query parameter", p.name)
-		case p.n > 1:
-			return invalid("%s: must be given once", p.name)
-		case rule != nil:
-			if err := rule.check(p.name, p.first); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// queryParam is a query parameter: its name, first value and count.
-type queryParam struct {
-	name, first string
-	n           int
-}
-
-// plainQuery appends to params the parameters of raw, split as
-// url.ParseQuery splits them, and reports true, when raw has nothing to
-// decode, fewer than 16 pairs (ParseQuery's limit on pairs is left to it)
-// and no more than cap(params) names; otherwise it reports false.
-func plainQuery(raw string, params []queryParam) ([]queryParam, bool) {
-	if strings.ContainsAny(raw, "%+;") || strings.Count(raw, "&") >= 15 {
-		return params, false
-	}
-pairs:
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		name, value, _ := strings.Cut(pair, "=")
-		for i := range params {
-			if params[i].name == name {
-				params[i].n++
-				continue pairs
-			}
-		}
-		if len(params) == cap(params) {
-			return params, false
-		}
-		params = append(params, queryParam{name: name, first: value, n: 1})
-	}
-	return params, true
-}
-
-// inContract answers 404 when the contract, routed as the validator routes
-// it, has no operation at the request's path, though Echo's router found
-// one: Echo lets a route's last parameter take the rest of the path
-// (/v1/pets/1/, /v1/pets/a/b), and routes on the raw path where kin-openapi
-// may split at an encoded slash (/v1/pets/%2f"). Without it such a path
-// would get getPet's 401 or 400 instead of the 404 the contract promises.
-//
-// The contract's router (gorillamux: each parameter [^/]+ of the escaped
-// path) runs only for a path with escapes of its own (URL.RawPath set).
-// Otherwise the decoded path Echo routed has its slashes where the escaped
-// one does, so the router agrees with Echo unless a parameter Echo bound is
-// empty or spans a slash: checking that spares a second routing of every
-// request (14% of getPet's CPU).
-func inContract(router routers.Router) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if c.Request().URL.RawPath == "" {
-				for _, v := range c.ParamValues() {
-					if v == "" || strings.Contains(v, "/") {
-						return echo.ErrNotFound
-					}
-				}
-				return next(c)
-			}
-			if _, _, err := router.FindRoute(c.Request()); err != nil {
-				return echo.ErrNotFound
-			}
-			return next(c)
-		}
-	}
-}
-
-// msgNoBody is the message for a body sent to an operation that takes none.
-const msgNoBody = "body: this operation takes no request body"
-
-// noBody refuses a request body, of any length or none declared, on an
-// operation that takes none, without reading it: kin-openapi would read it
-// whole (for its security check) before refusing it, answer a big one 413,
-// which these operations do not document, and let a chunked one through.
-func noBody(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if r := c.Request(); r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
-			return invalid(msgNoBody)
-		}
-		return next(c)
-	}
-}
-
-// msgJSONType is the message for a Content-Type that is not JSON.
-const msgJSONType = "Content-Type: must be application/json"
-
-// jsonBody holds a body's Content-Type to the letter: one header, one media
-// type, application/json in any case, and no parameter but a charset of
-// utf-8 (in any case, quoted or not: RFC 9110 makes them equivalent).
-// kin-openapi would read only the first of two headers, ignore a charset
-// (and so accept latin1 bytes as UTF-8 text) and any other parameter. A
-// request without a Content-Type is left to kin-openapi, which refuses it.
-func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		values := c.Request().Header.Values(echo.HeaderContentType)
-		switch {
-		case len(values) > 1:
-			return invalid("Content-Type: must be given once")
-		case len(values) == 0, values[0] == echo.MIMEApplicationJSON:
-			return next(c)
-		}
-		mt, params, err := mime.ParseMediaType(values[0])
-		if err != nil || mt != echo.MIMEApplicationJSON {
-			return invalid(msgJSONType)
-		}
-		for name, v := range params {
-			if name != "charset" {
-				return invalid("Content-Type: %.64q: unknown parameter; application/json takes only charset=utf-8", name)
-			}
-			if !strings.EqualFold(v, "utf-8") {
-				return invalid("Content-Type: charset must be utf-8, not %.32q", v)
-			}
-		}
-		return next(c)
-	}
-}
-
-// The values of the security headers, shared by every response: net/http and
-// Echo replace or append to a header's values, never write into them.
-var (
-	nosniff = []string{"nosniff"}
-	deny    = []string{"DENY"}
-)
-
-// securityHeaders sets X-Content-Type-Options: nosniff and X-Frame-Options:
-// DENY on every response, as Echo's Secure middleware configured with them
-// does, without a canonicalization and an allocation a header.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h["X-Content-Type-Options"] = nosniff
-		h["X-Frame-Options"] = deny
-		return next(c)
-	}
-}
-
-// limitBody caps request bodies lazily: the cap bites when the body is read,
-// which is after authentication, so a client without a key gets 401 for any
-// body and the server reads none of it.
-func limitBody(n int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
-				r.Body = http.MaxBytesReader(nil, r.Body, n)
-			}
-			return next(c)
-		}
-	}
-}
-
-// methodNotAllowed answers a known path with an unsupported method 405 with
-// an Allow header. Echo's router would answer OPTIONS 204 and list OPTIONS in
-// Allow; this API supports no OPTIONS, so both are corrected here.
-func methodNotAllowed(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		allow, _ := c.Get(echo.ContextKeyHeaderAllow).(string)
-		if allow == "" {
-			return next(c)
-		}
-		methods := strings.Split(allow, ", ")
-		kept := methods[:0]
-		for _, m := range methods {
-			if m != http.MethodOptions {
-				kept = append(kept, m)
-			}
-		}
-		c.Response().Header().Set(echo.HeaderAllow, strings.Join(kept, ", "))
-		return echo.ErrMethodNotAllowed
-	}
+	e.GET("/metrics", m.handler(cfg.Logger))
 }

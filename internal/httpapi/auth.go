@@ -12,16 +12,20 @@ import (
 	"github.com/petstore/petstore/internal/apikey"
 )
 
+// keyOfRequest is the name under which authenticate keeps the key of a
+// request in its echo.Context; authKey and setAuthKey are its accessors.
+const keyOfRequest = "petstore.apikey"
+
 // authKey returns the key a request was authenticated with, or nil: its
 // non-secret ID, which logs and rate limits name, and its digest, whose hex
 // names the owner of its idempotency keys (the 12-digit ID could let two
 // keys of a large set share them).
 func authKey(c echo.Context) *apikey.Key {
-	if r, ok := c.(*request); ok {
-		return r.key
-	}
-	return nil
+	k, _ := c.Get(keyOfRequest).(*apikey.Key)
+	return k
 }
+
+func setAuthKey(c echo.Context, k *apikey.Key) { c.Set(keyOfRequest, k) }
 
 var (
 	errNoCredentials = errors.New("no bearer credentials")
@@ -51,7 +55,7 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 			if !ok {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}
-			c.(*request).key = key // observe, outermost, made c a *request
+			setAuthKey(c, key)
 			return next(c)
 		}
 	}

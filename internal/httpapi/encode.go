@@ -12,15 +12,19 @@ import (
 
 // petJSON is Echo's JSONSerializer: a Pet or a list of them, the bodies of
 // every 2xx operation response, is appended by hand, with no reflection
-// (encoding/json was 9% of the real binary's CPU under listPets load); any
+// (encoding/json's was a large part of listPets's CPU; BENCHMARKS.md); any
 // other value, or an indented one, goes to Echo's default. The bytes are
 // encoding/json's exactly (TestPetJSON): the same member order, the same
 // escaping (HTML characters, U+2028, U+2029, invalid UTF-8), and the
 // newline its Encoder ends a value with.
 type petJSON struct{ echo.DefaultJSONSerializer }
 
-// bufs holds the buffers of petJSON, as encoding/json pools its own.
+// bufs holds the buffers of petJSON and the access log, as encoding/json
+// pools its own; poolLimit is the largest that goes back, so that the pool
+// does not keep the largest.
 var bufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const poolLimit = 64 << 10
 
 func (s petJSON) Serialize(c echo.Context, v any, indent string) error {
 	buf := bufs.Get().(*[]byte)
@@ -85,16 +89,12 @@ const (
 // bytes that need no escape are appended whole, as encoding/json does.
 func appendString(b []byte, s string, style jsonStyle) []byte {
 	const hex = "0123456789abcdef"
-	safe := &safeASCII[0]
-	if style == slogJSON {
-		safe = &safeASCII[1]
-	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if safe[c] {
+			if c >= 0x20 && c != '"' && c != '\\' && (style == slogJSON || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -135,14 +135,3 @@ func appendString(b []byte, s string, style jsonStyle) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// safeASCII tells, for each style (encodingJSON, slogJSON), the ASCII bytes
-// written as they are: not a control character, " or \, nor, for
-// encoding/json, <, > or &.
-var safeASCII = func() (t [2][utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[1][c] = c != '"' && c != '\\'
-		t[0][c] = t[1][c] && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/strict"
 )
 
 // The codes of the Error body, as the spec enumerates them.
@@ -110,15 +112,17 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 func describe(err error) *apiError {
 	var (
 		ae  *apiError
+		sre *strict.Error
 		mbe *http.MaxBytesError
 		ve  *pets.ValidationError
 		re  *openapi3filter.RequestError
-		se  *openapi3.SchemaError
 		he  *echo.HTTPError
 	)
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &sre):
+		return invalid("%s", sre.Message)
 	case errors.As(err, &mbe):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: codePayloadTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", mbe.Limit)}
 	case errors.As(err, &ve):
@@ -135,10 +139,6 @@ func describe(err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: "the store is unavailable; nothing was written, retry later"}
 	case errors.As(err, &re):
 		return invalid("%s", describeRequestError(re))
-	case errors.As(err, &se):
-		// validationError hands on a MultiError (from allOf) without the
-		// RequestError around it; only bodies have such schemas here.
-		return invalid("%s", describeBodySchemaError(se))
 	case errors.As(err, &he):
 		return describeHTTPError(he)
 	}
@@ -180,42 +180,39 @@ func describeHTTPError(he *echo.HTTPError) *apiError {
 	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal}
 }
 
-// describeRequestError turns a kin-openapi validation error into a message
-// that names the parameter or body member and the rule it breaks.
+// describeRequestError turns kin-openapi's verdict on a parameter into a
+// message that names the parameter and the rule it breaks.
 func describeRequestError(re *openapi3filter.RequestError) string {
-	var (
-		se *openapi3.SchemaError
-		pe *openapi3filter.ParseError
-	)
-	switch {
-	case re.Parameter != nil:
-		name := re.Parameter.Name
-		switch {
-		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
-			return name + ": is required"
-		case errors.As(re.Err, &se):
-			return name + ": " + schemaReason(se)
-		case errors.As(re.Err, &pe):
-			return name + ": must be " + typeName(re.Parameter.Schema)
-		}
-		return name + ": invalid value"
-	case re.RequestBody != nil:
-		switch {
-		case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
-			return "body: a JSON object is required"
-		case strings.Contains(re.Reason, "header Content-Type has unexpected value"):
-			return msgJSONType
-		case errors.As(re.Err, &se):
-			return describeBodySchemaError(se)
-		case errors.As(re.Err, &pe):
-			return "body: invalid JSON: " + jsonReason(pe)
-		}
-		return "body: invalid"
-	case re.Err != nil && re.Err.Error() == "request body not allowed for this request":
-		// kin-openapi's RejectWhenRequestBodyNotSpecified has no sentinel.
-		return msgNoBody
+	var se *openapi3.SchemaError
+	var pe *openapi3filter.ParseError
+	if re.Parameter == nil {
+		return "invalid request"
 	}
-	return "invalid request"
+	name := re.Parameter.Name
+	switch {
+	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
+		return name + ": is required"
+	case errors.As(re.Err, &se):
+		return name + ": " + schemaReason(se)
+	case errors.As(re.Err, &pe):
+		return name + ": must be " + typeName(re.Parameter.Schema)
+	}
+	return name + ": invalid value"
+}
+
+// describeBodyError words kin-openapi's verdict on a body's value. The
+// verdict of an allOf holds its schemas' in a MultiError: the first of them
+// says what is wrong, and where.
+func describeBodyError(err error) string {
+	var me openapi3.MultiError
+	if errors.As(err, &me) {
+		err = me
+	}
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		return describeBodySchemaError(se)
+	}
+	return "body: invalid"
 }
 
 func describeBodySchemaError(se *openapi3.SchemaError) string {
@@ -223,10 +220,39 @@ func describeBodySchemaError(se *openapi3.SchemaError) string {
 	if field == "" {
 		field = "body"
 	}
-	if se.SchemaField == "required" {
+	switch se.SchemaField {
+	case "required":
 		return field + ": is required" // kin's pointer names the missing member
+	case "nullable":
+		return field + ": value must be " + article(se.Schema)
+	case "type":
+		if n, ok := se.Value.(json.Number); ok {
+			// A number beyond float64 (1e400), which kin-openapi cannot
+			// convert to check: for an integer, its range.
+			if r := intRuleOf(se.Schema); r != nil {
+				return r.OutOfRange(field, strings.HasPrefix(string(n), "-")).Message
+			}
+			return field + ": value must be " + article(se.Schema)
+		}
 	}
 	return field + ": " + schemaReason(se)
+}
+
+// article is a schema's type as kin-openapi words it in "value must be …".
+func article(s *openapi3.Schema) string {
+	if s != nil && s.Type != nil {
+		for _, t := range []string{"integer", "object", "array"} {
+			if s.Type.Is(t) {
+				return "an " + t
+			}
+		}
+		for _, t := range []string{"string", "number", "boolean"} {
+			if s.Type.Is(t) {
+				return "a " + t
+			}
+		}
+	}
+	return "a valid value"
 }
 
 // schemaReason is kin-openapi's reason, or the spec's own words for a pattern
@@ -258,13 +284,6 @@ func typeName(ref *openapi3.SchemaRef) string {
 		return "a string"
 	}
 	return "a valid value"
-}
-
-func jsonReason(pe *openapi3filter.ParseError) string {
-	if pe.Cause != nil {
-		return strings.TrimPrefix(strings.TrimPrefix(pe.Cause.Error(), "jsontext: "), "json: ")
-	}
-	return pe.Reason
 }
 
 // clip keeps a message within the spec's maxLength and pattern: one line of

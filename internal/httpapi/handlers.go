@@ -1,9 +1,9 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,13 +13,13 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/strict"
 )
 
 // Headers of the deprecated getPet operation (see openapi.yaml).
 const (
 	deprecationHeader = "@1767225600" // 1 January 2026, RFC 9745
 	sunsetHeader      = "Thu, 05 Dec 2030 00:00:00 GMT"
-	successorLink     = `</v1/pets>; rel="successor-version"`
 )
 
 // handler implements the generated ServerInterface over a pets.Store.
@@ -28,6 +28,8 @@ type handler struct {
 	// idempotencyTTL is how long the outcome of a create with an
 	// Idempotency-Key is kept.
 	idempotencyTTL time.Duration
+	// base is the base path of the operations, which links name.
+	base string
 }
 
 var _ gen.ServerInterface = (*handler)(nil)
@@ -35,7 +37,9 @@ var _ gen.ServerInterface = (*handler)(nil)
 // Handlers returns the handlers alone, without the app around them (no
 // auth, logs, metrics or strict checks): for the bare baseline `make bench`
 // measures the app against (internal/benchtarget/bare). Serve New instead.
-func Handlers(store pets.Store) gen.ServerInterface { return &handler{store: store} }
+func Handlers(store pets.Store) gen.ServerInterface {
+	return &handler{store: store, base: BasePath}
+}
 
 // ListPets answers GET /v1/pets.
 func (h *handler) ListPets(c echo.Context, params gen.ListPetsParams) error {
@@ -58,7 +62,7 @@ func (h *handler) ListPets(c echo.Context, params gen.ListPetsParams) error {
 		out[i] = toGen(p)
 	}
 	if page.More {
-		c.Response().Header().Set("Link", nextLink(q, page.Pets[len(page.Pets)-1].ID))
+		c.Response().Header().Set("Link", nextLink(h.base, q, page.Pets[len(page.Pets)-1].ID))
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -66,9 +70,11 @@ func (h *handler) ListPets(c echo.Context, params gen.ListPetsParams) error {
 // nextLink is the RFC 8288 link to the page after the one that ends at last.
 // Its query is what url.Values would encode (names in order; a status is a
 // plain word), written in one buffer.
-func nextLink(q pets.Query, last int64) string {
+func nextLink(base string, q pets.Query, last int64) string {
 	b := make([]byte, 0, 80)
-	b = append(b, "</v1/pets?after="...)
+	b = append(b, '<')
+	b = append(b, base...)
+	b = append(b, "/pets?after="...)
 	b = strconv.AppendInt(b, last, 10)
 	b = append(b, "&limit="...)
 	b = strconv.AppendInt(b, int64(q.Limit), 10)
@@ -84,17 +90,9 @@ func nextLink(q pets.Query, last int64) string {
 // creates the pet once per key and API key, and a retry gets the first
 // answer again, re-derived from the stored pet and marked as a replay.
 func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
-	data, err := io.ReadAll(c.Request().Body)
+	n, err := newPetOf(decodedBody(c))
 	if err != nil {
 		return err
-	}
-	var body gen.NewPet
-	if err := decodeStrict(data, &body); err != nil {
-		return invalid("%s", jsonError(err))
-	}
-	n := pets.NewPet{Name: body.Name, CategoryID: body.CategoryId}
-	if body.Status != nil {
-		n.Status = pets.Status(*body.Status)
 	}
 	// The store normalizes (defaults, domain rules) and refuses with a
 	// *pets.ValidationError, which the mapper answers 400.
@@ -104,7 +102,7 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 		if err != nil {
 			return err
 		}
-		return created(c, p)
+		return h.created(c, p)
 	}
 	key, err := idempotencyKey(*params.IdempotencyKey)
 	if err != nil {
@@ -124,12 +122,30 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	if replayed {
 		c.Response().Header().Set(headerReplayed, "true")
 	}
-	return created(c, p)
+	return h.created(c, p)
+}
+
+// newPetOf is the pets.NewPet of a createPet body as decodeBody hands it on,
+// checked against its schema. categoryId is held to int64 to the letter
+// here, which the schema check, in float64, cannot do.
+func newPetOf(body any) (pets.NewPet, error) {
+	m, _ := body.(map[string]any)
+	name, _ := m["name"].(string)
+	num, _ := m["categoryId"].(json.Number)
+	id, err := strict.Int64.JSON("categoryId", num)
+	if err != nil {
+		return pets.NewPet{}, err
+	}
+	n := pets.NewPet{Name: name, CategoryID: id}
+	if s, ok := m["status"].(string); ok {
+		n.Status = pets.Status(s)
+	}
+	return n, nil
 }
 
 // created answers 201 with the pet and its Location.
-func created(c echo.Context, p pets.Pet) error {
-	c.Response().Header().Set(echo.HeaderLocation, "/v1/pets/"+strconv.FormatInt(p.ID, 10))
+func (h *handler) created(c echo.Context, p pets.Pet) error {
+	c.Response().Header().Set(echo.HeaderLocation, h.base+"/pets/"+strconv.FormatInt(p.ID, 10))
 	return c.JSON(http.StatusCreated, toGen(p))
 }
 
@@ -163,7 +179,7 @@ func (h *handler) GetPet(c echo.Context, petID gen.PetId) error {
 	hdr := c.Response().Header()
 	hdr.Set("Deprecation", deprecationHeader)
 	hdr.Set("Sunset", sunsetHeader)
-	hdr.Set("Link", successorLink)
+	hdr.Set("Link", "<"+h.base+`/pets>; rel="successor-version"`)
 	p, err := h.store.Get(c.Request().Context(), petID)
 	if err != nil {
 		return err

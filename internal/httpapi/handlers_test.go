@@ -20,7 +20,7 @@ func TestNextLink(t *testing.T) {
 				v.Set("status", string(st))
 			}
 			want := "</v1/pets?" + v.Encode() + `>; rel="next"`
-			if got := nextLink(q, last); got != want {
+			if got := nextLink("/v1", q, last); got != want {
 				t.Errorf("nextLink(%+v, %d): got %q, want %q", q, last, got, want)
 			}
 		}

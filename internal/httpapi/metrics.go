@@ -126,9 +126,9 @@ func (m *metrics) newSeries(op string) *series {
 	return &series{m: m, op: op}
 }
 
-// addRoutes makes the series of every route of e: the API's operations by
-// their operation id, other routes by their path.
-func (m *metrics) addRoutes(e *echo.Echo, spec *openapi3.T) error {
+// addRoutes makes the series of every route of e: the API's operations
+// (spec's, under base) by their operation id, other routes by their path.
+func (m *metrics) addRoutes(e *echo.Echo, spec *openapi3.T, base string) error {
 	for _, r := range e.Routes() {
 		if m.routes[r.Path] == nil {
 			m.routes[r.Path] = &route{other: m.newSeries(r.Path)}
@@ -136,7 +136,7 @@ func (m *metrics) addRoutes(e *echo.Echo, spec *openapi3.T) error {
 	}
 	echoPath := strings.NewReplacer("{", ":", "}", "")
 	for path, item := range spec.Paths.Map() {
-		r := m.routes[BasePath+echoPath.Replace(path)]
+		r := m.routes[base+echoPath.Replace(path)]
 		if r == nil {
 			return fmt.Errorf("httpapi: metrics: no route for %s", path)
 		}

@@ -2,68 +2,33 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
-
-	"github.com/petstore/petstore/internal/apikey"
+	"github.com/labstack/echo/v4/middleware"
 )
 
-// request is the echo.Context the chain below observe sees: Echo's own, with
-// what the middleware of one request share: the key authenticate found, and
-// the path parameters and router handed to the validator. It is reused
-// across requests, as Echo reuses its contexts; Echo's c.Set would allocate
-// a map for every request.
-type request struct {
-	echo.Context
-	key    *apikey.Key
-	params map[string]string // validate's path parameters
-	router matched           // validate's routers.Router
-}
-
-var requests = sync.Pool{New: func() any { return &request{params: map[string]string{}} }}
-
-// observe is the outermost middleware: it gives each request its id, and
-// once the request is answered, counts and times it by operation and final
-// status (metrics) and writes its access log line. One middleware, one
-// clock read at each end, where three of Echo's (request id, request logger)
-// and ours (metrics) each read and wrapped their own.
+// observe is the outermost middleware: once a request is answered, it counts
+// and times it by operation and final status (metrics) and writes its access
+// log line. One middleware, one clock read at each end, where Echo's request
+// logger and ours (metrics) each read and wrapped their own.
 //
 // It must be outermost, so that it sees the status actually sent for every
 // request, 404s and 405s included (Echo routes before this chain runs): an
 // error that comes back, a recovered panic included, is rendered here
 // through the mapper before it is counted and logged.
 func observe(m *metrics, log accessLog, traceID func(context.Context) string) echo.MiddlewareFunc {
-	nextID := newIDs()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			m.inFlight.Inc()
 			defer m.inFlight.Dec()
 			req := c.Request()
-			id := req.Header.Get(echo.HeaderXRequestID)
-			if id != "" && !saneID(id) {
-				req.Header.Del(echo.HeaderXRequestID)
-				id = ""
-			}
-			if id == "" {
-				id = nextID()
-			}
-			c.Response().Header()[echo.HeaderXRequestID] = []string{id}
-
-			r := requests.Get().(*request)
-			r.Context = c
-			err := next(r)
-			key := r.key
-			*r = request{params: r.params}
-			requests.Put(r)
+			err := next(c)
 			if err != nil {
 				c.Error(err) // the mapper writes nothing once committed
 			}
@@ -71,9 +36,9 @@ func observe(m *metrics, log accessLog, traceID func(context.Context) string) ec
 			m.count(c, latency)
 			e := accessEntry{
 				at: start.Add(latency), method: req.Method, path: req.URL.Path, route: c.Path(),
-				status: c.Response().Status, latency: latency, requestID: id,
+				status: c.Response().Status, latency: latency, requestID: c.Response().Header().Get(echo.HeaderXRequestID),
 			}
-			if key != nil {
+			if key := authKey(c); key != nil {
 				e.keyID = key.ID
 			}
 			if traceID != nil { // tracing hook (issue 34)
@@ -175,18 +140,19 @@ func (l accessLog) write(ctx context.Context, e *accessEntry) {
 	}
 }
 
-// newIDs returns a generator of request ids unique to the process and,
-// through a random prefix, across its restarts: "<16 hex digits>-<counter in
-// base 36>". An id correlates log lines; it is no secret, so a counter
-// serves, where Echo's default draws 32 random characters a request.
-func newIDs() func() string {
-	var seed [8]byte
-	rand.Read(seed[:]) // never fails (crypto/rand)
-	prefix := hex.EncodeToString(seed[:]) + "-"
-	var n atomic.Uint64
-	return func() string {
-		var b [48]byte
-		return string(strconv.AppendUint(append(b[:0], prefix...), n.Add(1), 36))
+// requestID gives each request its id in X-Request-Id, with Echo's RequestID
+// middleware: the client's own when it is a short token (saneID), else a
+// random UUID.
+func requestID() echo.MiddlewareFunc {
+	withID := middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		h := withID(next)
+		return func(c echo.Context) error {
+			if id := c.Request().Header.Get(echo.HeaderXRequestID); id != "" && !saneID(id) {
+				c.Request().Header.Del(echo.HeaderXRequestID)
+			}
+			return h(c)
+		}
 	}
 }
 

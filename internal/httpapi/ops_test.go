@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
@@ -282,8 +284,6 @@ func TestMetricsCountFails(t *testing.T) {
 	wantValue(t, scrape(t, c), 1, "promhttp_metric_handler_errors_total", "cause", "gathering")
 }
 
-// X-Request-Id: a sane client id is kept, anything else replaced by a fresh
-// one; either way it is in the response, errors included, and in the log.
 // loggedClient is a client of an app whose log, JSON as served, goes to
 // log; the app runs in the test's goroutine (apitest.Client.Handler).
 func loggedClient(t *testing.T, log *bytes.Buffer) *apitest.Client {
@@ -300,6 +300,9 @@ func loggedClient(t *testing.T, log *bytes.Buffer) *apitest.Client {
 	return &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
 }
 
+// X-Request-Id: a sane client id is kept, anything else replaced by a fresh
+// random UUID; either way it is in the response, errors included, and in the
+// log.
 func TestRequestID(t *testing.T) {
 	var logBuf bytes.Buffer
 	c := loggedClient(t, &logBuf)
@@ -330,8 +333,8 @@ func TestRequestID(t *testing.T) {
 				t.Errorf("X-Request-Id: got %q, want the client's %q", got, tc.sent)
 			case !tc.keep && (len(got) < 16 || got == tc.sent):
 				t.Errorf("X-Request-Id: got %q, want a fresh id in place of %q", got, tc.sent)
-			case !tc.keep && (fresh[got] || !regexp.MustCompile(`^[0-9a-z-]{1,128}$`).MatchString(got)):
-				t.Errorf("X-Request-Id: got %q, want a new id the server would keep if sent back (seen: %v)", got, fresh)
+			case !tc.keep && (fresh[got] || !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(got)):
+				t.Errorf("X-Request-Id: got %q, want a new random (version 4) UUID (seen: %v)", got, fresh)
 			}
 			if !tc.keep {
 				fresh[got] = true
@@ -434,6 +437,30 @@ func TestAccessLogKeyID(t *testing.T) {
 		}
 		if *line.KeyID != s.keyID {
 			t.Errorf("GET %s: key_id %q, want %q", s.path, *line.KeyID, s.keyID)
+		}
+	}
+}
+
+// TestLaterMiddlewareRuns: middleware added to the app after New runs, on
+// the API and elsewhere: the app's own middleware keeps to Echo's chain.
+func TestLaterMiddlewareRuns(t *testing.T) {
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	app.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ran++
+			return next(c)
+		}
+	})
+	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
+	for _, path := range []string{"/v1/pets", "/healthz", "/nowhere"} {
+		before := ran
+		c.Do(t, "GET", path, "")
+		if ran != before+1 {
+			t.Errorf("GET %s: the middleware added after New ran %d times, want once", path, ran-before)
 		}
 	}
 }

@@ -1,65 +1,38 @@
 package httpapi
 
 import (
+	"errors"
+	"io"
 	"net/http"
-	"net/url"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
-	echomiddleware "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/petstore/petstore/internal/strict"
 )
 
-// bodyOptions are echo-middleware's options for an operation that takes a
-// request body; paramOptions for one that takes none.
-var bodyOptions, paramOptions = func() (*echomiddleware.Options, *echomiddleware.Options) {
-	params := &echomiddleware.Options{Options: openapi3filter.Options{
-		SkipSettingDefaults:               true, // defaults are the domain's; no body re-encoding
-		RejectWhenRequestBodyNotSpecified: true,
-	}}
-	body := &echomiddleware.Options{Options: params.Options}
-	// echo-middleware words every error with Error(), which by default dumps
-	// the schema and the value, indented: for a body of 10 000 nested arrays
-	// that is some 100 MB and seconds of CPU from 20 KB. The mapper words
-	// errors from their fields, so the short form is enough. A parameter's
-	// schema and value are small: kin-openapi would wrap the short form
-	// around each of them, an allocation a parameter, for nothing.
-	body.Options.WithCustomSchemaErrorFunc(describeBodySchemaError)
-	return body, params
-}()
-
-// validate is kin-openapi's request validator for one operation of the spec,
-// run by oapi-codegen's echo-middleware (ValidateRequestFromContext: the
-// validation, the echo.Context in the validation context, the errors).
+// validate is kin-openapi's validator of one operation's parameters,
+// handed the route Echo matched and the path parameters Echo bound: the
+// stock echo-middleware would route every request again with its own
+// router (regular expressions over every path of the spec). A path
+// gorillamux would match to no operation never gets here: inContract
+// answers it 404 first.
 //
-// echo-middleware's OapiRequestValidator would look the operation up again
-// on every request with its own gorillamux router (regular expressions over
-// every path of the spec) after Echo has routed the request: 45% of the
-// validator's time on getPet (BENCHMARKS.md). So it is handed a router that
-// answers with the route Echo matched. A path gorillamux would match to no
-// operation never gets here: inContract answers it 404 first.
-//
-// The route is handed over without its security requirement. authenticate
+// The route is handed over without its security requirement: authenticate
 // has enforced it before the validator runs (requireBearer checked at start
-// that it is the bearer key alone); kin-openapi would only call back for that
-// verdict, at two allocations a request, and read a body whole one more time
-// (five more). With no AuthenticationFunc, a requirement kin-openapi did
-// check would fail the request.
+// that it is the bearer key alone), and kin-openapi would only call back for
+// that verdict. The body is decodeBody's.
 func validate(route *routers.Route) echo.MiddlewareFunc {
 	op, own := *route.Operation, *route
 	op.Security = &openapi3.SecurityRequirements{}
 	own.Operation = &op
-	route = &own
-	opts := paramOptions
-	if route.Operation.RequestBody != nil {
-		opts = bodyOptions
-	}
+	opts := &openapi3filter.Options{ExcludeRequestBody: true, SkipSettingDefaults: true}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			r := c.(*request) // observe, outermost, made c a *request
-			r.router = matched{route: route, r: r}
-			if err := echomiddleware.ValidateRequestFromContext(c, &r.router, opts); err != nil {
+			in := &openapi3filter.RequestValidationInput{Request: c.Request(), PathParams: pathParams(c), Route: &own, Options: opts}
+			if err := openapi3filter.ValidateRequest(c.Request().Context(), in); err != nil {
 				return err
 			}
 			return next(c)
@@ -67,31 +40,67 @@ func validate(route *routers.Route) echo.MiddlewareFunc {
 	}
 }
 
-// matched is the routers.Router of one request: the operation Echo routed it
-// to, with Echo's path parameters in the escaped form gorillamux matches
-// (echo-middleware unescapes what the router gives it), in the request's
-// own map: the validator is done with it when validate returns.
-type matched struct {
-	route *routers.Route
-	r     *request
+// pathParams are the path parameters Echo bound, unescaped.
+func pathParams(c echo.Context) map[string]string {
+	names := c.ParamNames()
+	if len(names) == 0 {
+		return nil
+	}
+	params := make(map[string]string, len(names))
+	for i, name := range names {
+		params[name] = paramValue(c, i)
+	}
+	return params
 }
 
-func (m *matched) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
-	names := m.r.ParamNames()
-	if len(names) == 0 {
-		return m.route, nil, nil
+// bodyOfRequest is the name under which decodeBody keeps a request's
+// decoded body in its echo.Context; decodedBody is its accessor.
+const bodyOfRequest = "petstore.body"
+
+// decodedBody is the request body decodeBody decoded and checked.
+func decodedBody(c echo.Context) any { return c.Get(bodyOfRequest) }
+
+// decodeBody reads an operation's JSON body, decodes it once, strictly
+// (strict.DecodeJSON), checks the value against the operation's schema with
+// kin-openapi when check is set, and hands it to the handler (decodedBody).
+// A body over the limit is refused 413 as it is read (limitBody).
+func decodeBody(body *openapi3.RequestBody, check bool) echo.MiddlewareFunc {
+	var schema *openapi3.Schema
+	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil {
+		schema = mt.Schema.Value
 	}
-	values := m.r.ParamValues()
-	params := m.r.params
-	clear(params)
-	for i, name := range names {
-		v := values[i]
-		// Echo matches URL.RawPath when it is set, URL.Path otherwise;
-		// gorillamux always matches the escaped path.
-		if req.URL.RawPath == "" {
-			v = url.PathEscape(v)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			var data []byte
+			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
+				var err error
+				if data, err = io.ReadAll(r.Body); err != nil {
+					var tooLarge *http.MaxBytesError
+					if errors.As(err, &tooLarge) {
+						return err
+					}
+					return invalid("body: invalid")
+				}
+			}
+			switch {
+			case len(data) == 0 && body.Required:
+				return invalid("body: a JSON object is required")
+			case len(data) == 0:
+				return next(c)
+			case len(c.Request().Header.Values(echo.HeaderContentType)) == 0:
+				return invalid(strict.MsgJSONType)
+			}
+			v, err := strict.DecodeJSON(data)
+			if err != nil {
+				return err
+			}
+			if check && schema != nil {
+				if err := schema.VisitJSON(v, openapi3.VisitAsRequest()); err != nil {
+					return invalid("%s", describeBodyError(err))
+				}
+			}
+			c.Set(bodyOfRequest, v)
+			return next(c)
 		}
-		params[name] = v
 	}
-	return m.route, params, nil
 }

@@ -8,8 +8,6 @@ import (
 	"log"
 	"net/http"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
-
 	"github.com/petstore/petstore/internal/benchtarget"
 	"github.com/petstore/petstore/internal/memstore"
 )
@@ -17,10 +15,6 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18081", "listen address (loopback)")
 	flag.Parse()
-
-	// httpapi registers its strict JSON body decoder with kin-openapi at
-	// init; the stock stack uses kin-openapi's own.
-	openapi3filter.RegisterBodyDecoder("application/json", openapi3filter.JSONBodyDecoder)
 
 	e, err := benchtarget.Bare(memstore.New())
 	if err != nil {

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/petstore/petstore/internal/strict"
+)
+
+// paramRules is what strictParams checks of one operation's parameters.
+type paramRules struct {
+	query strict.Query
+	path  map[string]*strict.Int // the integer path parameters
+}
+
+// paramRulesOf collects the rules of an operation's parameters.
+func paramRulesOf(item *openapi3.PathItem, op *openapi3.Operation) paramRules {
+	rules := paramRules{query: strict.Query{}, path: map[string]*strict.Int{}}
+	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, ref := range params {
+			p := ref.Value
+			if p == nil {
+				continue
+			}
+			rule := intRuleOf(p.Schema.Value)
+			switch p.In {
+			case openapi3.ParameterInQuery:
+				rules.query[p.Name] = rule
+			case openapi3.ParameterInPath:
+				if rule != nil {
+					rules.path[p.Name] = rule
+				}
+			}
+		}
+	}
+	return rules
+}
+
+// intRuleOf is the range of an integer schema, nil for any other: its
+// format's, narrowed by the schema's bounds where they are tighter
+// (kin-openapi holds them as float64, exact for the small ones it narrows
+// to; an int64 bound rounds to 2^63, which narrows nothing).
+func intRuleOf(s *openapi3.Schema) *strict.Int {
+	if s == nil || s.Type == nil || !s.Type.Is("integer") {
+		return nil
+	}
+	r := strict.Int64
+	if s.Format == "int32" {
+		r = strict.Int32
+	}
+	if s.Min != nil && *s.Min > float64(r.Min) {
+		r.Min = int64(math.Ceil(*s.Min))
+	}
+	if s.Max != nil && *s.Max < float64(r.Max) {
+		r.Max = int64(math.Floor(*s.Max))
+	}
+	return &r
+}
+
+// strictParams holds the parameters to the letter before kin-openapi sees
+// them (strict.Query, strict.Int): kin-openapi and the generated binder
+// parse integers with strconv, which takes "+1", "007" and "-0", ignore
+// query parameters the operation does not define, and read only the first
+// of repeated ones.
+func strictParams(rules paramRules) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			for i, name := range c.ParamNames() {
+				if rule := rules.path[name]; rule != nil {
+					if err := rule.Check(name, paramValue(c, i)); err != nil {
+						return err
+					}
+				}
+			}
+			if err := rules.query.Check(c.Request().URL.RawQuery); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// paramValue is the value of the i-th path parameter Echo bound, unescaped:
+// Echo binds from the escaped path when the request has one of its own.
+func paramValue(c echo.Context, i int) string {
+	v := c.ParamValues()[i]
+	if c.Request().URL.RawPath != "" {
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+	}
+	return v
+}
+
+// msgNoBody is the message for a body sent to an operation that takes none.
+const msgNoBody = "body: this operation takes no request body"
+
+// noBody refuses a request body, of any length or none declared, on an
+// operation that takes none, without reading it: kin-openapi would read it
+// whole before refusing it, answer a big one 413, which these operations do
+// not document, and let a chunked one through.
+func noBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if r := c.Request(); r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			return invalid(msgNoBody)
+		}
+		return next(c)
+	}
+}
+
+// jsonBody holds a body's Content-Type to the letter (strict.JSONContentType)
+// before anything reads the body. A request without one is refused when its
+// body is read (decodeBody), after its parameters are checked.
+func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if values := c.Request().Header.Values(echo.HeaderContentType); len(values) > 0 {
+			if err := strict.JSONContentType(values); err != nil {
+				return err
+			}
+		}
+		return next(c)
+	}
+}
+
+// limitBody caps request bodies lazily: the cap bites when the body is read,
+// which is after authentication, so a client without a key gets 401 for any
+// body and the server reads none of it.
+func limitBody(n int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(nil, r.Body, n)
+			}
+			return next(c)
+		}
+	}
+}

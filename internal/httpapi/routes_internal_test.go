@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/memstore"
+)
+
+func testConfig() Config {
+	return Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash("test-key-0123456789abcdef"))}
+}
+
+// TestNewFailsClosed: an operation the spec has and the generated code does
+// not serve, or a generated route the spec does not have, fails the app's
+// construction, rather than being served without its chain.
+func TestNewFailsClosed(t *testing.T) {
+	if _, err := newApp(testConfig(), spec(t)); err != nil {
+		t.Fatalf("the embedded spec: %v", err)
+	}
+
+	added := spec(t)
+	added.Paths.Value("/pets/{petId}").Delete = &openapi3.Operation{
+		OperationID: "deletePet",
+		Responses:   openapi3.NewResponses(openapi3.WithStatus(204, &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("Deleted.")})),
+	}
+	_, err := newApp(testConfig(), added)
+	if err == nil || !strings.Contains(err.Error(), "DELETE /v1/pets/:petId (deletePet): no generated handler") {
+		t.Errorf("an operation added to the spec, not to gen/: got %v, want New to refuse", err)
+	}
+
+	removed := spec(t)
+	removed.Paths.Value("/pets/{petId}").Get = nil
+	_, err = newApp(testConfig(), removed)
+	if err == nil || !strings.Contains(err.Error(), "GET /v1/pets/:petId: a generated route that is no operation of the spec") {
+		t.Errorf("an operation gone from the spec, still in gen/: got %v, want New to refuse", err)
+	}
+}
+
+// TestRequireAuthentication: a route under the base path that did not get
+// an operation's chain fails the check, whoever added it; routes outside it
+// do not.
+func TestRequireAuthentication(t *testing.T) {
+	e := echo.New()
+	h := func(echo.Context) error { return nil }
+	e.GET("/v1/pets", h)
+	e.GET("/v1", h)
+	e.GET("/v1x/other", h)
+	e.GET("/healthz", h)
+	authenticated := map[string]bool{"GET /v1/pets": true}
+	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err == nil || !strings.Contains(err.Error(), "GET /v1: served under /v1 without authentication") {
+		t.Errorf("got %v, want GET /v1 refused", err)
+	}
+	authenticated["GET /v1"] = true
+	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err != nil {
+		t.Errorf("every route under /v1 authenticated: %v", err)
+	}
+	e.POST("/v1/pets", h)
+	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err == nil || !strings.Contains(err.Error(), "POST /v1/pets") {
+		t.Errorf("got %v, want POST /v1/pets refused", err)
+	}
+}
+
+func spec(t *testing.T) *openapi3.T {
+	t.Helper()
+	s, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
