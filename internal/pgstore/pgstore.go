@@ -300,8 +300,8 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	b.Queue(countPet)
 	b.Queue("commit")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) {
+		pe := refusal(err)
+		if pe == nil {
 			return pets.Pet{}, false, classifySent("create", err)
 		}
 		rollback()              // the server skipped the rest, COMMIT included
@@ -392,7 +392,7 @@ func classify(op string, err error) error {
 }
 
 // classifySent is classify for the error of a request that commits: unless
-// the server refused it (a PgError: the transaction rolled back) or nothing
+// the server refused it (refusal: the transaction rolled back) or nothing
 // was sent (pgconn.SafeToRetry), the connection failed after the commit was
 // sent, and whether it happened is unknown: the error wraps
 // pets.ErrOutcomeUnknown as well as pets.ErrUnavailable. pgx reports a read
@@ -402,11 +402,31 @@ func classify(op string, err error) error {
 // had the server committed and died. CreateOnce learns that in its first
 // round trip, which commits nothing.
 func classifySent(op string, err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
+	if refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
+}
+
+// refusal returns the server's error in err when it is a refusal of the
+// transaction (severity ERROR: the transaction rolled back, and the server
+// skipped the rest of the batch, COMMIT included), else nil. A FATAL or
+// PANIC error ends the session, and may come after the COMMIT ran (a
+// backend terminated, or a shutdown, between COMMIT and the batch's end):
+// that one is no refusal, and the outcome is unknown.
+func refusal(err error) *pgconn.PgError {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	severity := pe.SeverityUnlocalized // PostgreSQL 9.6 and later
+	if severity == "" {
+		severity = pe.Severity
+	}
+	if severity != "ERROR" {
+		return nil
+	}
+	return pe
 }
 
 // unavailableState reports whether a SQLSTATE means "not now" rather than
