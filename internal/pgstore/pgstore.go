@@ -69,6 +69,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err // pgx redacts the password
 	}
+	if broken == "asynccommit" {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -189,7 +192,7 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 
 // queueSerialise queues the lock that orders ids by commit (see Create).
 func (s *Store) queueSerialise(b *pgx.Batch) {
-	if s.serialise {
+	if s.serialise && broken != "nolock" {
 		b.Queue("select pg_advisory_xact_lock($1)", createLock)
 	}
 }
@@ -241,6 +244,10 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	n, err := n.Normalize()
 	if err != nil {
 		return pets.Pet{}, false, err
+	}
+	if broken == "nokey" {
+		p, err := s.Create(ctx, n)
+		return p, false, err
 	}
 	fp := n.Fingerprint()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
@@ -402,7 +409,7 @@ func classify(op string, err error) error {
 // had the server committed and died. CreateOnce learns that in its first
 // round trip, which commits nothing.
 func classifySent(op string, err error) error {
-	if refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
+	if broken == "nounknown" || refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
