@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
@@ -26,6 +27,10 @@ const (
 )
 
 var allFaults = []string{faultKill, faultPGRestart, faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultPause}
+
+// answersFault is the shortest loss or hold of the database's answers:
+// longer than the store's query timeout (pgstore.QueryTimeout).
+const answersFault = pgstore.QueryTimeout + 500*time.Millisecond
 
 // nemesis injects faults one at a time, with gaps between, while the load
 // runs, and logs each with its start and end.
@@ -109,16 +114,24 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 		time.Sleep(d)
 		n.proxy.Restore()
 		return "proxy", nil
-	case faultLose:
-		n.proxy.Lose(true)
-		time.Sleep(d)
-		n.proxy.Lose(false)
-		return "proxy", nil
-	case faultHold:
-		n.proxy.Hold()
-		time.Sleep(d)
-		n.proxy.Release()
-		return "proxy", nil
+	case faultLose, faultHold:
+		// Both ways, briefly; or only the answers, for longer than the
+		// store's query timeout, so that creates the database committed
+		// end with no answer: their outcome is unknown.
+		dir, target := pgtest.BothWays, "proxy"
+		if rand.IntN(2) == 0 {
+			dir, target, d = pgtest.Answers, "answers", answersFault+rand.N(time.Second)
+		}
+		if kind == faultLose {
+			n.proxy.Lose(dir)
+			time.Sleep(d)
+			n.proxy.EndLoss()
+		} else {
+			n.proxy.Hold(dir)
+			time.Sleep(d)
+			n.proxy.Release()
+		}
+		return target, nil
 	case faultLatency:
 		n.proxy.SetLatency(time.Duration(20+rand.IntN(180)) * time.Millisecond)
 		time.Sleep(d)

@@ -176,6 +176,7 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&id)
 	})
+	queueBrokenPause(b)
 	b.Queue(countPet)
 	// Acquired apart from the send, so that a failure to connect is known
 	// to have written nothing.
@@ -194,6 +195,16 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 func (s *Store) queueSerialise(b *pgx.Batch) {
 	if s.serialise && broken != "nolock" {
 		b.Queue("select pg_advisory_xact_lock($1)", createLock)
+	}
+}
+
+// queueBrokenPause, in a build broken with nolock (broken.go), widens the
+// race the lock prevents: between taking an id and counting the pet (whose
+// row lock would otherwise order most commits anyway), a pause of up to
+// 20 ms.
+func queueBrokenPause(b *pgx.Batch) {
+	if broken == "nolock" {
+		b.Queue("select pg_sleep(random() * 0.02)")
 	}
 }
 
@@ -304,6 +315,7 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	b.Queue(sweepKeys, sweepExpired)
 	b.Queue(insertPetOnce, n.Name, n.CategoryID, string(n.Status), k.Owner, k.Key, fp[:], k.TTL.Seconds()).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
+	queueBrokenPause(b)
 	b.Queue(countPet)
 	b.Queue("commit")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {

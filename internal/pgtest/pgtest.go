@@ -116,6 +116,7 @@ type Proxy struct {
 	latency  time.Duration
 	dropping bool          // see Lose
 	held     chan struct{} // see Hold; nil when not holding
+	answers  bool          // Lose and Hold apply to the database's answers only
 	links    map[*link]bool
 	wg       sync.WaitGroup
 }
@@ -235,7 +236,7 @@ func (p *Proxy) serve(c net.Conn) {
 				if !fromClient && lost.Load() {
 					return
 				}
-				if !p.delay(l) {
+				if !p.delay(l, fromClient) {
 					// Lose: the bytes vanish.
 				} else if !fromClient && ending.Load() {
 					pending = append(pending, buf[:n]...)
@@ -267,18 +268,19 @@ func (p *Proxy) serve(c net.Conn) {
 // delay applies the proxy's faults to one chunk of l's traffic before it is
 // passed on: it waits while the proxy holds traffic, then for the latency,
 // and reports false when the chunk is to be lost.
-func (p *Proxy) delay(l *link) bool {
+func (p *Proxy) delay(l *link, fromClient bool) bool {
 	p.mu.Lock()
 	held, latency := p.held, p.latency
+	spared := fromClient && p.answers
 	p.mu.Unlock()
-	if held != nil {
+	if held != nil && !spared {
 		<-held
 	}
 	if latency > 0 {
 		time.Sleep(latency)
 	}
 	p.mu.Lock()
-	dropping := p.dropping
+	dropping := p.dropping && !(fromClient && p.answers)
 	p.mu.Unlock()
 	if dropping {
 		l.dropped.Store(true)
@@ -393,30 +395,45 @@ func (p *Proxy) SetLatency(d time.Duration) {
 	p.mu.Unlock()
 }
 
-// Lose starts (true) or ends (false) a silent loss of traffic: every chunk,
-// both ways, is discarded, and connections stay open, so clients wait for
-// answers that never come. When it ends, the connections that lost traffic
-// are closed (their streams are no longer whole), as TCP would give up on
-// them; new and untouched ones carry on.
-func (p *Proxy) Lose(on bool) {
+// Direction is the traffic Lose and Hold apply to.
+type Direction bool
+
+const (
+	BothWays Direction = false // to and from the database
+	Answers  Direction = true  // from the database only: requests get through
+)
+
+// Lose starts a silent loss of traffic: every chunk going dir is
+// discarded, and connections stay open, so clients wait for answers that
+// never come (with Answers, the database acts on the requests: a COMMIT
+// commits). EndLoss ends it.
+func (p *Proxy) Lose(dir Direction) {
+	p.mu.Lock()
+	p.dropping, p.answers = true, bool(dir)
+	p.mu.Unlock()
+}
+
+// EndLoss ends Lose: the connections that lost traffic are closed (their
+// streams are no longer whole), as TCP would give up on them; new and
+// untouched ones carry on.
+func (p *Proxy) EndLoss() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.dropping = on
-	if !on {
-		for l := range p.links {
-			if l.dropped.Load() {
-				l.close()
-			}
+	p.dropping = false
+	for l := range p.links {
+		if l.dropped.Load() {
+			l.close()
 		}
 	}
 }
 
-// Hold stops traffic, both ways, without losing it, until Release: what is
-// sent meanwhile arrives, in order, after Release.
-func (p *Proxy) Hold() {
+// Hold stops traffic going dir without losing it, until Release: what is
+// sent meanwhile arrives, in order, after Release. With Answers, the
+// database acts on the requests, and its answers wait.
+func (p *Proxy) Hold(dir Direction) {
 	p.mu.Lock()
 	if p.held == nil && !p.closed {
-		p.held = make(chan struct{})
+		p.held, p.answers = make(chan struct{}), bool(dir)
 	}
 	p.mu.Unlock()
 }

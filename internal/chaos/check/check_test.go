@@ -113,10 +113,19 @@ func TestAnomalies(t *testing.T) {
 		{"a pet no create sent", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
 			return ops, append(state, pet(5, "zz", "sold"))
 		}, phantom, "no create sent this name"},
-		{"walk misses an acknowledged pet", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
-			ops[11].IDs = []int64{1, 2, 4}
+		{"walk ends before an acknowledged pet", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
+			ops[11].IDs = []int64{1, 2}
 			return ops, state
-		}, walks, "missed pet 3"},
+		}, walks, "missed pet 3, acknowledged"},
+		{"walk misses a stored pet below its last id, created after it began", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
+			ops[10].IDs = []int64{1, 3}
+			return ops, state
+		}, walks, "missed pet 2, stored, below the last id"},
+		{"filtered walk misses a stored pet below its last id", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
+			ops[12].IDs = []int64{4}
+			ops[12].Invoke = 34 // before pet 3 was acknowledged
+			return ops, state
+		}, walks, "missed pet 3, stored"},
 		{"filtered walk misses an acknowledged pet", func(ops []history.Op, state []history.Pet) ([]history.Op, []history.Pet) {
 			ops[12].IDs = []int64{4}
 			return ops, state
