@@ -27,6 +27,9 @@ const requestTimeout = 8 * time.Second
 
 var statuses = []string{"available", "pending", "sold"}
 
+// namePrefix starts every pet's name, and nothing else the clients send.
+const namePrefix = "chaos "
+
 // load is the clients' shared state.
 type load struct {
 	h        *history.Writer
@@ -142,7 +145,7 @@ func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64
 			return
 		}
 		b := history.Body{
-			Name:       fmt.Sprintf("chaos %d-%d", proc, seq),
+			Name:       fmt.Sprintf("%s%d-%d", namePrefix, proc, seq),
 			CategoryID: 1 + rand.Int64N(9),
 			Status:     statuses[rand.IntN(len(statuses))],
 		}

@@ -24,9 +24,13 @@ const (
 	faultHold      = "hold"      // the proxy holds all traffic, then lets it through
 	faultLatency   = "latency"   // the proxy delays all traffic
 	faultPause     = "pause"     // SIGSTOP a replica, then SIGCONT
+	// The proxy closes each connection that sends a create's committing
+	// batch before the database's answer reaches the replica: the commit
+	// happens, the replica cannot know.
+	faultCommitLost = "commitlost"
 )
 
-var allFaults = []string{faultKill, faultPGRestart, faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultPause}
+var allFaults = []string{faultKill, faultPGRestart, faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultPause, faultCommitLost}
 
 // answersFault is the shortest loss or hold of the database's answers:
 // longer than the store's query timeout (pgstore.QueryTimeout).
@@ -132,6 +136,13 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 			n.proxy.Release()
 		}
 		return target, nil
+	case faultCommitLost:
+		// Only a create's committing batch carries the pet's name (a
+		// parameter), which the workload starts with this.
+		n.proxy.LoseAnswersTo(namePrefix)
+		time.Sleep(d)
+		n.proxy.LoseAnswersTo("")
+		return "proxy", nil
 	case faultLatency:
 		n.proxy.SetLatency(time.Duration(20+rand.IntN(180)) * time.Millisecond)
 		time.Sleep(d)

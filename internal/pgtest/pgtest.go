@@ -112,6 +112,7 @@ type Proxy struct {
 	closed   bool
 	down     bool
 	lose     []byte // see LoseAnswerTo
+	loseAll  []byte // see LoseAnswersTo
 	end      []byte // see EndSessionAfter
 	latency  time.Duration
 	dropping bool          // see Lose
@@ -307,6 +308,18 @@ func (p *Proxy) LoseAnswerTo(sent string) {
 	p.mu.Unlock()
 }
 
+// LoseAnswersTo is LoseAnswerTo for every read that contains sent, until
+// LoseAnswersTo(""): each such connection is closed before the database's
+// answer reaches the client.
+func (p *Proxy) LoseAnswersTo(sent string) {
+	p.mu.Lock()
+	p.loseAll = nil
+	if sent != "" {
+		p.loseAll = []byte(sent)
+	}
+	p.mu.Unlock()
+}
+
 // EndSessionAfter arms the proxy once: the next read from a client that
 // contains sent is passed to the database, whose answer is passed back up
 // to its ReadyForQuery; in place of that, the client gets the FATAL error
@@ -320,8 +333,8 @@ func (p *Proxy) EndSessionAfter(sent string) {
 	p.mu.Unlock()
 }
 
-// armed reports what chunk triggers (LoseAnswerTo, EndSessionAfter), and
-// disarms that.
+// armed reports what chunk triggers (LoseAnswerTo, LoseAnswersTo,
+// EndSessionAfter), and disarms the ones that act once.
 func (p *Proxy) armed(chunk []byte) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -332,6 +345,8 @@ func (p *Proxy) armed(chunk []byte) int {
 	case p.end != nil && bytes.Contains(chunk, p.end):
 		p.end = nil
 		return armedEnd
+	case p.loseAll != nil && bytes.Contains(chunk, p.loseAll):
+		return armedLose
 	}
 	return armedNone
 }
