@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-postgres bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -43,6 +43,38 @@ test:
 ## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
 test-postgres:
 	.ci/with-postgres $(GO) test -race -count=1 -run '^TestPostgres' ./...
+
+## chaos: the chaos run (docs/reliability.md): two replicas on a throwaway PostgreSQL cluster
+## under load and faults for CHAOS_DURATION, then the audit of its history; fails on any anomaly
+CHAOS_DURATION ?= 60s
+CHAOS_OUT ?= bin/chaos
+CHAOS_RUN = bin/petstore-chaos run -duration $(CHAOS_DURATION)
+chaos: bin/petstore-chaos
+	.ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 2000 -min-faults 10
+
+## chaos-short: a 25 s chaos run (.ci/run)
+chaos-short: CHAOS_DURATION = 25s
+chaos-short: bin/petstore-chaos
+	.ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 500 -min-faults 5
+
+## chaos-memory: the same load and audit on the memory store: one replica, pauses only
+chaos-memory: bin/petstore-chaos
+	$(CHAOS_RUN) -store memory -out $(CHAOS_OUT)-memory -min-acked 1000 -min-faults 5
+
+## chaos-broken: the chaos run of a server built broken (CHAOS_BROKEN=nolock|asynccommit|nokey|nounknown);
+## passes when the audit catches it
+chaos-broken: bin/petstore-chaos
+	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|asynccommit|nokey|nounknown'; exit 2; }
+	@rc=0; .ci/with-postgres $(CHAOS_RUN) -broken $(CHAOS_BROKEN) -out $(CHAOS_OUT)-$(CHAOS_BROKEN) || rc=$$?; \
+	case $$rc in \
+	1) echo "chaos-broken: the audit caught $(CHAOS_BROKEN)";; \
+	0) echo "chaos-broken: the audit missed $(CHAOS_BROKEN)"; exit 1;; \
+	*) exit $$rc;; \
+	esac
+
+.PHONY: bin/petstore-chaos
+bin/petstore-chaos:
+	$(GO) build -o $@ ./cmd/petstore-chaos
 
 ## bench-postgres: create and list throughput, memory vs PostgreSQL (fsync on), store and HTTP over loopback; benchstat
 bench-postgres:

@@ -112,15 +112,19 @@ func fingerprint(t *testing.T, n pets.NewPet) string {
 }
 
 // TestPostgresClassifySent: only a failure after something was sent, that
-// is not the server's refusal, leaves the outcome unknown.
+// is not the server's refusal (an ERROR: a FATAL one ends the session,
+// maybe after COMMIT), leaves the outcome unknown.
 func TestPostgresClassifySent(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		err     error
 		unknown bool
 	}{
-		{"server refused", &pgconn.PgError{Code: "23514"}, false},
-		{"server shutting down", &pgconn.PgError{Code: "57P01"}, false},
+		{"server refused", &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: "23514"}, false},
+		{"server refused, before 9.6", &pgconn.PgError{Severity: "ERROR", Code: "40001"}, false},
+		{"statement cancelled", &pgconn.PgError{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: "57014"}, false},
+		{"session ended (FATAL), maybe after COMMIT", &pgconn.PgError{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "57P01"}, true},
+		{"session ended (FATAL), localized", &pgconn.PgError{Severity: "SCHWERWIEGEND", SeverityUnlocalized: "FATAL", Code: "57P01"}, true},
 		{"context done before sending", fmt.Errorf("send: %w", context.DeadlineExceeded), true},
 		{"connection lost after sending", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
 		{"connection closed while reading", fmt.Errorf("read: %w", pgconn.ErrConnClosed), true},
@@ -193,5 +197,44 @@ func TestPostgresSweepExpiredKeys(t *testing.T) {
 	})
 	if !byExpiry {
 		t.Errorf("the sweep does not use the expiry index:\n%s", raw)
+	}
+}
+
+// TestPostgresSessionEndsAfterCommit: the server ends the session (a FATAL
+// error, as pg_terminate_backend or a shutdown sends) after it ran the
+// COMMIT. That is no refusal: the pet was stored, so the store must say the
+// outcome is unknown, not that nothing was written. The chaos run found
+// this as a phantom pet: a keyless create answered "nothing was written"
+// whose pet was there.
+func TestPostgresSessionEndsAfterCommit(t *testing.T) {
+	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
+	s := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+
+	// Create's one batch carries the pet's name, CreateOnce's second one
+	// the fingerprint.
+	tom := pets.NewPet{Name: "Tom, who ends the session", CategoryID: 3}
+	proxy.EndSessionAfter(tom.Name)
+	if _, err := s.Create(ctx, tom); !errors.Is(err, pets.ErrOutcomeUnknown) {
+		t.Errorf("Create whose session ends after COMMIT: got %v, want ErrOutcomeUnknown", err)
+	}
+	proxy.EndSessionAfter(fingerprint(t, rex))
+	if _, _, err := s.CreateOnce(ctx, rex, idemKey("ended")); !errors.Is(err, pets.ErrOutcomeUnknown) {
+		t.Errorf("CreateOnce whose session ends after COMMIT: got %v, want ErrOutcomeUnknown", err)
+	}
+	var (
+		p        pets.Pet
+		replayed bool
+		err      error
+	)
+	apitest.Eventually(t, "the retry to be answered", func() bool {
+		p, replayed, err = s.CreateOnce(ctx, rex, idemKey("ended"))
+		return !errors.Is(err, pets.ErrUnavailable) && !errors.Is(err, pets.ErrKeyInFlight)
+	})
+	if err != nil || !replayed {
+		t.Fatalf("retry: got %+v, replayed %v, %v; want the stored pet, replayed", p, replayed, err)
+	}
+	if n, _ := s.Count(ctx); n != 2 {
+		t.Fatalf("Count: got %d, want 2 (both creates committed)", n)
 	}
 }

@@ -72,6 +72,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(cfg)
 	}
+	if broken == "asynccommit" {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -185,6 +188,7 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&id)
 	})
+	queueBrokenPause(b)
 	b.Queue(countPet)
 	// Acquired apart from the send, so that a failure to connect is known
 	// to have written nothing.
@@ -201,8 +205,18 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 
 // queueSerialise queues the lock that orders ids by commit (see Create).
 func (s *Store) queueSerialise(b *pgx.Batch) {
-	if s.serialise {
+	if s.serialise && broken != "nolock" {
 		b.Queue("select pg_advisory_xact_lock($1)", createLock)
+	}
+}
+
+// queueBrokenPause, in a build broken with nolock (broken.go), widens the
+// race the lock prevents: between taking an id and counting the pet (whose
+// row lock would otherwise order most commits anyway), a pause of up to
+// 20 ms.
+func queueBrokenPause(b *pgx.Batch) {
+	if broken == "nolock" {
+		b.Queue("select pg_sleep(random() * 0.02)")
 	}
 }
 
@@ -253,6 +267,10 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	n, err := n.Normalize()
 	if err != nil {
 		return pets.Pet{}, false, err
+	}
+	if broken == "nokey" {
+		p, err := s.Create(ctx, n)
+		return p, false, err
 	}
 	fp := n.Fingerprint()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
@@ -309,11 +327,12 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	b.Queue(sweepKeys, sweepExpired)
 	b.Queue(insertPetOnce, n.Name, n.CategoryID, string(n.Status), k.Owner, k.Key, fp[:], k.TTL.Seconds()).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
+	queueBrokenPause(b)
 	b.Queue(countPet)
 	b.Queue("commit")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) {
+		pe := refusal(err)
+		if pe == nil {
 			return pets.Pet{}, false, classifySent("create", err)
 		}
 		rollback()              // the server skipped the rest, COMMIT included
@@ -404,7 +423,7 @@ func classify(op string, err error) error {
 }
 
 // classifySent is classify for the error of a request that commits: unless
-// the server refused it (a PgError: the transaction rolled back) or nothing
+// the server refused it (refusal: the transaction rolled back) or nothing
 // was sent (pgconn.SafeToRetry), the connection failed after the commit was
 // sent, and whether it happened is unknown: the error wraps
 // pets.ErrOutcomeUnknown as well as pets.ErrUnavailable. pgx reports a read
@@ -414,11 +433,31 @@ func classify(op string, err error) error {
 // had the server committed and died. CreateOnce learns that in its first
 // round trip, which commits nothing.
 func classifySent(op string, err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
+	if broken == "nounknown" || refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
+}
+
+// refusal returns the server's error in err when it is a refusal of the
+// transaction (severity ERROR: the transaction rolled back, and the server
+// skipped the rest of the batch, COMMIT included), else nil. A FATAL or
+// PANIC error ends the session, and may come after the COMMIT ran (a
+// backend terminated, or a shutdown, between COMMIT and the batch's end):
+// that one is no refusal, and the outcome is unknown.
+func refusal(err error) *pgconn.PgError {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	severity := pe.SeverityUnlocalized // PostgreSQL 9.6 and later
+	if severity == "" {
+		severity = pe.Severity
+	}
+	if severity != "ERROR" {
+		return nil
+	}
+	return pe
 }
 
 // unavailableState reports whether a SQLSTATE means "not now" rather than

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -100,17 +101,38 @@ func NewStore(t *testing.T) pets.Store {
 }
 
 // Proxy is a TCP proxy on 127.0.0.1 in front of the test database, which a
-// test can cut (every connection closed, new ones refused) and restore, to
-// play a database that goes away and comes back.
+// test (or the chaos run, cmd/petstore-chaos) uses to play a faulty network:
+// cut every connection, delay, lose or hold traffic, or lose the answer to
+// one request.
 type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	down  bool
-	lose  []byte // see LoseAnswerTo
-	conns map[net.Conn]bool
-	wg    sync.WaitGroup
+	mu       sync.Mutex
+	closed   bool
+	down     bool
+	lose     []byte // see LoseAnswerTo
+	loseAll  []byte // see LoseAnswersTo
+	end      []byte // see EndSessionAfter
+	latency  time.Duration
+	dropping bool          // see Lose
+	held     chan struct{} // see Hold; nil when not holding
+	answers  bool          // Lose and Hold apply to the database's answers only
+	links    map[*link]bool
+	wg       sync.WaitGroup
+}
+
+// link is one proxied connection: the client's and the database's side.
+type link struct {
+	c, d net.Conn
+	// dropped is set when Lose discarded some of its traffic: the
+	// connection is closed when the loss ends, as TCP would give up on it.
+	dropped atomic.Bool
+}
+
+func (l *link) close() {
+	l.c.Close()
+	l.d.Close()
 }
 
 // NewProxy starts a proxy to the host and port of dbURL and returns it with
@@ -121,20 +143,40 @@ func NewProxy(t testing.TB, dbURL string) (*Proxy, string) {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := StartProxy(u.Host)
 	if err != nil {
 		t.Fatalf("pgtest: proxy: %v", err)
 	}
-	p := &Proxy{ln: ln, target: u.Host, conns: map[net.Conn]bool{}}
+	t.Cleanup(p.Close)
+	u.Host = p.Addr()
+	return p, u.String()
+}
+
+// StartProxy starts a proxy on a free port of 127.0.0.1 to target (a
+// host:port). Close stops it.
+func StartProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{ln: ln, target: target, links: map[*link]bool{}}
 	p.wg.Add(1)
 	go p.accept()
-	t.Cleanup(func() {
-		ln.Close()
-		p.Cut()
-		p.wg.Wait()
-	})
-	u.Host = ln.Addr().String()
-	return p, u.String()
+	return p, nil
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Close stops the proxy, closes its connections and waits for them.
+func (p *Proxy) Close() {
+	p.ln.Close()
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.Release()
+	p.Cut()
+	p.wg.Wait()
 }
 
 func (p *Proxy) accept() {
@@ -163,33 +205,49 @@ func (p *Proxy) serve(c net.Conn) {
 		c.Close()
 		return
 	}
+	l := &link{c: c, d: d}
 	p.mu.Lock()
 	if p.down {
 		p.mu.Unlock()
-		c.Close()
-		d.Close()
+		l.close()
 		return
 	}
-	p.conns[c], p.conns[d] = true, true
+	p.links[l] = true
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
 	// lost is set when the client sends what LoseAnswerTo waits for: the
 	// database's next answer then ends the connection instead of reaching
-	// the client.
-	var lost atomic.Bool
+	// the client. ending is set likewise by EndSessionAfter.
+	var lost, ending atomic.Bool
 	pipe := func(dst, src net.Conn, fromClient bool) {
 		defer func() { done <- struct{}{} }()
 		buf := make([]byte, 32<<10)
+		var pending []byte // the database's answer, while ending
 		for {
 			n, err := src.Read(buf)
 			if n > 0 {
-				if fromClient && p.armed(buf[:n]) {
-					lost.Store(true)
+				if fromClient {
+					switch p.armed(buf[:n]) {
+					case armedLose:
+						lost.Store(true)
+					case armedEnd:
+						ending.Store(true)
+					}
 				}
 				if !fromClient && lost.Load() {
 					return
 				}
-				if _, err := dst.Write(buf[:n]); err != nil {
+				if !p.delay(l, fromClient) {
+					// Lose: the bytes vanish.
+				} else if !fromClient && ending.Load() {
+					pending = append(pending, buf[:n]...)
+					out, end := untilReady(pending)
+					if end {
+						dst.Write(out)
+						dst.Write(fatalShutdown)
+						return
+					}
+				} else if _, err := dst.Write(buf[:n]); err != nil {
 					return
 				}
 			}
@@ -201,14 +259,43 @@ func (p *Proxy) serve(c net.Conn) {
 	go pipe(d, c, true)
 	go pipe(c, d, false)
 	<-done
-	c.Close()
-	d.Close()
+	l.close()
 	<-done
 	p.mu.Lock()
-	delete(p.conns, c)
-	delete(p.conns, d)
+	delete(p.links, l)
 	p.mu.Unlock()
 }
+
+// delay applies the proxy's faults to one chunk of l's traffic before it is
+// passed on: it waits while the proxy holds traffic, then for the latency,
+// and reports false when the chunk is to be lost.
+func (p *Proxy) delay(l *link, fromClient bool) bool {
+	p.mu.Lock()
+	held, latency := p.held, p.latency
+	spared := fromClient && p.answers
+	p.mu.Unlock()
+	if held != nil && !spared {
+		<-held
+	}
+	if latency > 0 {
+		time.Sleep(latency)
+	}
+	p.mu.Lock()
+	dropping := p.dropping && !(fromClient && p.answers)
+	p.mu.Unlock()
+	if dropping {
+		l.dropped.Store(true)
+		return false
+	}
+	return true
+}
+
+// What a client's chunk arms.
+const (
+	armedNone = iota
+	armedLose
+	armedEnd
+)
 
 // LoseAnswerTo arms the proxy once: the next read from a client that
 // contains sent (bytes only a COMMIT's message or batch carries) is passed
@@ -221,25 +308,91 @@ func (p *Proxy) LoseAnswerTo(sent string) {
 	p.mu.Unlock()
 }
 
-// armed reports whether chunk holds what LoseAnswerTo waits for, and
-// disarms the proxy if so.
-func (p *Proxy) armed(chunk []byte) bool {
+// LoseAnswersTo is LoseAnswerTo for every read that contains sent, until
+// LoseAnswersTo(""): each such connection is closed before the database's
+// answer reaches the client.
+func (p *Proxy) LoseAnswersTo(sent string) {
+	p.mu.Lock()
+	p.loseAll = nil
+	if sent != "" {
+		p.loseAll = []byte(sent)
+	}
+	p.mu.Unlock()
+}
+
+// EndSessionAfter arms the proxy once: the next read from a client that
+// contains sent is passed to the database, whose answer is passed back up
+// to its ReadyForQuery; in place of that, the client gets the FATAL error
+// of a session the server terminated (SQLSTATE 57P01, as from
+// pg_terminate_backend or a shutdown), and the connection closes. The
+// database finished the request (a COMMIT in it committed); the client
+// hears that its session ended.
+func (p *Proxy) EndSessionAfter(sent string) {
+	p.mu.Lock()
+	p.end = []byte(sent)
+	p.mu.Unlock()
+}
+
+// armed reports what chunk triggers (LoseAnswerTo, LoseAnswersTo,
+// EndSessionAfter), and disarms the ones that act once.
+func (p *Proxy) armed(chunk []byte) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lose == nil || !bytes.Contains(chunk, p.lose) {
-		return false
+	switch {
+	case p.lose != nil && bytes.Contains(chunk, p.lose):
+		p.lose = nil
+		return armedLose
+	case p.end != nil && bytes.Contains(chunk, p.end):
+		p.end = nil
+		return armedEnd
+	case p.loseAll != nil && bytes.Contains(chunk, p.loseAll):
+		return armedLose
 	}
-	p.lose = nil
-	return true
+	return armedNone
 }
+
+// untilReady returns the whole messages of the backend stream b before its
+// first ReadyForQuery ('Z'), and whether that was reached.
+func untilReady(b []byte) ([]byte, bool) {
+	i := 0
+	for len(b)-i >= 5 {
+		n := int(binary.BigEndian.Uint32(b[i+1 : i+5]))
+		if b[i] == 'Z' {
+			return b[:i], true
+		}
+		if len(b)-i < 1+n {
+			break
+		}
+		i += 1 + n
+	}
+	return nil, false
+}
+
+// fatalShutdown is the ErrorResponse of a backend terminated by the
+// administrator, as PostgreSQL sends it before closing the connection.
+var fatalShutdown = func() []byte {
+	var body []byte
+	for _, f := range []struct {
+		code byte
+		v    string
+	}{{'S', "FATAL"}, {'V', "FATAL"}, {'C', "57P01"}, {'M', "terminating connection due to administrator command"}} {
+		body = append(body, f.code)
+		body = append(body, f.v...)
+		body = append(body, 0)
+	}
+	body = append(body, 0)
+	msg := []byte{'E', 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(msg[1:], uint32(4+len(body)))
+	return append(msg, body...)
+}()
 
 // Cut closes every proxied connection and refuses new ones until Restore.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = true
-	for c := range p.conns {
-		c.Close()
+	for l := range p.links {
+		l.close()
 	}
 }
 
@@ -247,6 +400,66 @@ func (p *Proxy) Cut() {
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	p.down = false
+	p.mu.Unlock()
+}
+
+// SetLatency delays every chunk of traffic, both ways, by d (0: none).
+func (p *Proxy) SetLatency(d time.Duration) {
+	p.mu.Lock()
+	p.latency = d
+	p.mu.Unlock()
+}
+
+// Direction is the traffic Lose and Hold apply to.
+type Direction bool
+
+const (
+	BothWays Direction = false // to and from the database
+	Answers  Direction = true  // from the database only: requests get through
+)
+
+// Lose starts a silent loss of traffic: every chunk going dir is
+// discarded, and connections stay open, so clients wait for answers that
+// never come (with Answers, the database acts on the requests: a COMMIT
+// commits). EndLoss ends it.
+func (p *Proxy) Lose(dir Direction) {
+	p.mu.Lock()
+	p.dropping, p.answers = true, bool(dir)
+	p.mu.Unlock()
+}
+
+// EndLoss ends Lose: the connections that lost traffic are closed (their
+// streams are no longer whole), as TCP would give up on them; new and
+// untouched ones carry on.
+func (p *Proxy) EndLoss() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropping = false
+	for l := range p.links {
+		if l.dropped.Load() {
+			l.close()
+		}
+	}
+}
+
+// Hold stops traffic going dir without losing it, until Release: what is
+// sent meanwhile arrives, in order, after Release. With Answers, the
+// database acts on the requests, and its answers wait.
+func (p *Proxy) Hold(dir Direction) {
+	p.mu.Lock()
+	if p.held == nil && !p.closed {
+		p.held, p.answers = make(chan struct{}), bool(dir)
+	}
+	p.mu.Unlock()
+}
+
+// Release passes the traffic Hold stopped.
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+	}
 	p.mu.Unlock()
 }
 

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/pgstore"
+	"github.com/petstore/petstore/internal/pgtest"
+)
+
+// The faults, by name.
+const (
+	faultKill      = "kill"      // kill -9 a replica, start it again
+	faultPGRestart = "pgrestart" // stop PostgreSQL in immediate mode, start it
+	faultTerminate = "terminate" // pg_terminate_backend every client backend, repeatedly
+	faultCut       = "cut"       // close every database connection at the proxy, refuse new ones
+	faultLose      = "lose"      // the proxy drops all traffic silently
+	faultHold      = "hold"      // the proxy holds all traffic, then lets it through
+	faultLatency   = "latency"   // the proxy delays all traffic
+	faultPause     = "pause"     // SIGSTOP a replica, then SIGCONT
+	// The proxy closes each connection that sends a create's committing
+	// batch before the database's answer reaches the replica: the commit
+	// happens, the replica cannot know.
+	faultCommitLost = "commitlost"
+)
+
+var allFaults = []string{faultKill, faultPGRestart, faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultPause, faultCommitLost}
+
+// answersFault is the shortest loss or hold of the database's answers:
+// longer than the store's query timeout (pgstore.QueryTimeout).
+const answersFault = pgstore.QueryTimeout + 500*time.Millisecond
+
+// nemesis injects faults one at a time, with gaps between, while the load
+// runs, and logs each with its start and end.
+type nemesis struct {
+	h        *history.Writer
+	log      func(format string, args ...any)
+	faults   []string
+	replicas []*replica
+	proxy    *pgtest.Proxy // nil for the memory store
+	pg       *postgres
+	dbURL    string // direct, not through the proxy
+}
+
+// run injects faults until ctx ends; the fault under way then ends (is
+// healed) before run returns. It returns the first error that left the
+// system unhealed (a replica or the database that would not start).
+func (n *nemesis) run(ctx context.Context) error {
+	var order []string
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second + rand.N(time.Second)):
+		}
+		if len(order) == 0 {
+			// Every kind in each round, in a new order.
+			order = append(order, n.faults...)
+			rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		kind := order[0]
+		order = order[1:]
+		op := history.Op{Kind: history.Fault, Fault: kind, Invoke: n.h.Now()}
+		target, err := n.inject(kind, time.Second+rand.N(2*time.Second))
+		op.Target, op.Complete = target, n.h.Now()
+		if err != nil {
+			op.Error = err.Error()
+		}
+		n.h.Add(op)
+		n.log("fault %-9s %-8s %5.1fs-%5.1fs %s", kind, target, float64(op.Invoke)/1e9, float64(op.Complete)/1e9, op.Error)
+		if err != nil {
+			return fmt.Errorf("fault %s on %s: %w", kind, target, err)
+		}
+	}
+}
+
+// inject plays one fault for about d, heals it, and returns its target.
+// It does not stop early: a fault ends healed.
+func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
+	// The healing must finish even when the run is interrupted meanwhile;
+	// main bounds the whole run.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r := n.replicas[rand.IntN(len(n.replicas))]
+	switch kind {
+	case faultKill:
+		r.kill()
+		time.Sleep(d / 2)
+		return r.name, r.start(ctx)
+	case faultPause:
+		r.signal(syscall.SIGSTOP)
+		time.Sleep(d)
+		r.signal(syscall.SIGCONT)
+		return r.name, nil
+	case faultPGRestart:
+		if err := n.pg.crash(ctx); err != nil {
+			return "postgres", err
+		}
+		time.Sleep(d / 2)
+		return "postgres", n.pg.start(ctx)
+	case faultTerminate:
+		// Again and again, to catch creates between their COMMIT and
+		// the end of their batch.
+		end := time.Now().Add(d)
+		for time.Now().Before(end) {
+			n.terminate(ctx)
+			time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
+		}
+		return "postgres", nil
+	case faultCut:
+		n.proxy.Cut()
+		time.Sleep(d)
+		n.proxy.Restore()
+		return "proxy", nil
+	case faultLose, faultHold:
+		// Both ways, briefly; or only the answers, for longer than the
+		// store's query timeout, so that creates the database committed
+		// end with no answer: their outcome is unknown.
+		dir, target := pgtest.BothWays, "proxy"
+		if rand.IntN(2) == 0 {
+			dir, target, d = pgtest.Answers, "answers", answersFault+rand.N(time.Second)
+		}
+		if kind == faultLose {
+			n.proxy.Lose(dir)
+			time.Sleep(d)
+			n.proxy.EndLoss()
+		} else {
+			n.proxy.Hold(dir)
+			time.Sleep(d)
+			n.proxy.Release()
+		}
+		return target, nil
+	case faultCommitLost:
+		// Only a create's committing batch carries the pet's name (a
+		// parameter), which the workload starts with this.
+		n.proxy.LoseAnswersTo(namePrefix)
+		time.Sleep(d)
+		n.proxy.LoseAnswersTo("")
+		return "proxy", nil
+	case faultLatency:
+		n.proxy.SetLatency(time.Duration(20+rand.IntN(180)) * time.Millisecond)
+		time.Sleep(d)
+		n.proxy.SetLatency(0)
+		return "proxy", nil
+	}
+	return "", fmt.Errorf("unknown fault %q", kind)
+}
+
+// terminate ends every other client session of the database.
+func (n *nemesis) terminate(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, n.dbURL)
+	if err != nil {
+		return // the database is down: nothing to terminate
+	}
+	defer conn.Close(ctx)
+	conn.Exec(ctx, `select pg_terminate_backend(pid) from pg_stat_activity
+		where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`)
+}

@@ -1,0 +1,216 @@
+// Package history is the record of a chaos run (cmd/petstore-chaos): every
+// operation a client invoked, with when it was invoked and completed, where,
+// what it sent and how it ended, and every fault the nemesis injected, as
+// JSON lines. The checker (internal/chaos/check) audits it afterwards.
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// The kinds of record.
+const (
+	Create = "create" // POST /v1/pets, with or without Idempotency-Key
+	Get    = "get"    // GET /v1/pets/{id} of an acknowledged id
+	Walk   = "walk"   // GET /v1/pets from the start, following Link rel="next"
+	Fault  = "fault"  // a fault the nemesis injected
+)
+
+// The outcomes of an operation.
+const (
+	// OK: the server answered, and the answer says what happened: 201 for
+	// a create, 200 or 404 for a get, every page for a walk.
+	OK = "ok"
+	// Failed: a definite refusal; a create that failed wrote nothing (4xx,
+	// a 503 that says so, a connection that was never made).
+	Failed = "failed"
+	// Indeterminate: no answer (a timeout, a dropped connection), or one
+	// that says the create may have happened (503 "may have been created").
+	Indeterminate = "indeterminate"
+)
+
+// Pet is a stored or acknowledged pet.
+type Pet struct {
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	CategoryID int64  `json:"categoryId"`
+	Status     string `json:"status"`
+}
+
+// Body is a create's request body.
+type Body struct {
+	Name       string `json:"name"`
+	CategoryID int64  `json:"categoryId"`
+	Status     string `json:"status"`
+}
+
+// Op is one line of the history. Times are nanoseconds since the run
+// started (monotonic).
+type Op struct {
+	Kind     string `json:"kind"`
+	Process  int    `json:"process,omitempty"` // the client that invoked it
+	Invoke   int64  `json:"invoke"`
+	Complete int64  `json:"complete"`
+	Replica  string `json:"replica,omitempty"` // the replica asked; a walk's first
+	Outcome  string `json:"outcome,omitempty"`
+	Status   int    `json:"status,omitempty"` // HTTP status; 0 without an answer
+	Error    string `json:"error,omitempty"`  // the error or the Error body's message
+
+	// Create: the request; Attempt counts from 1 over the retries of a key.
+	Key     string `json:"key,omitempty"`
+	Body    *Body  `json:"body,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
+	// Create (201) and get (200): the answer.
+	Pet *Pet `json:"pet,omitempty"`
+	// Get: the id asked for.
+	ID int64 `json:"id,omitempty"`
+
+	// Walk: the status filter ("" for none), the page size, and the ids
+	// visited in order.
+	Filter string  `json:"filter,omitempty"`
+	Limit  int     `json:"limit,omitempty"`
+	IDs    []int64 `json:"ids,omitempty"`
+
+	// Requests and Answered count the HTTP requests an operation made
+	// (a walk makes one a page, and retries a page) and those answered
+	// 2xx or 4xx: the availability.
+	Requests int `json:"requests,omitempty"`
+	Answered int `json:"answered,omitempty"`
+
+	// Fault: what and on what.
+	Fault  string `json:"fault,omitempty"`
+	Target string `json:"target,omitempty"`
+}
+
+// Writer appends ops to a JSON lines file; safe for concurrent use.
+type Writer struct {
+	mu    sync.Mutex
+	f     *os.File
+	w     *bufio.Writer
+	start time.Time
+	err   error
+}
+
+// CreateFile opens a new history at path; times are measured from start.
+func CreateFile(path string, start time.Time) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f, w: bufio.NewWriter(f), start: start}, nil
+}
+
+// Since is t in the history's time: nanoseconds since the start.
+func (w *Writer) Since(t time.Time) int64 { return int64(t.Sub(w.start)) }
+
+// Now is the history's time now.
+func (w *Writer) Now() int64 { return w.Since(time.Now()) }
+
+// Add appends op.
+func (w *Writer) Add(op Op) {
+	b, err := json.Marshal(op)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		b = append(b, '\n')
+		_, err = w.w.Write(b)
+	}
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// Close flushes and closes the file, and returns the first error.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.w.Flush(); w.err == nil {
+		w.err = err
+	}
+	if err := w.f.Close(); w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Read returns every line of r as an Op.
+func Read(r io.Reader) ([]Op, error) {
+	return readLines[Op](r)
+}
+
+// ReadPets returns every line of r as a Pet: the final state of the store.
+func ReadPets(r io.Reader) ([]Pet, error) {
+	return readLines[Pet](r)
+}
+
+func readLines[T any](r io.Reader) ([]T, error) {
+	var out []T
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 256<<20) // a walk's line lists every id
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+// ReadFile is Read of the file at path.
+func ReadFile(path string) ([]Op, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ops, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ops, nil
+}
+
+// ReadPetsFile is ReadPets of the file at path.
+func ReadPetsFile(path string) ([]Pet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ps, err := ReadPets(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ps, nil
+}
+
+// WritePets writes ps as JSON lines to path.
+func WritePets(path string, ps []Pet) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, p := range ps {
+		if err := enc.Encode(p); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,47 @@
+package history
+
+import (
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRoundTrip: what concurrent writers add is read back whole, one op a
+// line, and so is a final state.
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateFile(filepath.Join(dir, "history.jsonl"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := Op{Kind: Walk, Process: 3, Invoke: 1, Complete: 2, Replica: "r2", Outcome: OK, Filter: "sold", Limit: 100, IDs: []int64{1, 5, 9}, Requests: 2, Answered: 2}
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			w.Add(Op{Kind: Create, Process: i, Key: "k", Body: &Body{Name: "n", CategoryID: 1, Status: "sold"}, Outcome: OK, Status: 201, Pet: &Pet{ID: 1, Name: "n", CategoryID: 1, Status: "sold"}})
+		})
+	}
+	wg.Wait()
+	w.Add(walk)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := ReadFile(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 51 || !reflect.DeepEqual(ops[50], walk) || ops[0].Pet == nil || ops[0].Body.Name != "n" {
+		t.Fatalf("read back %d ops; last %+v", len(ops), ops[len(ops)-1])
+	}
+
+	state := []Pet{{ID: 1, Name: "a", CategoryID: 2, Status: "sold"}, {ID: 2, Name: "b\n\"", CategoryID: 3, Status: "pending"}}
+	if err := WritePets(filepath.Join(dir, "state.jsonl"), state); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPetsFile(filepath.Join(dir, "state.jsonl"))
+	if err != nil || !reflect.DeepEqual(got, state) {
+		t.Fatalf("state read back as %+v, %v", got, err)
+	}
+}
