@@ -107,11 +107,11 @@ generate:
 check-generate: generate
 	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; git diff --stat -- gen; echo 'gen/ drifts from openapi.yaml: run make generate and commit'; exit 1; }
 
-## check-compat: fail unless info.version carries every change since the released contract, or CHANGELOG.md is stale
+## check-compat: fail when gen/ drifts from openapi.yaml, when info.version does not carry every change since the released contract, or when CHANGELOG.md is stale
 # tools/compat is a module of its own (oasdiff, pinned in its go.mod), so that
 # oasdiff's kin-openapi does not decide the server's.
 COMPAT = $(GO) run -C tools/compat .
-check-compat:
+check-compat: check-generate
 	$(COMPAT) check -dir $(CURDIR)
 	$(COMPAT) changelog -check -dir $(CURDIR)
 

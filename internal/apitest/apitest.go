@@ -77,8 +77,13 @@ func load() (*Contract, error) {
 	if err := spec.Validate(context.Background()); err != nil {
 		return nil, err
 	}
-	// Route by path under /v1 whatever the host, as the server does.
-	c, err := contract.New(spec, "/v1")
+	// Route by path under the servers' base path whatever the host, as the
+	// server does.
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, err
+	}
+	c, err := contract.New(spec, base)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func Bare(store pets.Store) (*echo.Echo, error) {
 		return nil, err
 	}
 	// The example clears servers; this spec's operations live under /v1.
-	spec.Servers = openapi3.Servers{{URL: httpapi.BasePath}}
+	spec.Servers = openapi3.Servers{{URL: httpapi.BasePath()}}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -46,6 +46,6 @@ func Bare(store pets.Store) (*echo.Echo, error) {
 			AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
 		},
 	}))
-	gen.RegisterHandlersWithBaseURL(e, httpapi.Handlers(store), httpapi.BasePath)
+	gen.RegisterHandlersWithBaseURL(e, httpapi.Handlers(store), httpapi.BasePath())
 	return e, nil
 }

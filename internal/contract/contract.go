@@ -8,9 +8,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,4 +245,30 @@ func exactIntegers(s *openapi3.Schema, v any, at string) []string {
 		}
 	}
 	return out
+}
+
+// BasePath returns the base path the contract's servers name: the path of
+// every servers URL ("/v1" for https://petstore.example.com/v1), without a
+// trailing slash. The servers must agree on it, and name no variable in it,
+// so that the spec alone decides where the operations are served.
+func BasePath(spec *openapi3.T) (string, error) {
+	if len(spec.Servers) == 0 {
+		return "", errors.New("contract: servers: none; the base path comes from the servers URL")
+	}
+	var base string
+	for i, s := range spec.Servers {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return "", fmt.Errorf("contract: servers[%d]: %w", i, err)
+		}
+		if strings.ContainsAny(u.Path, "{}") {
+			return "", fmt.Errorf("contract: servers[%d] %s: a variable in the base path", i, s.URL)
+		}
+		p := strings.TrimRight(u.Path, "/")
+		if i > 0 && p != base {
+			return "", fmt.Errorf("contract: servers disagree on the base path: %q and %q", base, p)
+		}
+		base = p
+	}
+	return base, nil
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -20,12 +21,24 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
-// BasePath is where the API's operations live.
-const BasePath = "/v1"
+// BasePath is where the embedded contract's operations live: the path of
+// its servers URL (contract.BasePath), so a new major's /v2 moves the server.
+var BasePath = sync.OnceValue(func() string {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: load embedded spec: %v", err))
+	}
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		panic(err)
+	}
+	return base
+})
 
 // MaxBodyBytes is the largest request body accepted (1 MiB).
 const MaxBodyBytes = 1 << 20
@@ -82,7 +95,10 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := BasePath
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)

@@ -38,7 +38,7 @@ var _ gen.ServerInterface = (*handler)(nil)
 // auth, logs, metrics or strict checks): for the bare baseline `make bench`
 // measures the app against (internal/benchtarget/bare). Serve New instead.
 func Handlers(store pets.Store) gen.ServerInterface {
-	return &handler{store: store, base: BasePath}
+	return &handler{store: store, base: BasePath()}
 }
 
 // ListPets answers GET /v1/pets.

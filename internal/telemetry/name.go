@@ -21,7 +21,7 @@ func operationIDs() (map[string]string, error) {
 	}
 	ids := map[string]string{}
 	for path, item := range spec.Paths.Map() {
-		route := httpapi.BasePath + strings.NewReplacer("{", ":", "}", "").Replace(path)
+		route := httpapi.BasePath() + strings.NewReplacer("{", ":", "}", "").Replace(path)
 		for method, op := range item.Operations() {
 			ids[method+" "+route] = op.OperationID
 		}
