@@ -90,7 +90,17 @@ func nextLink(base string, q pets.Query, last int64) string {
 // creates the pet once per key and API key, and a retry gets the first
 // answer again, re-derived from the stored pet and marked as a replay.
 func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
-	n, err := newPetOf(decodedBody(c))
+	body := decodedBody(c)
+	if body == nil {
+		// No decodeBody in the chain: the bare baseline (Handlers) decodes
+		// here, as a handler of the plain stack would.
+		d := json.NewDecoder(c.Request().Body)
+		d.UseNumber()
+		if err := d.Decode(&body); err != nil {
+			return invalid("body: %v", err)
+		}
+	}
+	n, err := newPetOf(body)
 	if err != nil {
 		return err
 	}
