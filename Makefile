@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -39,6 +39,12 @@ test-image:
 test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
 	$(GO) -C tools/compat test -race -count=1 ./...
+
+## test-docs: run every marked shell block of README.md and docs/*.md as written (internal/doctest), each in a
+## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
+## cluster (root or not) and are skipped with a notice without PostgreSQL's binaries (CI=true: they fail instead)
+test-docs: build
+	$(GO) run ./tools/doctest run -petstore bin/petstore README.md docs/*.md
 
 ## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
 test-postgres:
@@ -123,8 +129,9 @@ changelog:
 release-contract: check-compat
 	$(COMPAT) release -dir $(CURDIR)
 
-## lint: gofmt, go vet, staticcheck (generated code excluded)
+## lint: gofmt, go vet, staticcheck (generated code excluded); the Markdown: every relative link and anchor resolves, every shell block is marked
 lint:
+	$(GO) run ./tools/doctest check
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); test -z "$$out" || { echo "gofmt needed: $$out"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck $(PKGS_NOGEN)

@@ -7,25 +7,33 @@ import (
 	"testing"
 )
 
-// READMETable returns the rows of the README table that starts with the line
-// header, up to the first blank line, each split into its trimmed cells, so
-// tests can keep a documented table equal to what the code does.
+// READMETable returns the rows of the table that starts with the line
+// header in README.md or docs/*.md (the first file that has it), up to the
+// first blank line, each split into its trimmed cells, so tests can keep a
+// documented table equal to what the code does.
 func READMETable(t testing.TB, header string) [][]string {
 	t.Helper()
 	spec, err := SpecFile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(filepath.Dir(spec), "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	root := filepath.Dir(spec)
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	var s string
+	found := false
+	for _, f := range append([]string{filepath.Join(root, "README.md")}, docs...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.Index(string(b), "\n"+header+"\n"); i >= 0 {
+			s, found = string(b)[i+1:], true
+			break
+		}
 	}
-	s := string(readme)
-	i := strings.Index(s, "\n"+header+"\n")
-	if i < 0 {
-		t.Fatalf("README.md has no table headed %q", header)
+	if !found {
+		t.Fatalf("neither README.md nor docs/*.md has a table headed %q", header)
 	}
-	s = s[i+1:]
 	if j := strings.Index(s, "\n\n"); j >= 0 {
 		s = s[:j]
 	}

@@ -26,7 +26,8 @@ import (
 //
 // A block that mentions localhost:8080 gets a fresh server of its own: the
 // server binary started as the file's last "doctest serve" block says
-// ([NAME=value ...] make run, which is `petstore serve -log-format=text`),
+// ([NAME=value ...] make run, which is `petstore serve -log-format=text
+// -shutdown-delay=0`),
 // on a free loopback port that replaces localhost:8080 in the block. Ports a
 // block names in ports= are replaced by free ones. A block passes when
 // bash exits 0 and its output has the lines Expect wants.
@@ -215,12 +216,13 @@ func (s *server) log() string {
 
 var listening = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
-// startServer starts `petstore serve -log-format=text` on a free loopback
+// startServer starts `petstore serve -log-format=text -shutdown-delay=0`
+// (what make run runs) on a free loopback
 // port and waits until /healthz answers.
 func (r *Runner) startServer(ctx context.Context, dir string, env []string) (*server, error) {
 	s := &server{out: &syncBuffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
-	s.cmd = exec.Command(r.Petstore, "serve", "-log-format=text")
+	s.cmd = exec.Command(r.Petstore, "serve", "-log-format=text", "-shutdown-delay=0")
 	s.cmd.Dir = dir
 	s.cmd.Env = append(env, "PETSTORE_ADDR=127.0.0.1:0")
 	s.cmd.Stdout = pw

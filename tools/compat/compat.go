@@ -66,7 +66,7 @@ var versioningPolicyIDs = []string{
 // error response's body. oasdiff calls that breaking (a client with an
 // exhaustive switch over the values may not handle the new one); this
 // project calls it additive: the HTTP status is the primary signal, and
-// clients are told (README, "Changing the contract") to treat a code they do
+// clients are told (docs/contract.md) to treat a code they do
 // not know by the status.
 // Only Error.code is treated so: a new value in any other response enum
 // (Pet.status, say) stays breaking.

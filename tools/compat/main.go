@@ -73,7 +73,7 @@ func run(args []string, stdout io.Writer) error {
 			for _, p := range report.Problems {
 				fmt.Fprintf(stdout, "FAIL: %s\n", p)
 			}
-			return errors.New("the version rule is not met (README: Changing the contract)")
+			return errors.New("the version rule is not met (docs/evolving-the-contract.md)")
 		}
 		fmt.Fprintln(stdout, "ok")
 		return nil
