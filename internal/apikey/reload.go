@@ -165,7 +165,6 @@ func (r *Reloader) install(file []Digest) {
 // a malformed line, its number as file:line. ParseDigests and os errors
 // never quote the file's content.
 func (r *Reloader) refuse(err error) error {
-	r.reloads.WithLabelValues(outcomeError).Inc()
 	attrs := []slog.Attr{slog.String("file", r.path)}
 	var le *LineError
 	if errors.As(err, &le) {
@@ -176,6 +175,7 @@ func (r *Reloader) refuse(err error) error {
 	}
 	attrs = append(attrs, slog.String("error", err.Error()))
 	r.log.LogAttrs(context.Background(), slog.LevelError, "API keys file not reloaded; the keys in force are kept", attrs...)
+	r.reloads.WithLabelValues(outcomeError).Inc() // after the line: a test that sees the count sees the line
 	return err
 }
 
