@@ -138,8 +138,9 @@ lint:
 	$(GO) -C tools/compat vet ./...
 	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck && cd tools/compat && ../../bin/staticcheck ./...
 
-## ci: what .ci/run runs
-ci: check-generate check-compat lint test
+## ci: every check CI makes, in order: what .ci/run runs once it has installed the tools
+## (npm packages, chromium, docker or podman, PostgreSQL); each target is also run on its own
+ci: check-generate check-compat lint test test-docs test-image lint-spec conformance test-browser test-postgres chaos-short fuzz
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed

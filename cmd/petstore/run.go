@@ -6,13 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -227,6 +230,10 @@ Serves the Pet Store API: the contract's operations under /v1, and /healthz,
 environment twin, named in its description; a flag wins over its variable.
 With no keys configured, one key is generated and printed on stderr.
 
+The keys file is re-read on SIGHUP and whenever it changes on disk (a
+symlink swap included); a file that does not parse keeps the keys in force.
+Keys from -api-keys stay as started.
+
 On SIGTERM or SIGINT, /readyz answers 503 at once while the server goes on
 serving for -shutdown-delay; then it stops accepting and lets the requests in
 flight finish. A second signal skips the delay.
@@ -258,7 +265,7 @@ func serveFlags() (*flag.FlagSet, map[string]*string) {
 	}
 	def("addr", ":8080", "listen address")
 	def("api-keys", "", "comma-separated API keys, for development and CI: each "+apikey.Syntax)
-	def("api-keys-file", "", "file of SHA-256 key digests, one a line")
+	def("api-keys-file", "", "file of SHA-256 key digests, one a line; re-read on SIGHUP and when it changes")
 	def("log-format", "json", "log format: json or text")
 	def("rate-limit", "", "requests per key: N/s or N/m, optionally ,burst=B; off when empty")
 	def("database-url", "", "PostgreSQL URL; the store is in memory when empty")
@@ -354,38 +361,58 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
 	return nil
 }
 
-// loadKeys builds the key set from the configuration. With no keys
-// configured it generates one and prints it, once, on stderr.
-func loadKeys(cfg config, stderr io.Writer) (*apikey.Set, error) {
+// loadKeys builds the key set from the configuration: the keys of
+// PETSTORE_API_KEYS, fixed for the life of the process, and the digests of
+// PETSTORE_API_KEYS_FILE, which the returned Reloader (nil without a file)
+// re-reads on SIGHUP and on change. With no keys configured it generates one
+// and prints it, once, on stderr.
+func loadKeys(cfg config, log *slog.Logger, stderr io.Writer) (apikey.Source, *apikey.Reloader, error) {
 	var digests []apikey.Digest
 	if cfg.apiKeys != "" {
 		ds, err := apikey.ParseKeys(cfg.apiKeys)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.source["api-keys"], err)
+			return nil, nil, fmt.Errorf("%s: %w", cfg.source["api-keys"], err)
 		}
 		digests = append(digests, ds...)
 	}
 	if cfg.apiKeysFile != "" {
-		f, err := os.Open(cfg.apiKeysFile)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.source["api-keys-file"], err)
+		r, err := apikey.NewReloader(cfg.apiKeysFile, digests, log)
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the error names the file
+			return nil, nil, fmt.Errorf("%s: %w", cfg.source["api-keys-file"], err)
 		}
-		ds, err := apikey.ParseDigests(f)
-		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", cfg.source["api-keys-file"], cfg.apiKeysFile, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", cfg.source["api-keys-file"], cfg.apiKeysFile, err)
 		}
-		digests = append(digests, ds...)
+		return r, r, nil
 	}
 	if len(digests) == 0 {
 		key, digest, err := apikey.Generate()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", key)
 		digests = append(digests, digest)
 	}
-	return apikey.NewSet(digests...), nil
+	return apikey.NewSet(digests...), nil, nil
+}
+
+// reloadKeys runs r until serve returns, the drain included: on SIGHUP and
+// when its file changes. It returns the function that stops it.
+func reloadKeys(r *apikey.Reloader) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(ctx, hup)
+	}()
+	return func() {
+		signal.Stop(hup)
+		cancel()
+		<-done
+	}
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {
@@ -405,9 +432,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	out := newLogOut(stdout, stderr)
 	log := newLogger(cfg.logFormat, out)
-	keys, err := loadKeys(cfg, stderr)
+	keys, reloader, err := loadKeys(cfg, log, stderr)
 	if err != nil {
 		return err
+	}
+	if reloader != nil {
+		defer reloadKeys(reloader)()
 	}
 	// Tracing (issue 34): off unless the OTEL_* environment configures it;
 	// flushed once the server has drained (deferred before the store's close,
@@ -435,6 +465,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// From the first signal on, /readyz answers 503: ctx.Done() is closed
 	// before cancel returns, so no probe after the signal sees 200.
 	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
+	if reloader != nil {
+		hcfg.Collectors = reloader.Collectors()
+	}
 	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
 		return err
 	}
@@ -479,7 +512,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if tracing.On() {
 		log.Info("tracing on", "exporter", tracing.Exporter())
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Current().Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

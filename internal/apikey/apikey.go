@@ -146,6 +146,15 @@ func ParseKeys(list string) ([]Digest, error) {
 	return out, nil
 }
 
+// LineError is a keys file's line that is not a digest. It names the line,
+// never its text, which may be a key pasted by mistake.
+type LineError struct {
+	Line   int
+	Reason string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Reason) }
+
 // ParseDigests reads a keys file: one hex SHA-256 digest a line; blank lines
 // and everything after a '#' are ignored.
 func ParseDigests(r io.Reader) ([]Digest, error) {
@@ -159,7 +168,7 @@ func ParseDigests(r io.Reader) ([]Digest, error) {
 		}
 		var d Digest
 		if b, err := hex.DecodeString(line); err != nil || len(b) != len(d) {
-			return nil, fmt.Errorf("line %d: want a SHA-256 digest in hex (64 characters)", n)
+			return nil, &LineError{Line: n, Reason: "want a SHA-256 digest in hex (64 characters)"}
 		} else {
 			copy(d[:], b)
 		}

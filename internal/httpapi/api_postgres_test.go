@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
@@ -79,4 +82,34 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	if len(list) != 1 || list[0] != p {
 		t.Fatalf("after the lost commit and the retry: got %+v, want exactly [%+v]", list, p)
 	}
+}
+
+// TestPostgresClientCancel is TestClientCancel over PostgreSQL: the list
+// waits behind a lock another session holds, and the client hangs up while
+// it waits. It is 499, no ERROR line and the canceled outcome, never the
+// store unavailable.
+func TestPostgresClientCancel(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	store := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+	blocker, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Close(ctx)
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "lock table pets in access exclusive mode"); err != nil {
+		t.Fatal(err)
+	}
+	checkClientCancel(t, store, func() bool {
+		var n int
+		if err := blocker.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
@@ -49,9 +50,13 @@ const DefaultIdempotencyTTL = 24 * time.Hour
 
 // Config is what the app is built from.
 type Config struct {
-	Store  pets.Store
-	Keys   *apikey.Set
+	Store pets.Store
+	// Keys gives the key set in force, asked on every request: a fixed
+	// *apikey.Set, or an *apikey.Reloader whose set follows its keys file.
+	Keys   apikey.Source
 	Logger *slog.Logger
+	// Collectors are more metrics for /metrics (the key reloader's).
+	Collectors []prometheus.Collector
 	// RateLimit limits the requests of each key; nil means no limit.
 	RateLimit *ratelimit.Store
 	// IdempotencyTTL is how long the outcome of a create sent with an
@@ -106,6 +111,11 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	m, store, err := newMetrics(cfg.Store)
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range cfg.Collectors {
+		if err := m.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
+		}
 	}
 	e.Use(globalMiddleware(cfg, m)...)
 	registerOperational(e, cfg, m)

@@ -37,7 +37,7 @@ var (
 // check inside kin-openapi's validator would come after it reads and buffers
 // the whole body, letting a client without a key make the server read up to
 // the body limit, and answering an oversized body 413 instead of 401.
-func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
+func authenticate(keys apikey.Source) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			values := c.Request().Header.Values(echo.HeaderAuthorization)
@@ -51,7 +51,7 @@ func authenticate(keys *apikey.Set) echo.MiddlewareFunc {
 			if !strings.EqualFold(scheme, "Bearer") {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: the Authorization scheme must be Bearer", cause: errNoCredentials}
 			}
-			key, ok := keys.Lookup(strings.TrimLeft(token, " "))
+			key, ok := keys.Current().Lookup(strings.TrimLeft(token, " "))
 			if !ok {
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}

@@ -41,6 +41,11 @@ const (
 	msgOutcomeUnknown      = "the store failed after the create was sent: the pet may have been created; list the pets before sending it again, or send creates with an Idempotency-Key to retry them safely"
 )
 
+// statusClientClosed is the status logged and counted for a request whose
+// client hung up before its answer (nginx's "client closed request"); it
+// never reaches a client.
+const statusClientClosed = 499
+
 // maxMessage is the maxLength of Error.message in the spec.
 const maxMessage = 1024
 
@@ -65,6 +70,13 @@ func invalid(format string, args ...any) *apiError {
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
+			return
+		}
+		if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+			// The client hung up: no one reads an answer, and nothing is
+			// wrong with the server. nginx's 499 keeps it out of the 5xx
+			// (and the ERROR log lines) an operator is paged for.
+			c.NoContent(statusClientClosed)
 			return
 		}
 		e := describe(err)

@@ -22,6 +22,7 @@ const (
 var (
 	KeyLock      = keyLock
 	ClassifySent = classifySent
+	Classify     = classify
 )
 
 // SweepKeys and SweepExpired are the bounded removal of expired keys.

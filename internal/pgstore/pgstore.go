@@ -410,10 +410,15 @@ const (
 // broken or timed-out connection, the pool closed, or one of the SQLSTATEs
 // of a server that is shutting down, starting, overloaded or read-only
 // (unavailableState). Any other error from the server is a bug and stays a
-// plain error, which the HTTP layer answers with 500.
+// plain error, which the HTTP layer answers with 500. A call the caller
+// canceled (a client that hung up) is neither: it stays context.Canceled, so
+// that a client's timeout is never counted, logged or answered as an outage.
 func classify(op string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("pgstore: %s: %w", op, err)
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && !unavailableState(pe.Code) {

@@ -405,3 +405,39 @@ func followAll(t *testing.T, replicas []*pgstore.Store) {
 		t.Fatalf("the follower saw %d pets of %d acknowledged; never saw %v", len(seen), len(acked), missed)
 	}
 }
+
+// TestPostgresCanceled: a query behind a lock whose caller gives up (a
+// client that hung up) fails at once with context.Canceled, not
+// pets.ErrUnavailable: a client's timeout is not an outage.
+func TestPostgresCanceled(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	s := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+	blocker := connect(t, dbURL)
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "lock table pets in access exclusive mode"); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	listed := make(chan error, 1)
+	go func() {
+		_, err := s.List(cctx, pets.Query{Limit: 5})
+		listed <- err
+	}()
+	apitest.Eventually(t, "the list to wait for the lock", func() bool {
+		var n int
+		if err := blocker.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
+	cancel()
+	if err := <-listed; !errors.Is(err, context.Canceled) || errors.Is(err, pets.ErrUnavailable) {
+		t.Errorf("List canceled behind a lock: got %v, want context.Canceled and not ErrUnavailable", err)
+	}
+}

@@ -110,10 +110,12 @@ func outcome(err error) int {
 		return outcomeInvalid
 	case errors.Is(err, pets.ErrKeyReused), errors.Is(err, pets.ErrKeyInFlight):
 		return outcomeConflict
+	case errors.Is(err, context.Canceled):
+		// First: a caller that gave up is not an outage, whatever else
+		// the error says.
+		return outcomeCanceled
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return outcomeUnavailable
-	case errors.Is(err, context.Canceled):
-		return outcomeCanceled
 	}
 	return outcomeError
 }

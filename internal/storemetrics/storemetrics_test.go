@@ -85,6 +85,7 @@ func TestOutcomes(t *testing.T) {
 		{fmt.Errorf("dial: %w", pets.ErrUnavailable), "unavailable"},
 		{context.DeadlineExceeded, "unavailable"},
 		{context.Canceled, "canceled"},
+		{fmt.Errorf("create: %w: %w", pets.ErrUnavailable, context.Canceled), "canceled"}, // a client that hung up is no outage
 		{errors.New("disk on fire"), "error"},
 		{fmt.Errorf("key k: %w", pets.ErrKeyReused), "conflict"},
 		{fmt.Errorf("key k: %w", pets.ErrKeyInFlight), "conflict"},

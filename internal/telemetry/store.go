@@ -80,12 +80,12 @@ func end(span trace.Span, err error) {
 		span.SetAttributes(attribute.String("error.type", "not_found"))
 	case errors.As(err, &ve), errors.Is(err, pets.ErrKeyReused), errors.Is(err, pets.ErrKeyInFlight):
 		span.SetAttributes(attribute.String("error.type", "refused"))
+	case errors.Is(err, context.Canceled): // first: a caller that gave up is no outage
+		span.SetStatus(codes.Error, "canceled")
+		span.SetAttributes(attribute.String("error.type", "canceled"))
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		span.SetStatus(codes.Error, "store unavailable")
 		span.SetAttributes(attribute.String("error.type", "unavailable"))
-	case errors.Is(err, context.Canceled):
-		span.SetStatus(codes.Error, "canceled")
-		span.SetAttributes(attribute.String("error.type", "canceled"))
 	default:
 		span.SetStatus(codes.Error, "store error")
 		span.SetAttributes(attribute.String("error.type", "error"))
