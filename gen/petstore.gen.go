@@ -110,8 +110,20 @@ type NewPet struct {
 	// resource exists, so any positive identifier is accepted.
 	CategoryId CategoryId `json:"categoryId"`
 
-	// Name The animal's name: 1 to 100 characters, no control characters, not
-	// only spaces.
+	// Name The animal's name: 1 to 100 characters, with
+	// - no control character (Unicode general category Cc: U+0000–U+001F,
+	//   U+007F–U+009F, the C1 controls included);
+	// - no explicit bidirectional formatting character: the overrides and
+	//   embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+	//   can make a name display as another;
+	// - at least one character that is not Unicode white space (the
+	//   White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+	//   U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+	//
+	// The implicit direction marks (U+200E, U+200F, U+061C) and the
+	// zero-width joiner (U+200D) are allowed: right-to-left names and
+	// emoji sequences need them. The pattern says the same in escapes
+	// that ECMAScript and Go's regexp read alike.
 	Name   PetName    `json:"name"`
 	Status *PetStatus `json:"status,omitempty"`
 }
@@ -125,16 +137,40 @@ type Pet struct {
 	// Id Unique identifier assigned by the service on creation.
 	Id int64 `json:"id"`
 
-	// Name The animal's name: 1 to 100 characters, no control characters, not
-	// only spaces.
+	// Name The animal's name: 1 to 100 characters, with
+	// - no control character (Unicode general category Cc: U+0000–U+001F,
+	//   U+007F–U+009F, the C1 controls included);
+	// - no explicit bidirectional formatting character: the overrides and
+	//   embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+	//   can make a name display as another;
+	// - at least one character that is not Unicode white space (the
+	//   White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+	//   U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+	//
+	// The implicit direction marks (U+200E, U+200F, U+061C) and the
+	// zero-width joiner (U+200D) are allowed: right-to-left names and
+	// emoji sequences need them. The pattern says the same in escapes
+	// that ECMAScript and Go's regexp read alike.
 	Name PetName `json:"name"`
 
 	// Status Availability of the animal.
 	Status PetStatus `json:"status"`
 }
 
-// PetName The animal's name: 1 to 100 characters, no control characters, not
-// only spaces.
+// PetName The animal's name: 1 to 100 characters, with
+//   - no control character (Unicode general category Cc: U+0000–U+001F,
+//     U+007F–U+009F, the C1 controls included);
+//   - no explicit bidirectional formatting character: the overrides and
+//     embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+//     can make a name display as another;
+//   - at least one character that is not Unicode white space (the
+//     White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+//     U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+//
+// The implicit direction marks (U+200E, U+200F, U+061C) and the
+// zero-width joiner (U+200D) are allowed: right-to-left names and
+// emoji sequences need them. The pattern says the same in escapes
+// that ECMAScript and Go's regexp read alike.
 type PetName = string
 
 // PetStatus Availability of the animal.
@@ -2652,110 +2688,117 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HyLc9tG0ue/0oX7rkI5IEXRkh9Upb5PeXhXG8dR2XLlbg2vMQKa5KzBGQYzEMVktX/7VXcPQJACZdqb",
-	"5Gq3vJXyUiQw09PT0/3r1/waZXa+sAaNd9H412iGKseSP55lGTrX/8YaX9qif1YUdtn/sdRTbejnHF1W",
-	"6oXX1kTj6JsfX74aQ/ogBWsAr7FcgTJuiSV4CwpK/LlC58HPlIdMlaVGB8pAKuOliZGJY3BWHlKwxCtY",
-	"qCnCXK0gU0UBfoZwdnEOS+1noOA9rkB7B5XDMjEzW+RuAN/jyoEv1TUWoA2kZ5Wf2VL/oojQNAZDxNEv",
-	"mbXvNTqe0djEZCXmaLxWhQNVIihaL+YDuChxUujpzDvopT9eXJ7/+OJVKjTU5IMyeWLSLY69lEX3f0A/",
-	"s3l6QKxRBuwCS6bmCwcLRSuh2ZhZSKOMhscp2Mo7nSP4mXaQ0YAq84PERHHkshnOFW0Bmmoejd9ED6K3",
-	"cTRXN8/RTP0sGh/FkV8tMBpHzpfaTKPb2zj6FhclZkr2a3v7Xj77Bp4+Pj6BfP0U5Moj9I7gL8pUqlzB",
-	"aDh6dBCDcpD+T1INhw+zyugbcJhZkzv+BtNBFEe027rEPBr7ssIuiv/n6PGjx6PRyaPhcIv2h6Mu4s9z",
-	"nC+sR+P7L3FRqBUNvr2IlGZLYTlDI3wLEljyG47FpyWUBlCVheYHRDppTxNDjzk1R0ibWbNV/3tcpeMw",
-	"hJ6rApbKQVai8pjD1UqENgwUJ8ZYL99qB9bgAM6uHBoP1s+wXGqHu/aS1rDFkuMujrzAG/9cm/fde/lk",
-	"9OQJFNq8p5US0QZvPJ+mGBYlMinMp7kt6xU5OmiJmVgS/DGkssWH10eHC/Tuv9XEY/mVfFko50HnsuX0",
-	"7+hRoefa1z/TZ/nxjfzqvPKVCz/LH/L7W/m/Uyix+CqJiMwkSreZ02LG6ORRHC2U91jSYv+2SWWSBDrf",
-	"HPWfvn0z7D99++swPnpy2yZy47fRbW+DxJ66VrpQVwX+Y4Em12b6D2eL/ODgv7so/a+oa29eKo/Paao+",
-	"/9uxRSInrlYysMASltrkdgkTW4rYkHrrWVOsZKdKOo28AG2moF1i0BCZ+cEAvlPZjJ+fKQcKvH2PBq6q",
-	"7D36WjAnuiDF5lkaMmsmelqxvqFxT2VG+s87cPoXjPm5q6p0XqS+bEjmiXhUmu0K0SRG54XoaYcmp1ms",
-	"ye6I+MSWc+WjcaSNfziKWMb1nMT+aMj/i6O5NuGbhq/aeJxiucXYlzhX2hDDdzO3wIknTc8rrsqShf7D",
-	"TE5Mi8tQM1m4sJzZAoW/6/GJZ4HZLHw8cmICx/4VLgw/yAWHHeL1SjQyVMZrsZo/V9YrWs6kKooVlOi8",
-	"LTHfT75iKG1lcsyhWpxCOgwqVvt6wP2X+OTR8T4LRF+u+mfEy92L8xaWSnu4wgnpsJLe0Wa6SazyUCAp",
-	"q6P77dL+FHcL5quKTb8tu1XyJZmU+hGwk2AXaiBwR9luqprmzf41lk5bQxpyLzP7kaNu2Z1HnYbnVWU6",
-	"hY7NzsnTYyhxbq9VIfDhzlr3I/xyVsUwPIFvMYPR8OEQhsMx/wd/+uFyL8Tw008/9Qn7EaTLlMcOuPA1",
-	"qpKtvyrmXyURsYhORRKlcYB3MWBZ2vKrJNLmWhU6f8dHP4nCEWBdmBiCAmxSryo+E2T8+XE5GB9e7k5K",
-	"onj3bzuJ22Mbb8mGlmqOvgb73Yftm6p0thzT6apKQ1CmWDVwYTmzDiHVeUqLnjIWIuWnAvy6VkVFRuC1",
-	"Q1ZCKR2O8aalB8H9IidI2ORa28oJ8C8VoSUeMTFXlS5yVk2MrGbK5AP4WjnsHw0h11PtXQzGgtNTA7ak",
-	"c8+P/4KldbIR5LhEP1dYrqI4MmpOLGGNvVN7PTpu64Kno9HDh49Hw4ePnpwcP378aB9l3cKQ3+PqLofP",
-	"gjlFyApNMjRX79FBtWAbZU2DN7WHpTJ+DTrJxEJPJeb16/NvaQcUTK3NIZtZneFBLCKppkobEWdxy1hR",
-	"Cr/JF+PBBok5IoU6OjmBbKbI18DS0UPpWf+voPq/wLD/FPrwDgbwTxjDl3AIX6XQU0CTx0BUPKcPV8rh",
-	"o2Pyh2gvJ/oGc9DsV000DUlu3ET7gwGQTsxLNfGJSVhBbqFt+PPl5QX8WcTjmcYiTyJYltqjIHliG6Gd",
-	"xDhfVpknNNOf0HMgYh6Tbc5tdVWI/UM3ljXTBjO/sgwXxElvbWKIZJIJGZ0dgDAFIyFy0hjIv2Kuephb",
-	"JzDnlF2J+cKv4sTYaywLa6YkgXNV0FSYi6fqGicP0uPhMG3JpByCtVBusWI3Fn7M8tfy+1rIuJdEb876",
-	"f1X9X4b9p4N3/xx/efhV/+2vR/Ho5OQ2if6x+8eDu7A2jm76Yez+HJ1TU/pxXjkywLBDeO6RnRgsnwBF",
-	"cGR7n/jg7IDOP8hhBFPNr0Rv1OpIdBTmYxbCbq2QmD3VAgOhDb7nOFFV4aPxaBjfD+I+iBYu0J93+K/n",
-	"zTmp1aEs7b4Fbam5ejUL5WfrxSx4vn3xz8fovB1oiF2pZ7rotCkvO20JKShx2sX/0oX2KxCnbLBjk+TX",
-	"jV36rxIn0Tj6X4frsNah/OoOL9ALZWIAS3QLaxyy/fta5cFvoL8yazwa/qgWi0JLQOTw705iJ/tN9x1Z",
-	"Z5nqLhqsQw7kcon1HoOCxibTzl7ZfAVzZDHXDubaOdZqdiIximVJeobYT0/bypPUlMqQj68MhA2p8Qhp",
-	"Tk+o3SQmU8YanamiEayegvTLlIUq3hSpGNL+MD0I/iCRJAMmRgHRUyD85dWPL8Be/R0zHwM7VgjpN8LC",
-	"/uVqgWlNBN6ozBcrUqSJSbdZG4JqtW5VkFZ+0n+SslZx6E9BMQWxnPoVHWZSfDENz8ZOwjoN1hR179mg",
-	"GmvwtKaO5SiYicSI1m9zn55Zj5JbFPJznGiDcTATZJv9UmdIar/cwH3kz2e0ejSZJV4OIM1szoxITFrj",
-	"tSAE6SmkQaemLRNkJxMJQGyKhUiEaK79o7VdghrePrzv1e5oxn2jbT++223fb5T1K92u776j0OO3dxHZ",
-	"uXnGwd3f/9ifbcQZYXeYESalna9/P7s4DwCCoI4uCrhClorS0r6RF98IF6HxZrB373H1Tpt3Er1OGXO1",
-	"AhOkQDyS0M60mZ4GYKg9FIzjN4lkkGphygElTMxEl66Jd35RQ5vPUvkbSeVLrJyEuH9/U3RX/sifVUWJ",
-	"Kl8B0dFEsoMoinsskTUSJyKQFKUE12L2XBTkejJBDrrVAtfbUIJbglrykklKX4hEMhnBbJ0SHaDA4JJF",
-	"kWdIDP0pCOKz5H265BlC9aoQIfn91aCByuDNAjNyvRhTg5UgrcPyGstNdRaIS4PHGOxkYrSDKRosdXba",
-	"jk+DzuuQb/p/mgzced4EGgqbKXIhtU+Mbk/7hYPCTj/L0SfL0YVaFVbll9Y+V+UU/1gcXSPTgqYOQagj",
-	"+EF/vSFNCyHxnbf2HT+ZHgw+b/enbfeltT8os6qzLX/Mdtc5LrZK1YJTL7UISI6jvd2l8viOPXk2LIn5",
-	"kVzOdfJzDfNtycOGjMdmLmQA34XAGc+TmFB+IEifKMpsZcgtX86Ul/ICXyOiWjlNmOL1EG3o9VnnfJIQ",
-	"3skT3ft261GWrddGhcqQPwpnrXF87cuTOxd8wQ25rVq0fdZQnygcXQmg+4a483wtJnU9wB8jJZzcgUxJ",
-	"BQmpDpXNSHWQDwfGLrclpSYvIKTEBIgETq0cLGc6m3E4cWkhU45jC5zqHycmMf1aB7XBNvT8GmnJMM4e",
-	"bJQBcK7/ChMD7DZqzE9pMA7pETZPJa9wgT4UzWTWGMwkKCMVKbLQidKkcOu8OY8o70KdVQs1YU0ihKae",
-	"qWvk0oMmG9KmmQapyR4AH/0P+tzBuV1rbhqEXrJVyJKE3BOHfE5B1WSKOQkPWtPauxZ3wKkJFquYEyOF",
-	"djyYm9kl7RCGLFezQrzRzrvPZuETscltHRBmrn2jPE5tudov4p6Fp9vbcYWFNVMH3pJv2jxCnq+zVZlh",
-	"2DAWVGVWsLBOe32NrcxXO98kG/sbhtzjqPHdVJ5ryatclARtvEYXjSeqcNilbRg220lIDRpr+qObG6gj",
-	"42R5Fq1hSP/l2JWTyWbaYL9ElZMqksQ00MMDeIFL/uSCzgCV58hOmoK5NraEUH/AZyrkQCvnwdP5ou9s",
-	"jnTwmjDse9KCIS8XfMAwY9jEmv4vXCuBUOfat4KvURy1zW0UR8b6dxNbGfo859LNd/RVKNUilmx7EVEc",
-	"taEmZyvEbZXRGwsSRzvDcx2/SUQkensnfU90hRTc9lb8uZors96I1o/EHAKoJImSOiBdtJxhiWPWW4U2",
-	"mBhiId54zjFloi5aWT0R3Xap6XB0fE8O8s3fkuRmOOwnyc3RsyS5efzs7ZcdNXNxncrprJzhRLA8IMKw",
-	"tc2D6L6E3MnTp63Tw8U8HSmrdWrsjQj5mscNceuNkGRHxGWYywtRUh9x8s5MrVq8peMgoQ2H5bXOEJRz",
-	"emqkFC/VedpxCjdU2n1Qo6X8buu02QeTZC/osY09UUXx4yQav9k7v/Y2XudLo7X8b3OaCYrb6+ni8b/C",
-	"4Lr8T3lV2GmFvx0zdYc9eW30z9WG2pfNrEOo6022AbmEiqjf1Bh88jbvmzzd3ESd1xnZjZ2899jU03ee",
-	"d9m6LxznwsZSXHA0HLbU0A7tFEtiklGoW6gMu/TV8OPU1YPWd6OhfNf12EeVTJAVI/IV9yFsL4OTvwit",
-	"ZQSWvdqhJM/aKfON0oG24WuboVDaTJtki24Tc4G+ayqpzGqVXZAhd1nIVHIxmC1zLDln73G+j2CxRVM3",
-	"5/L4UUtFq7JUK5Y4h1lVar96Ra/Jyb3iyjjy2TqK+zb6PsYQquikIPLs4vzd99/937pjQXpGuMBnoej8",
-	"ChNcYGViuGAoXbj371KQ8ng50McP4fXL533C9nXh03oXOfKzomETo52r1jqgCTn10rqaD97jaoqGfLiz",
-	"daZ/XUBky8RUhoCP6SomOqr7Ubad2HYlPfFTWLYW1Zn3C/FEtZnY2sNVGSvcUGVxgR5eMZFnF+dASJ3k",
-	"lnySOKrKIozixoeH9WoGeKPmiwIHmZ0fumqxsCXv8d2jvjn2e8SFI8RXa+u2nPVo9APOipc1fpTZEnNJ",
-	"Lm1us2pO6FG72uXkrpk1XOB0VIagiTh6NAgHo1+G84wn2rkIhybnwnih/QpzIMQ0IOf5G2uuJfPlQj28",
-	"LXJ2fwVOr+t7xdU+K4pWGb3JGwDD8Uwpo+jdrYqI4fXls/6TgwH5ky/X8W5NkDoUYLUKK9rlGOOWCNHX",
-	"MQ3hS6ULOqy58iqGvJL5sK414QqEuAlM8eQxg/U6aEWjkK/AM21VerSbmUKdG3wtxLZi8zSChOe3nj96",
-	"SCLb3x6V5GAj1j/eWHLI7Rg1ZwINrSXXile7WmAMHbUmPZIgs+KgyEEo+DW2VWtxVXkQSutSNUhDJQoT",
-	"VFentAeKpYKNDiwpeTrOhlt+OK4hL0MvLZTX5iiNZYyjR+HTk/Qg5qH4lTUpMfilpRG2uBJ8YOB0a6Ed",
-	"izqvnJfNupkrSDcazKApP+zDuaAG0X51+IdeWaoVGyBaQFNKtOYNa67zPGWBStnvoTVwGCc9oPOyXbIm",
-	"+qmfilkLRfuKxegXLHl1UtI3hnUtEvTSL4lNtoT0f4++Pkrl2HP5Tiy+CyipzaRXNJeDghjNg61CJuil",
-	"w+Fj4nDaH3LHXlO3KZXK3WzifjcurpWH6sY8QueC2qCXstNBDGD4lo7pFx5B/o5hC8WdPBk+3qhAlaWw",
-	"3mGzKI1BkqUEpvXuCE9CydHBxh5tVY0pPvdr7jaRqgmpRnYLS8AbMcrQS48GgTfpEQ7TbpYc1On/NQ9Y",
-	"mL7b1HoQQKKDjzLGlxIEFJPFyojWQYerr41DI6GVAbTMHE3GKjrTOZlZFi5hXH2WWJeF6dVGIQ4xo53M",
-	"aZnWsGKSwCa1g4XDtQvNUq3by9+OoUhLloGUQzSp7E+onBeAnAL+XJGFC+HPtrsrLjo/3AR96XiyPpTq",
-	"aoeeQAN3krIVYv0tKhqaCNUWYDhOoZc2gY704BQUCLrgcSTDRWNIAGQj/BIM+vaQJzTk3XhJelAHUpkL",
-	"HHmsNdcAXqDm7TGIuQO1saXM1J/u5OkkR+c2c3Rx3XPcwj55K5BbtxynW6FLOrMdcchwBLZii6LtWHGw",
-	"pNg61cdUbPFj9LTGZK3Ukyjd1wHISRXiug8jDmOv1exUX9Pyuchwl3paN0yTgV5g4VsDhKJEpws0ZCz1",
-	"1NiSI5B9kJZtZTobtZsNqzucg4kNjOT57wkqj+FBSlJJc3AjAMe4tvuneZRWCzV8sIN6q8Cz7qDWTnam",
-	"5j63UDcR/7rJUoRTDlVtOrnq3/KpPJWaUggaY03qzkm35F+wtte+uAObozgKUc5oHB0NjgZDwsN2gUYt",
-	"dDSOHg6Gg4ccWvQz9m0YS9OHaWevVSihVvt6Y9Crow3y90GcmFYB/oRLtcVDqbWSBKXquopgZRnxsVMW",
-	"Q/rmbZoYTqTXSaS58tmMve7EXKipNo1uvlpBFnqJAkrYo6coMRtNRdoPRB9sNy0Hp0w6iLjHuR0eTExz",
-	"4YC0IDXCLOdzsx9JCPAEVRtPwqk5JkaOq7wTlkBoLqSzuCVaGD5pCBnAM6aMN4NmSBPTFHdKCSVv4LV2",
-	"pEfqexM4cmUNHXpt2j41C1gjiOc5Nyo4z676ZkfXjlDd+pHDOnXzwQc3qvn3eD4k2d9uVdiPhsPfLIPK",
-	"C+4ssd06D/F94Yk/JLVWN4TeN0TTy/8fWCZ0LNve9V4jHoet7gt+5ejDr2zUb9BLo6cffmm7Zuk2jk72",
-	"oW+zRJLfergXiRuRb1fN56pcRePoOflqQUTJZKip4whd+ObtbRwtrOtQ/Gc5269W+mAzut2ZSOBiSJ2n",
-	"df9EYtY4kW28zsXHIrgcXAfbdF6CZ41IDq8kO9KYVfO2k8+auYG0hFPn5E7m7UyqdpCuCxYGiTnbLo2q",
-	"O/zWpVGJefDglZpgSKW7wYMHcFYnCnkhZAGkeL1JyvekoECB13O0lY8ToyAv7WKBebsWgT3n9GT4MD0I",
-	"oR7ix53iAE2T5JiY0JZZX+sR1iXATd7fqJjfbrsM3k29QRLvYnRb+czOA64PndmTqqiXMwl9K02pdWLC",
-	"RQa90THMbFU6qEyBzm1iZYccaeLNPIjBZXbB7Y7iatQFScxELmPQPoSq7q6i+abeKNl/1zJlAUdyxynh",
-	"qF46Yt+peZXBBOO851b0Prnjc1W+Z+jBcLDjppcx8MUupw3MMLjklh++w+C0m96u+vMthD5Khcpdlegd",
-	"I890gTVDN7GyOADbnRnbwPR4+DTtmLHVpEEHMV6XJ0qvtwEoaCu5B1hLlQqBp7jeG3W3FyNce0PsU8Fd",
-	"eMrn0lupK5LClB3NHgP4TjwzCQQFb7o+xKHohk/n5dK2opp1FIOGqRexaoKn69/qzkYWxFqxhDIgWl3I",
-	"HoarmAgoYN4UAgmk5VgXKSsXEwzVHiXwEwO6TC2w9qdMo4ka7cQiyhILeEMgRPvEtDQTN2GTX1DLUIZN",
-	"JK+p43MBVKwR4l3FIbdNOazLrmRrxkFaOmRU+pCFv5ICJk8xJHPgbPMiLe0a9dlLj29u0gMOzk6ULhz0",
-	"0hP+hiWIFGqtZMahapa7fVxLWNWkRDcbJOanEBahldX3cmG7BrYhsDFFXdC0qQH7aGy61TQvWJJn/trm",
-	"q98MRobk/e1mRpOUze0d8Hr0W4LXXcV/rauluErmdKPrstEHeSu794eA2B3Xb903YtcrBIftrivILsin",
-	"rquwQlHfepmd/e+Pjjeyt/U9J4fblz/tfUvTZ6S9D9Ie7oG0dzRZ0utHe0Dn7V4SBvijj502dNH9u3kH",
-	"Z3m+Vqyd7sFtLAGiw185DXO7ESiSC/zWXf67uu/X9Y1yjeK6aiWg7m+boQhzX25c4wNLaUSV2374NhLg",
-	"63rEfRgNHw7DzS/pn767BKa2FZJrLLFEnoCsMap8AOfeQToa1kmI4+Fxuk7MOg4/riBt3WWYQq++vPAg",
-	"hlRuJwpfPjl5enwgICAxIfRTVx/Xtx91Ga4p+k+xWnKtw+8d+LjfdvxhJmHrOsn7Rmo/umdEZPM+rf+4",
-	"3oT1HVr3M8H8f1Dux79/n8MLW6uemQrAOOSTN5obWvmpz2L9HyrW/052+U/oW7G33trSHnQb6VbVGpuP",
-	"dr3am7dkJ6TISIzLFhoubV5xjGq/KqvrI643bOrOpS72Nr5ze6JXUyn82xzUyfeDjxn8bbPq3VWcrl2w",
-	"1Tgwg9b9a4Fft29v/18AAAD//w==",
+	"7HyNcttG8uerdOH+VyEdkAJpSZaoSu0qjp3VxnFU/qjcraE1RsCQnAicYTADUUxWW/cO94b3JFfdPQAB",
+	"CpJpb5J/7ZZTKZMiBvPR09P966/5NUjNYmm01M4Gk1+DuRSZLOjraZpKawdPjXaFyQeneW5Wgx8KNVMa",
+	"H2fSpoVaOmV0MAme/vDq9QSSRwkYDfJaFmsQ2q5kAc6AgEL+XErrwM2Fg1QUhZIWhIaE+0tizQOHYA03",
+	"ErCSl7AUMwkLsYZU5Dm4uYTT8zNYKTcHAVdyDcpZKK0sYj03eWaH8J1cW3CFuJY5KA3JaenmplC/CJxo",
+	"EoLGyeGT1JgrJS2NqE2s00JmUjslcguikCBwvTIbwnkhp7mazZ2FXvLD+ZuzH16+TngO1fRB6CzWyRbF",
+	"XvGiB99LNzdZ0kfSCA1mKQuazRcWlgJXgqMRsST2Mo72EzClsyqT4ObKQooditQNYx2EgU3nciFwC6Qu",
+	"F8HkXfAouAiDhbh5IfXMzYPJKAzceimDSWBdofQsuL0Ng2/kspCp4P3a3r5Xz5/C8ZP9A8g2rSATTkJv",
+	"BH8VuhTFGsbR+LAfgrCQ/Dkuo+hxWmp1A1amRmeWfpHJMAgD3G1VyCyYuKKUXTP+8+jJ4ZPx+OAwirbm",
+	"/njcNfmzTC6WxkntBq/kMhdr7Hx7EQmOlsBqLjXTzXNgQW9YYp8GU2qQosgVNWDuxD2NNTazYiEhqUdN",
+	"14Pv5DqZ+C7UQuSwEhbSQgonM7hcM9P6jsJYa+P4V2XBaDmE00srtQPj5rJYKSvv20tcwxZJ9rso8lLe",
+	"uBdKX3Xv5dH46Ahypa9wpThpLW8cnaYQloWkqRCdFqaoVmTxoMV6apDxJ5DwFu9dj/aW0tk/iamTxVf8",
+	"Yy6sA5XxluO/48NcLZSrHuN3fviOn1onXGn9Y/6Dn1/wxwkUMv8qDnCacZBsE6dBjPHBYRgshXOywMX+",
+	"vT3LOPbzfDcaHF+8iwbHF79G4ejotjnJ1rPxba81xZ64FioXl7n8x1LqTOnZP6zJs37/T10z/a+ga29e",
+	"CSdf4FAD+rdji5hPbCVkYCkLWCmdmRVMTcFsg+KtZ3S+5p0q8DTSApSegbKxlhqnmfWH8Eykc2o/FxYE",
+	"OHMlNVyW6ZV0FWNOVY6CzRE3pEZP1awkeYP9nvCI+L+zYNUvMqR2l2VhHXN9UU+ZBqJecbRLKXWsVZaz",
+	"nLZSZziK0ekdFp+aYiFcMAmUdo/HAfG4WiDbjyL6LwwWSvtfaroq7eRMFluEfSUXQmkk+P3EzeXUoaSn",
+	"FZdFQUz/YSLHukFlqIjMVFjNTS6Zvpv+kWae2MR81HOsPcX+FSpEH6SClR3s9ZolMpTaKdaaP5fGCVzO",
+	"tMzzNRTSOlPIbDf+CqEwpc5kBuXyBJLIi1jlqg53X+LR4f4uC5SuWA9OkZb3L84ZWAnl4FJOUYYV+I7S",
+	"s/ZkhYNcorAaPayXdp9xN2O+Lkn1m6JbJL9BlVI1ATP1eqECAneEbVvU1G8OrmVhldEoIXdSsx/Z65be",
+	"OexUPK9L3cl0pHYOjvehkAtzLXKGD3fWutvE38zLEKID+EamMI4eRxBFE/ofvv3+zU6I4ccffxwg9kNI",
+	"lwonO+DC11IUpP1FvvgqDpBEeCriIAk9vAtBFoUpvooDpa9FrrL3dPTjwB8BkoWxRihAKvWypDOByp+a",
+	"88H48HLvnUkQ3v/s3sntsI23qEMLsZCuAvvdh+1pWVhTTPB0lYVGKJOva7iwmhsrIVFZgoueERZC4Sc8",
+	"/LoWeYlK4K2VJIQSPByTtqYHxv3MJxKxybUypWXgXwhES9RjrC9LlWckmghZzYXOhvC1sHIwiiBTM+Vs",
+	"CNqAVTMNpsBzT81/kYWxvBFouAQ/l7JYB2GgxQJJQhL7Xul1uN+UBcfj8ePHT8bR48Ojg/0nTw53EdYN",
+	"DPmdXN+l8KlXpxLSXCEPLcSVtFAuSUcZXeNN5WAltNuATlSx0BOxfvv27BvcAQEzYzJI50alsh8yS4qZ",
+	"UJrZmc0yEpRMb7TFqLNhrEcoUMcHB5DOBdoasrDYKDkd/A3E4BeIBscwgPcwhH/CBL6EPfgqgZ4AHDwE",
+	"nMUL/HIprDzcR3sI93KqbmQGiuyqqcIu0YybKtcfAsrErBBTF+uYBOQW2oa/vHlzDn9h9niuZJ7FAawK",
+	"5SQjeSQbop1YW1eUqUM0M5hiO2A2D1E3Z6a8zFn/STvhNeMGE73SVC6Rks6YWOOUkSe4dzIA/BCEhNBI",
+	"IyD/mqjqYGEsw5wTMiUWS7cOY22uZZEbPUMOXIgch5IZW6q2NvIg2Y+ipMGTfAg2TLlFivux8BPiv4bd",
+	"10DGvTh4dzr4mxj8Eg2Oh+//Ofly76vBxa+jcHxwcBsH/7j/Yf8urA2Dm4Hve7CQ1ooZPlyUFhUw3MM8",
+	"D/BOCIZOgEA4sr1PdHDugc7f82EEXS4uWW5U4ohllMwmxITdUiHWO4oFAkItumdyKsrcBZNxFD4M4j6I",
+	"Fs6lO+uwX8/qc1KJQ17aQwvaEnPVapbCzTeLWdJ4u+Kfj5F596AhMqWeq7xTp7zq1CUooNhoZ/tL5cqt",
+	"gY2y4T2bxE9bu/RfhZwGk+B/7G3cWnv81O6dS8czYwVYSLs02krSf1+LzNsN+FdqtJOavorlMlfsENn7",
+	"ybLvZLfhnqF25qHuosHK5YAmF2vvCQiodTLu7KXJ1rCQxObKwkJZS1LNTNlHsSpQziD5sbUpHXJNITTa",
+	"+EKD35AKj6DkdIjadaxToY1WqchrxuoJSL5MiKnCNkuFkAyipO/tQZwSdxhrATifXMJfX//wEszlTzJ1",
+	"IZBhJSF5yiQcvFkvZVJNQt6I1OVrFKSxTrZJ651qlWwVkJRuOjhKSKpY6U5A0AxCPvVrPMwo+ELsnpQd",
+	"u3VqrMni3pFC1UbLk2p2xEdeTcSapX6T+thm00tmJE8/k1OlZejVBOpmt1KpRLFftHAf2vMprl7q1CAt",
+	"h5CkJiNCxDqp8JpnguQEEi9Tk4YKMtMpOyDabMEcwZJrd29tF6P6t/ceerXbm/FQb9vN7zfbd+tl80q3",
+	"6btrL9j89i4iO9PPybn7+x/705afEe53M8K0MIvN89PzMw8gEOqoPIdLSVxRGNw3tOJr5kI0Xnf2/kqu",
+	"3yv9nr3XCWGuhmMCBYiTyLRzpWcnHhgqBznh+PYkCaQamJFDScZ6qgpb+zu/qKDNZ678jbjylSwtu7h/",
+	"f1V0l//QnhV5IUW2BpxH7cn2rMjmMXvWkJ1wgigo2bkWkuUiIFPTqSSnW8VwvZYQ3GLUgpaMXPqSOZKm",
+	"4dXWCc4DBGi5IlakEWKNfzKC+Mx5n855GlG9yJlJfn8xqKHU8mYpUzS9CFODYSetlcW1LNrizE8u8Raj",
+	"15OxVhZmUstCpSdN/zSorHL5Jv+rjsCdZbWjITepQBNSuVir5rBfWMjN7DMffTIfnYt1bkT2xpgXopjJ",
+	"PxZHV8g0x6G9E2oE36uvW9y05Cm+d8a8p5ZJf/h5uz9tu98Y873Q6yra8sdsdxXjIq1ULin0UrEAxzia",
+	"210IJ9+TJU+KJdY/oMm5CX5uYL4pqFsf8WjHQobwzDvOaJxY+/QDRvo4o9SUGs3y1Vw4Ti9wFSKqhNOU",
+	"Zrzpogm9PsucT2LCO3GiB99uNCXeequFzwz5o3DWBsdXtjyac94WbPFt2ZjbZwn1iczRFQB6qIs77Ss2",
+	"qfIB/hguoeAOpIIzSFB0iHSOogNtONBmtc0p1fQ8Qoq1h0hgxdrCaq7SObkTVwZSYcm3QKH+SaxjPahk",
+	"UBNsQ89tkBZ3Y02/lQZAsf5LGWsgs1HJ7AQ7I5ceYvOE4wrn0vmkmdRoLVN2ynBGCi90KhQK3CpuTj3y",
+	"u1BF1XxOWB0IwaHn4lpS6kEdDWnOGTuppj0EOvoftLm9cbuR3NgJvmRKHyXxsSdy+ZyAqKbJ6sQ3NLqx",
+	"dw3qgBVTma9DCozkylJndm5WuEPSR7nqFcobZZ39rBY+EZvcVg5hotpT4eTMFOvdPO6pb93cjkuZGz2z",
+	"4AzapnUTtHytKYtU+g0jRhV6DUtjlVPXshH5asabeGN/Q5d7GNS2m8gyxXGV8wKhjVPSBpOpyK3skjYE",
+	"m83Uhwa10YPxzQ1UnnHUPMtGNyj/MtkVk0nnSstBIUWGoogD04CNh/BSruib9TIDRJZJMtIELJQ2Bfj8",
+	"AzpTPgZaWgcOzxf+ZjKJB692w16hFPRxOW8D+hH9Jlbz/8I2AghVrH3L+RqEQVPdBmGgjXs/NaXG7wtK",
+	"3XyPP/lULSTJthURhEETalK0gs1W7r3WIGFwr3uu4xl7RIKLO+F7nJcPwW1vxV/KhdCbjWg8ROIgQEVO",
+	"5NAByqLVXBZyQnIrV1rGGkkobxzFmFIWF42oHrNuM9U0Gu8/EIN89/c4vomiQRzfjJ7H8c2T5xdfduTM",
+	"hVUopzNzhgLB3ICZYWubh8FDAbmD4+PG6aFkno6Q1SY09o6ZfEPjenKbjeBgR0BpmKtzFlIfcfJOdSVa",
+	"nMHjwK4NK4trlUoQ1qqZ5lS8RGVJxylsibSHoEZD+N1WYbMPBsleYrPWnog8/2EaTN7tHF+7CDfx0mDD",
+	"/9uUpgmFzfV00fhfIXCV/iecyM2slL8dMVWHPnmr1c9lS+zzZlYu1M0mG49cfEbUb6oMPnmbdw2etjdR",
+	"ZVVEtrWTDx6bavjO885b94WlWNiEkwtGUdQQQ6FP1R50SinovdWKBAVpB5FvtPrTdAJvv4yiKPp//+f/",
+	"4pfR8xBhGn598tz/dvyco51PR1XfFpRO8zKTWf/EjypvEP4rB5cqUwVDW5EDbyTBu3o+jIDNtSwKlVHd",
+	"Q4ZjysWlzDKFyOLtl+NofErDj6PxM5LM+I6yJidvJf5+eOgbHB6HjOsJLAtNKUMgiFyQKbvMBafGaMo2",
+	"pxnXiZCEUGtKOa8QUK1WRFvNFcLapUgloWoc5Uf87f1r+s0fn7Wn5LGnWvRNSD+MI/48OuDP08hTeHR4",
+	"RI/GFfXHUXTKP4yP/Oex/3zOnwf0+TiKov4QzRXkDrXwhK/JDgtRXFnoUY/P/BD0ZnQ4etqvqBnrX2Rh",
+	"BiuVuTn8ZJQmTsG23/SbFR8TtrUGzgwow9eHh3HT5ML8pMAictApohEpqesFS3Cv+Nj2qG0NpUHaVCyl",
+	"jTXR+9nT709fE8/T1L41X1go5EzeLNHay0Dk6kp2aNroA4q2RL4e0Ccq2xJZmv88xj+RxQb8+Yw+Dg/5",
+	"z8Pji0db74+j1vun+CfuH7XnRrh73NuR75UHOXi+1Xkcl7iDF//qFD8qKQkZGg+voEqfbRgDpviYA2zZ",
+	"bqs7vpTg86brk+KF2ut7YMxpM6mlldzThKZNoOiLD1CMmrwbBJ5L1zUU5042EqMQatvU5xJQuqYpMllQ",
+	"Vo2Ti11EP2FOcXPGzUcNECWKQqxJJ1iZloVy69f4GuvWS8pdPS2RX++k37Yqsybg81w5Zfn0/Oz9d8/+",
+	"d1VTxFVdlIK3FKhhmQjWkzLWlNKXLO3V+wS4gIVV7v5jePvqxQCt7yo1cbOr5JtdY7exVtaWGy1dO4V7",
+	"SZVvC1dyPZM66Q/hdJOLs0nxM0WsS42mie5K9xtVFWPbbqZmrQvSk0m2YfW5c0v2FSk9NZUPSqQEiXwe",
+	"1Ll08JomeXp+BmhLI9/LwqL5UeS+FzvZ26tWM5Q3YrHM5TA1iz1bLpemoD2+q4zbfV9JubRok1V4qsln",
+	"Pey9T3krRWXh8WgouZWFzKTlAu07ZSunENW1bQA9BYxTFvISm3rmIPuUDG5C/M1ooZU6o9IVnvulzABt",
+	"GtIXT42+5ti09RUrJs/IQcUG7yYDn51hp3neKHTRWW1iUMSBE516d/OWQnj75vngCHUUwKtNREqh0etT",
+	"JBupT82EqUmDhfBn0pWuECrHw5oJJ0LISh5PVtlgpJHC2nVMg4dkTlduZewFrXkaaSsXq1lu6DNR4Wue",
+	"bCN6hj1wAG2r/egxsuxgu1fkg1Y0btJaso++arGgCWpcS6YErXa9lCF0ZIP1kIP0mtyWfZ+Sr00jG+qy",
+	"RA2KfVTJpJD4XDGaUJU/1uwo5BxTPLAoy/E4M0wiMMUvQy/JhVN6lITcx+jQfztK+iF1Ra9sphKCWxns",
+	"YYsq3ksFlBCRK0usTiunZZNsphzvVgko1AnCAzhjXM/Sr3LQ4isrsSYthAuok/02tCHJdZYlxFAJeSZw",
+	"DeRoTfp4XraTSlk+DRLWbb6sRhAbIXAilqKk2wlssgWhl3yJZDIFJP9z/PUo4WNPCXYhexdAcPY0vqIo",
+	"YRtYZ/a3Ug2hl0TRE6RwMoioprbOrOZagm4yUUUqpb9zo6p0Fu1n1ubQS8gtgAQgAyuZ4BPqgf8OYcvO",
+	"OjiKnrRyxHkpJHdILTJa5DwCoLne7eHIQ+t+a4+28joFnfsNdWtf8hRFIzluCKyQUoZeMhp62iQjGSXd",
+	"JOlXCTobGhAzPWtLPfBmnIWPUsZv2CZglcVWh7J0uAZKW6nZ+TmEhprDwUhEpypDNUvMxYSrzhLJMj+8",
+	"aKXKITGa4daGavUrRg6sg68yt3Lj5CKuVs3lb3s5uWhSQ0JO1IT3x9e2sAmbgPy5RA3nraGmQ4qdaNS4",
+	"Dsvg8SR5yPUPVjoEDVTrTVqI5DeLaKh9yFuAYT+BXlK7IpP+CQhgdEH9cAwa+2AXZctB6hX6dpcH2OVd",
+	"j2bSr0IdRAWKDVSSawgvpaLtQVPHgmhtKRH1xzuRdI6i23YUPaxuBWhgn6wRaqkuBUi2ggt4ZjsiBf4I",
+	"bHn/WdqR4CBOMVUwnmaxRY/xcYXJGsFhFrpvPZDjPOFNpVTo+96I2Zm6xuVTGvB94mlzpQEq6KXMXaMD",
+	"b3xblUuNylLNtCkoRjAAvlRB6M6rFOoNq+4g8CrWE5LGfyDsM4FHCXIljkGlOuSF3r7hgHppXHIAH7zj",
+	"YCsFu7rjQFnemYr6dMlBHZOryqCZOflQVaqT6nIMncoTzvoGLzE2U7130C3+Z6ztlMvvwOYgDHwcIpgE",
+	"o+FoGCEeNkupxVIFk+DxMBo+Jue/m5NtQ1gav8w6qyF9kYPY1RqDXuUP5L/7YawbJTJTKqZgC6WSSux0",
+	"qDKfvJYlxEdGWQjJu4sk1pTqUoV5F8Klc2kJHZ+LmdK1bL5cQ+qr/TxK2KHqL9atsj/lhiwPtq8V8EYZ",
+	"1/jRLQRNB36s6ytBuEiwZmY+n+2KQZ6AQ6haWxJWLGSs+bjyO34JiOZ8wJkuLWCCT+uJDOE5zYw2A0dI",
+	"Yl2nX3OSM23gtbIoR6qbTci3bDQeeqWbNjUxWM2IZxmVEllHpnq75vIeZ/qmyV4VXP1gw1a9zQ7tfRrM",
+	"xVYNzDiKfrMcB1pwZxL81nkIH3JP/CHB76pk+6Eu6ts2/gMT+fZ527veq9ljr1EfRa+MPvxKK8MKXxof",
+	"f/il7azC2zA42GV+7SRmeuvxTlNsxaZsuViIYh1Mghdoq3kWRZUhZpY8dP6Xi9swWBrbIfhPM9JfjQBf",
+	"O/7UGeqjdGWVJVWFk3cUV55nekY2FsJlbzqYujYaHElENHg5HJmEJJq3jXySzDWkRZy6QHMya+Y6KAvJ",
+	"JqVoGOvT7eTFqgZ3k7wY60ePXoup9MkudvjoEZxWoXxaCGoALi+p02Z6nPIjwKmFNKULYy0gK8xyKbNm",
+	"thBZzslB9Djpe1cP0uNO+o7CQTIZa184XV2849fFwI3fb9W0bBdGe+um2iD2dxG6LV1qFh7X+7sTpmVe",
+	"LWfqK8vqYohY+6tGeuN9mJuysFDqXFrbxspWujpQ0w/BpmZJBclsalQpg0RESjRSzruq7q6i/qXaKN5/",
+	"21BlHkdSTTjiqF4yJtupfpXABOG8F4blPprjC1FcEfQgONhxF9ME6OqlkxpmaLmiojy6ZeSke75dFSJb",
+	"CH2c8CzvqxXp6HmuclkRtI2V2QDYrp3aBqb70XHSMWKjjAoPYrhJIObbGDRAjltJVfqK88gQPIXV3oi7",
+	"1VL+Yiokn/DmwjGdS2c4849Tx+4pxxrCM7bM2BHkrenqEPu0OI6arUzDq1l5MbCbahHr2nm6eVbVHhMj",
+	"VoLFJ+rh6nx831+WhkBBZnWqHkNa8nWhsLIhwtA6WBJWAbGwcvJUkqiWTsSixLF1oCbWDcnEMU9tah5K",
+	"Ze3JqzNtrQcVG4R4V3DwfXBWVomRvDUTzy0dPMo3BTB9OUkDLUUfzIHT9lV3ytbis5fs39wkfXLOToXK",
+	"LfSSA/qFOAgFaiVkJj6vnerxbINZxbSQdj6M9Y/eLYIrq27Ok80s9XqCtSrqgqZ1luZHY9Otay0YS9LI",
+	"X5ts/ZvBSJ9ec9vOOUBhc3sHvI5+S/B6X3pu4/I3ymM7adVF1/Iga0T3/hAQe88FeQ/12PUKwmFz3yWB",
+	"52hTV3mSPu12s8zOGyoO91tR6uomor3t69l2vkftM9LeBWlHOyDte8qg8fXRDtB5u9qLAP74Y4f1da7/",
+	"btbBaZZtBGuneXAbsoNo71cKw9y2HEV8xebmHo777sfYZCDzRaebvDKPur+pu0LM/aZ10RasuFSc7+Oi",
+	"+4KALtRi82EcPY783UzJt8/eAM224ZKrNTF7ngC1sRTZEM6chWQcVUGI/Wg/2QRmLbkf15A0bhtNoFdd",
+	"L9oPIeH7w/yPRwfH+5ygI2LtXT9VfUB1P1mX4ppJ9ylaiy9e+b0dHw/rjj9MJWxd+PpQT82mO3pE2jfe",
+	"/cdVD21uuXuYCPq/Qbjv//6VSC9NJXrmwgNjH09ulR814lOf2fo/lK3/nfTyt9I1fG+9jabtdyvpRtYa",
+	"qY9mvtq7C9QTnGTEymULDRcmK8lHtVuW1fWI8hXryhDOXL8N79xv6sSME//anVr+ffgxnV/Uq74/z9o2",
+	"E7ZqA2bYuCHR0+v24vb/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
