@@ -225,12 +225,33 @@ func stringOK(s *openapi3.Schema, str string) bool {
 		return false
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
+		re, err := compilePattern(s.Pattern)
 		if err != nil || !re.MatchString(str) {
 			return false
 		}
 	}
 	return true
+}
+
+// ecmaCodepoint is an ECMAScript \uXXXX escape, which Go's regexp spells
+// \x{XXXX}: the contract's patterns use it, upper-case, as kin-openapi reads
+// them.
+var ecmaCodepoint = regexp.MustCompile(`\\u([0-9A-F]{4})`)
+
+// compilePattern compiles an OpenAPI pattern (ECMAScript) with Go's regexp,
+// as kin-openapi does.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`))
+}
+
+// patternSuspects are strings a pattern over free text most often refuses:
+// C0 and C1 controls, explicit bidirectional overrides and isolates, and
+// strings of only (Unicode) white space.
+var patternSuspects = []string{
+	"a\x00b", "a\tb", "a\nb", "\x7f", "a\u0085b", "a\u009fb",
+	"evil\u202egnp.exe", "a\u202ab", "a\u2066b", "a\u2069b",
+	" ", "   ", "\u00a0", "\u3000", "\u2028", "\u0085",
+	"-", "0",
 }
 
 // invalid returns values that break exactly one rule of the schema each,
@@ -300,8 +321,8 @@ func invalid(s *openapi3.Schema, inBody bool) []value {
 		}
 		if s.Pattern != "" {
 			// Strings of an allowed length that the pattern refuses, from
-			// the usual suspects: control characters and white space.
-			for _, c := range []string{"a\x00b", "a\tb", "a\nb", "\x7f", " ", "   ", "-", "0"} {
+			// the usual suspects.
+			for _, c := range patternSuspects {
 				if n := uint64(utf8.RuneCountInString(c)); n >= s.MinLength && (s.MaxLength == nil || n <= *s.MaxLength) && !stringOK(s, c) {
 					vs = append(vs, strValue("against the pattern: "+strconv.Quote(c), c))
 				}

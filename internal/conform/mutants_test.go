@@ -80,6 +80,23 @@ var mutants = []mutant{
 			m["name"] = string([]rune(s)[:100])
 		}
 	})},
+	{"C1 controls and bidi overrides stripped from names", "negative_data_rejection", func(app http.Handler) http.Handler {
+		// A rival that sanitises instead of refusing: the characters go,
+		// the rest of the body is passed on byte for byte.
+		strip := func(r rune) rune {
+			if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				return -1
+			}
+			return r
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.Body != nil {
+				body, _ := io.ReadAll(r.Body)
+				setBody(r, bytes.Map(strip, body))
+			}
+			app.ServeHTTP(w, r)
+		})
+	}},
 	{"unknown members silently dropped", "negative_data_rejection", rewriteBody(func(m map[string]any) {
 		for k := range m {
 			if k != "name" && k != "categoryId" && k != "status" {
