@@ -3,6 +3,8 @@ package conform_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -305,6 +307,18 @@ var mutants = []mutant{
 		b, _ := json.Marshal(p)
 		return b
 	})},
+	{"any Idempotency-Key syntax accepted", "negative_data_rejection", func(app http.Handler) http.Handler {
+		// A rival that takes whatever the header holds (too long, any
+		// character, given twice, empty) as the key: the app sees it as a
+		// digest, which its syntax allows.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if keys, ok := r.Header["Idempotency-Key"]; ok {
+				sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))
+				r.Header.Set("Idempotency-Key", hex.EncodeToString(sum[:]))
+			}
+			app.ServeHTTP(w, r)
+		})
+	}},
 	{"Idempotency-Key ignored", "idempotent_replay", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del("Idempotency-Key")
