@@ -48,7 +48,10 @@ http://127.0.0.1:8080/v1, not …/v1/pets. Flags may come before or after it.
 Exit status: 0 every check passed, 1 a check failed, 2 it could not run
 (bad flags, target unreachable, key refused).
 
-Example, from a clone of the repository: build, serve with a key, check.
+Example:
+  PETSTORE_CONFORM_KEY=psk_… petstore conform http://127.0.0.1:8080/v1 -seed 42
+
+From a clone of the repository: build, serve with a key, check.
   make build
   export PETSTORE_CONFORM_KEY=$(bin/petstore keygen | grep '^psk_')
   PETSTORE_API_KEYS=$PETSTORE_CONFORM_KEY bin/petstore serve &
