@@ -110,8 +110,20 @@ type NewPet struct {
 	// resource exists, so any positive identifier is accepted.
 	CategoryId CategoryId `json:"categoryId"`
 
-	// Name The animal's name: 1 to 100 characters, no control characters, not
-	// only spaces.
+	// Name The animal's name: 1 to 100 characters, with
+	// - no control character (Unicode general category Cc: U+0000–U+001F,
+	//   U+007F–U+009F, the C1 controls included);
+	// - no explicit bidirectional formatting character: the overrides and
+	//   embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+	//   can make a name display as another;
+	// - at least one character that is not Unicode white space (the
+	//   White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+	//   U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+	//
+	// The implicit direction marks (U+200E, U+200F, U+061C) and the
+	// zero-width joiner (U+200D) are allowed: right-to-left names and
+	// emoji sequences need them. The pattern says the same in escapes
+	// that ECMAScript and Go's regexp read alike.
 	Name   PetName    `json:"name"`
 	Status *PetStatus `json:"status,omitempty"`
 }
@@ -125,16 +137,40 @@ type Pet struct {
 	// Id Unique identifier assigned by the service on creation.
 	Id int64 `json:"id"`
 
-	// Name The animal's name: 1 to 100 characters, no control characters, not
-	// only spaces.
+	// Name The animal's name: 1 to 100 characters, with
+	// - no control character (Unicode general category Cc: U+0000–U+001F,
+	//   U+007F–U+009F, the C1 controls included);
+	// - no explicit bidirectional formatting character: the overrides and
+	//   embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+	//   can make a name display as another;
+	// - at least one character that is not Unicode white space (the
+	//   White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+	//   U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+	//
+	// The implicit direction marks (U+200E, U+200F, U+061C) and the
+	// zero-width joiner (U+200D) are allowed: right-to-left names and
+	// emoji sequences need them. The pattern says the same in escapes
+	// that ECMAScript and Go's regexp read alike.
 	Name PetName `json:"name"`
 
 	// Status Availability of the animal.
 	Status PetStatus `json:"status"`
 }
 
-// PetName The animal's name: 1 to 100 characters, no control characters, not
-// only spaces.
+// PetName The animal's name: 1 to 100 characters, with
+//   - no control character (Unicode general category Cc: U+0000–U+001F,
+//     U+007F–U+009F, the C1 controls included);
+//   - no explicit bidirectional formatting character: the overrides and
+//     embeddings U+202A–U+202E and the isolates U+2066–U+2069, which
+//     can make a name display as another;
+//   - at least one character that is not Unicode white space (the
+//     White_Space property: U+0009–U+000D, U+0020, U+0085, U+00A0,
+//     U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+//
+// The implicit direction marks (U+200E, U+200F, U+061C) and the
+// zero-width joiner (U+200D) are allowed: right-to-left names and
+// emoji sequences need them. The pattern says the same in escapes
+// that ECMAScript and Go's regexp read alike.
 type PetName = string
 
 // PetStatus Availability of the animal.
@@ -2652,111 +2688,118 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwPc9vGsf8qO3h9E9IBKYqW/IeaTKskdqPGcTS2PHmvhmucgCN5NXjH4A6imFT97G929w4EKFCm3cRv",
-	"2nEn41IkcLe3t7f723/3a5SZxdJoqZ2NJr9GcylyWdLH0yyT1g6+MdqVphicFoVZDX4s1Uxp/DmXNivV",
-	"0imjo0n0zY8vXk4gvZeC0SCvZLkGoe1KluAMCCjlz5W0DtxcOMhEWSppQWhIebw00TxxDNbwQwJW8hKW",
-	"YiZhIdaQiaIAN5dwen4GK+XmIOCdXINyFiory0TPTZHbIXwv1xZcKa5kAUpDelq5uSnVLwIJTWPQSBz+",
-	"khnzTklLM2qT6KyUudROicKCKCUIXK/Mh3BeymmhZnNnoZf+eH5x9uPzlynTEMgHofNEp1sce8GLHvwg",
-	"3dzkaR9ZIzSYpSyJmi8sLAWuBGcjZkkcZTw6SsFUzqpcgpsrCxkOKDI3THQURzaby4XALZC6WkST19G9",
-	"6E0cLcT1M6lnbh5NDuPIrZcymkTWlUrPopubOPpWLkuZCd6v7e178fQbePzw6BjyzVOQCyehdwh/EboS",
-	"5RrGo/GDfgzCQvqnpBqN7meVVtdgZWZ0bukbmQ6jOMLdVqXMo4krK9lF8Z8OHz54OB4fPxiNtmi/P+4i",
-	"/iyXi6VxUrvBC7ksxBoH315EirOlsJpLzXzzEljSG5bEpyGUGqQoC0UPsHTiniYaH7NiISGtZ83Wg+/l",
-	"Op34IdRCFLASFrJSCidzuFyz0PqB4kRr4/hbZcFoOYTTSyu1A+PmslwpK3ftJa5hiyVHXRx5Lq/dM6Xf",
-	"de/lo/GjR1Ao/Q5XikRree3oNMWwLCWRQnxamDKsyOJBS/TUoOBPIOUtPrg6PFhKZ/8opk6WX/GXhbAO",
-	"VM5bjv+OHxRqoVz4GT/zj6/5V+uEq6z/mf/g39/w/51AKYuvkgjJTKJ0mzkNZoyPH8TRUjgnS1zs39pU",
-	"Jomn8/Xh4PGb16PB4ze/juLDRzdNIlu/jW96LRJ74kqoQlwW8h9LqXOlZ/+wpsj7/T92UfqHqGtvXggn",
-	"n+FUA/q3Y4tYTmxQMrCUJayUzs0KpqZksUH11jO6WPNOlXgaaQFKz0DZREuNZOb9ITwR2ZyenwsLApx5",
-	"JzVcVtk76YJgTlWBis2RNGRGT9WsIn2D457wjPifs2DVLzKm5y6r0jqW+rImmSaiUXG2Syl1olVesJ62",
-	"Uuc4i9HZLRGfmnIhXDSJlHb3xxHJuFqg2B+O6H9xtFDaf1PzVWknZ7LcYuwLuRBKI8N3M7eQU4eanlZc",
-	"lSUJ/fuZnOgGlyEwmbmwmptCMn834yPPPLNJ+GjkRHuO/StcGL2XC1Z2iNdL1shQaafYav5cGSdwOdOq",
-	"KNZQSutMKfP95CuG0lQ6lzlUyxNIR17FKhcG3H+Jjx4c7bNA6cr14BR5uXtxzsBKKAeXcoo6rMR3lJ61",
-	"iRUOConK6vBuu7Q/xd2C+bIi02/KbpV8gSYlPAJm6u1CAAK3lG1b1dRvDq5kaZXRqCH3MrMfOOqW3XnQ",
-	"aXheVrpT6MjsHD8+glIuzJUoGD7cWut+hF/MqxhGx/CtzGA8uj+C0WhC/8Gff7jYCzH89NNPA8R+COky",
-	"4WQHXPhaipKsvygWXyURsghPRRKlsYd3MciyNOVXSaT0lShU/paOfhL5I0C6MNEIBcikXlZ0JtD40+N8",
-	"MN6/3J2URPHu33YSt8c23qANLcVCugD2uw/bN1VpTTnB01WVGqFMsa7hwmpurIRU5SkuekZYCJWf8PDr",
-	"ShQVGoFXVpISSvFwTNqWHhj3s5xIxCZXylSWgX8pEC3RiIm+rFSRk2oiZDUXOh/C18LKweEIcjVTzsag",
-	"DVg102BKPPf0+C+yNJY3Ah2X6OdKlusojrRYIEtIY+/UXg+Omrrg8Xh8//7D8ej+g0fHRw8fPthHWTcw",
-	"5PdyfZvDp96cSsgKhTK0EO+khWpJNsroGm8qByuh3QZ0oomFnkj0q1dn3+IOCJgZk0M2NyqT/ZhFUsyE",
-	"0izO7JaRomR+oy9Ggw0TfYgKdXx8DNlcoK8hS4sPpaeDv4IY/AKjwWMYwFsYwj9hAl/CAXyVQk8ATh4D",
-	"UvEMP1wKKx8coT+EezlV1zIHRX7VVOGQ6MZNlesPAXViXoqpS3RCCnILbcN3Fxfn8B2Lx1MlizyJYFUq",
-	"JxnJI9sQ7STaurLKHKKZwRSfAxbzGG1zbqrLgu2ftBNeM24w8SvL5BI56YxJNJKMMsGjkwPgpyAkhE4a",
-	"AfmXxFUHC2MZ5pyQK7FYunWcaHMly8LoGUrgQhQ4lczZU7W1kwfp0WiUNmSSD8FGKLdYsRsLPyT5a/h9",
-	"DWTcS6LXp4O/isEvo8Hj4dt/Tr48+Grw5tfDeHx8fJNE/9j9Y/82rI2j64Efe7CQ1ooZ/rioLBpg2CE8",
-	"d8hODIZOgEA4sr1PdHB2QOcf+DCCrhaXrDeCOmIdJfMJCWG3Vkj0nmqBgFCL77mciqpw0WQ8iu8Gce9F",
-	"C+fSnXX4r2f1OQnqkJd214K21FxYzVK4+WYxS5pvX/zzITpvBxoiV+qpKjptyotOW4IKip129r9Uodwa",
-	"2Ckb7tgk/rW1S38o5TSaRP91sAlrHfCv9uBcOqaMDWAp7dJoK8n+fS1y7zfgX5nRTmr6KJbLQnFA5ODv",
-	"lmMn+033BK0zT3UbDYaQA7pcbL0nIKC2ybizlyZfw0KSmCsLC2UtaTUz5RjFqkQ9g+zHp03lUGpKodHH",
-	"Fxr8hgQ8gprTIWrXic6ENlploqgFqycg/TIloYrbIhVDOhilfe8PIkk8YKIFID2FhL+8/PE5mMu/y8zF",
-	"QI6VhPQbZuHgYr2UaSBCXovMFWtUpIlOt1nrg2pBtwpIKzcdPEpJq1jpTkAQBTGf+jUeZlR8MQ5Pxo7D",
-	"OjXWZHXvyKBqo+VJoI7kyJuJRLPWb3Ifn9mMkhvJ5OdyqrSMvZlA2+xWKpOo9ssW7kN/PsPVS50Z5OUQ",
-	"0szkxIhEpwGveSFITyD1OjVtmCAznXIAoi0WLBGsufaP1nYJqn/74K5Xu6MZd422/fhut32/UTavdLu+",
-	"+46Cj9/cRmRn+ikFd3//Y3/aijPC7jAjTEuz2Px+en7mAQRCHVUUcClJKkqD+4ZefC1ciMbrwd6+k+u3",
-	"Sr/l6HVKmKsRmEAF4iQK7Vzp2YkHhspBQTi+TSSBVAMzCijJRE9Vaet45xcB2nyWyt9IKl/IynKI+/c3",
-	"RbflD/1ZUZRS5GtAOupIthdFdo85sobihASiouTgWkyei4BcTaeSgm5B4HotJbglqCUtGaX0OUskkeHN",
-	"1gnSAQK0XJEo0gyJxj8ZQXyWvI+XPI2oXhQsJL+/GtRQaXm9lBm6XoSpwXCQ1srySpZtdeaJS73H6O1k",
-	"opWFmdSyVNlJMz4NKg8h3/R/6gzcWV4HGgqTCXQhlUu0ak77hYXCzD7L0UfL0blYF0bkF8Y8E+VMfloc",
-	"HZBpgVP7INQh/KC+bknTkkl864x5S0+m/eHn7f647b4w5geh1yHb8mm2O+S4yCpVS0q9BBHgHEdzu0vh",
-	"5Fvy5MmwJPpHdDk3yc8NzDclDeszHu1cyBCe+MAZzZNoX37ASB8pykyl0S1fzYXj8gIXEFFQTlOieDNE",
-	"E3p91jkfJYS38kR3vt14lGTrlRa+MuRT4awNjg++PLpz3hdsyW3VoO2zhvpI4ehKAN01xK3ng5iEeoBP",
-	"IyWU3IFMcAUJqg6RzVF1oA8H2qy2JSWQ5xFSoj1EAivWFlZzlc0pnLgykAlLsQVK9U8SnehB0EFNsA09",
-	"t0FaPIw1/VYZAOX6L2WigdxGJfMTHIxCeojNU84rnEvni2Yyo7XMOCjDFSm80KlQqHBD3pxG5HchZNV8",
-	"TVidCMGp5+JKUulBnQ1p0oyDBLKHQEf/vT63d243mhsHwZdM5bMkPvdEIZ8TEIFMNif+QaMbe9fgDlgx",
-	"lcU6psRIoSwNZudmhTskfZarXqG8VtbZz2bhI7HJTQgIE9e+EU7OTLneL+Ke+aeb23EpC6NnFpxB37R+",
-	"BD1fa6oyk37DSFCFXsPSWOXUlWxkvpr5Jt7Y3zDkHke17ybyXHFe5bxEaOOUtNFkKgoru7QNwWYz9alB",
-	"bfRgfH0NITKOlmfZGAb1Xy67cjLZXGk5KKXIURVxYhrw4SE8lyv6ZL3OAJHnkpw0AQulTQm+/oDOlM+B",
-	"VtaBw/OF35lc4sGrw7DvUAv6vJz3Af2MfhMD/V/YRgIh5Nq3gq9RHDXNbRRH2ri3U1Np/Lyg0s23+JUv",
-	"1UKWbHsRURw1oSZlK9ht5dFrCxJHO8NzHb9xRCR6cyt9j3T5FNz2VnxXLYTebETjR2QOAlSURE4doC5a",
-	"zWUpJ6S3CqVlopGF8tpRjiljddHI6rHoNktNR+OjO3KQr/+WJNej0SBJrg+fJsn1w6dvvuyomYtDKqez",
-	"coYSwfwAC8PWNg+juxJyx48fN04PFfN0pKw2qbHXLOQbHtfEbTaCkx0RlWGuzllJfcDJO9VBtTiDx4FD",
-	"G1aWVyqTIKxVM82leKnK045T2FJpd0GNhvK7CWmz9ybJnuNjrT0RRfHjNJq83ju/9ibe5Eujjfxvc5oI",
-	"ipvr6eLxv8LgUP4nnCjMrJK/HTNVhz15pdXPVUvt82aGEOpmk41HLr4i6jc1Bh+9zfsmT9ubqPKQkW3t",
-	"5J3HJkzfed55676wlAubcHHB4WjUUEM7tFPMiUlCoXYpMtmlr0Yfpq7uNb4bj/i7rsc+qGQCrRiSL6gP",
-	"YXsZlPyV0FiGZ9nLHUrytJkyb5UONA1f0wz50mbcJFN0m5hz6bqm4sqsRtkFGnKb+UwlFYOZMpcl5eyd",
-	"XOwjWGTRxPUZP37YUNGiLMWaJM7KrCqVW7/E1/jkXlJlHPpsHcV9rb6PCfgqOi6IPD0/e/v9k/8NHQvc",
-	"M0IFPkuB55eZYD0rE00FQ+nSvnubApfH84E+ug+vXjwbILYPhU+bXaTIzxqHTbSyttrogDrk1EtDNR+8",
-	"k+uZ1OjDnW4y/ZsCIlMmutIIfHRXMdFh6EfZdmKblfTIT2bZRlTnzi3ZE1V6aoKHKzJSuL7K4lw6eElE",
-	"np6fASJ1lFv0SeKoKgs/ip0cHITVDOW1WCwLOczM4sBWy6UpaY9vH/X22O+kXFpEfEFbN+Wsh6P3KSte",
-	"BvzIsyX6Al3a3GTVAtGjssHlpK6ZDVygdFQmQSFx+KgXDkK/BOcJTzRzEVbqnArjmfZLmQMipiE6z98Y",
-	"fcWZL+vr4U2Rk/vLcHpT38uu9mlRNMrodV4DGIpnchlF73ZVRAyvLp4OHvWH6E++2MS7FUJqX4DVKKxo",
-	"lmNMGiKEX8c4hCuFKvCw5sKJGPKK55Oh1oQqEOI6MEWTxwTWQ9AKR0FfgWbaqvRoNjP5Ojf4moltxOZx",
-	"BA7Pbz1/eB9FdrA9KspBK9Y/aS3Z53a0WBCBGteSK0GrXS9lDB21Jj2UIL2moEjfF/xq06i1uKwcMKWh",
-	"VA1SX4lCBIXqlOZAMVew4YFFJY/HWVPLD8U1+GXopYVwSh+mMY9x+MB/epT2YxqKXtmQEoNbGRxhiyve",
-	"BwZKtxbKkqjTymnZpJupgrTVYAZ1+eEAzhg1sPYL4R98ZSXWZIBwAXUp0YY3pLnO8pQEKiW/B9dAYZy0",
-	"j+dlu2SN9dMgZbPmi/YFidEvsqTVcUnfBDa1SNBLv0Q2mRLS/x5/fZjysafynZh9FxBcm4mvKCoHBTaa",
-	"/a1CJuilo9FD5HA6GFHHXl23yZXK3WyifjcqruWHQmMeonNGbdBLyelABhB8Syf4C43Af8ewheKOH40e",
-	"tipQeSmkd8gscmMQZymBaL09wiNfctRv7dFW1Zigc7/hbh2pmqJqJLewBHnNRhl66eHQ8yY9lKO0myX9",
-	"kP7f8ICE6Ulb64EHiRY+yBhfcBCQTRYpI1wHHq6B0lZqDq0MoWHmcDJS0ZnK0cyScDHjwlkiXeanF61C",
-	"HGRGM5nTMK1+xSiBdWpHFlZuXGiSatVc/nYMhVuyNKQUokl5f3zlPAPkFOTPFVo4H/5survsotPDddAX",
-	"jyfpQ66uttIhaKBOUrJCpL9ZRUMdodoCDEcp9NI60JH2T0AAowsahzNcOAYHQFrhF2/Qt4c8xiFvx0vS",
-	"fgikEhco8hg01xCeS0Xbo6XMLYjWlrId+O7J6bd1/SAZZaqU9N9vFfyFjtrbe3gcEJInoEfl3oa2w5cW",
-	"1HgBNan1Ntyvn3iRGUKCFLpldEDmt0YTHN0VgKR5UgkswMpURQ6XShM1vgxfXaF72kIiuBzVkMpmKaOZ",
-	"0nEzK7JItNEB8NgggT/dSmpyQtO2E5pxaNBuAMW8EfUO/dnpVpwXFVxH0Nbri61ALJsGZggeKxPyokTF",
-	"lvCMH4ftaeTp2EK98qiXSzY3TSuB2RubNFNXuHyqyNylyzfd5YhmlrJwjQGCkKlCakQWaqZNSeHaAXB/",
-	"u9CdXe21dId2cI9HPCNp/jsi8BO4l+IRxjmoa4ICgtvN5jRKo98c3ttuvvNw8M4E7lO/eZ0eCR2pLPis",
-	"gQLOaJyZEy7ABa9eN6S+/0TycWTHxClX3PIxojjyIeFoEh0OD4cjdB7MUmqxVNEkuj8cDe9THNbNyREk",
-	"xwM/zDob03y9udjXdYVeCM3w3/040Y1uhSnVtbM7F1Q4a5BQhOIhCcFj8mBjSF+/SRNNVQch47YQLptT",
-	"iCLR52KmdG3ILteQ+cYrD6n2aMBKdKsDS7kh64PtDm/vwXK7FTWEN2Opia5vZ+B+rVqY+Xy2m7eYAIe4",
-	"vna7rFjIRPNx5Xf8EhD6+twf9Y8zw6c1IUN4SpTRZuAMaaLrSliuN6UNvFJW1frZh/mMxkOvdDMAQQJW",
-	"C+JZTl0d1lFco93+tiOuuXnkIOS53vtgq/Vhj+d9RcKbrXaE8Wj0m6WbacGd9chb5yG+K5bzSfKQoXv2",
-	"riHqiw/+A2uqjnjbu96rxeOg0apCrxy+/5VWsQu+NH78/pe2C7xu4uh4H/ra9aT01v29SGylCWy1WIhy",
-	"HU2iZ+jYehFFkyFmlsKZ/ps3N3G0NLZD8Z/mZL8auZZ2KqAz60KVoypPQ7NJojegmmy8ytkhRd/C+1mm",
-	"blMFRxrRTCHlzFAak2rejoiQZq7xP4L6BfreeTPtrCykm+qOYaJPt+vIQjvkpo4s0ffuvRRT6esO7PDe",
-	"PTgNWVVaCFoArvSvKxh6XH0hwKmFNJWLEy0gL81yKfNm4QaFGdLj0f207+NiyI9blRQKJ8llon0Pa7gD",
-	"xa+LgRu/32ov2O5R9a5g2CAODhK6rVxmFt4J8m3s06oIy5n6Jp+6Lj3R/taH3vgI5qYqLVS6kNa2sbKV",
-	"FJajzezHYDOzpN5Q9stC9RYxkWo+lPNxvdurqL8JG8X7bxumzONIas9FHNVLx+Ro1q8SmCCc98yw3k/7",
-	"MSxE+Y6gB8HBjmtxJkC34JzUMEPLFfVH0YUPJ930dhXrbyH0ccpU7irb7xh5rgoZGNrGyuwAbLexbAPT",
-	"o9HjtGPGRkcLHsR4U8vJjfEaoJDkFPEFEQgWEDzFYW/E7cYVf0cQ+ZbeXXhM59IZLsLiKp4dnTFDeMJu",
-	"LEfNfOghHGJfoUSn82JlGiHgEPLBYcIi1nWkefNbaAMlQQyKxddM4ep8qtXfW4VAQeZ11RRDWgoMorKy",
-	"McJQ5SRHyWKQNhNLGfwpXWuiWjuRiJLEgrxGEKJcohuaiTrW0S8IMpTJOuxZFz1aDyo2CPG24uCruawM",
-	"NWq8NRMvLR0yyk3bzF8b3OOQ+YLT9q1jytbqs5ceXV+nfYpkT4UqLPTSY/qGJAgValAyE19iTK1RtiGs",
-	"YlpKOx8m+ifvrePKwiVmslkwXBNYm6IuaFoXzH0wNt26YYCxJM38tcnXvxmM9JUON+30Lyqbm1vg9fC3",
-	"BK+7KiUb93BRSdFJq0W11gd5IxX6SUDsjrvK7hqx6xWEw2bXfW3n6FOHkjVfAblZZudlAQ+OWqnucCnM",
-	"wfZNWXtfafUZae+DtEd7IO0dHan4+uEe0Hm78YYA/vhDp/Uth/9u3sFpnm8Ua6d7cBNzgOjgV8pZ3bQC",
-	"RXzb4eZKhF1XFWyKQfnOyU2Jj0fd39ZDIea+aN15BCvu2uWrkejqFqC7jdh9GI/uj/w1Oemfn1wAUdsI",
-	"ydWWmCNPgNZYinwIZ85COh6FjM3R6CjdZLEthR/XkDYufkyhF2567MeQ8lVO/stHx4+P+gwCEu1DP6FU",
-	"O1wV1WW4ZtJ9jNXiOzB+78DH3bbjk5mErbs37xqp+eieEZH25WP/cY0cmwvH7maC/n9Q7ke/f1PIcxNU",
-	"z1x4YOyT761OkEYy77NY/4eK9b+TXf6zdI3YW29jafvdRrpR4kfmo1nc9/oN2gnOubJx2ULDpckrilHt",
-	"V5J2dUjFmXWRPhcR38S3rpp0YsZVku1BLX8//JDB39Sr3l3yapvVbbUDM2xcVuf5dfPm5v8CAAD//w==",
+	"7HwNc9tG0uZf6cK9VyEdkAKpD0tUpd5XcexEG8dR+aNyt4bWGAFDcmJwhsEMRDFZbd1/uH94v+Squ2dA",
+	"kKJk2pvkrd1yKmVSxGA+enq6n/6a36LczOZGS+1sNPotmkpRyIq+nuW5tLb3xGhXmbJ3VpZm0fuxUhOl",
+	"8XEhbV6puVNGR6PoyY8vX40ge5SB0SCvZbUEoe1CVuAMCKjkL7W0DtxUOMhFVSlpQWjIuL8s1TxwDNZw",
+	"IwELeQVzMZEwE0vIRVmCm0o4uziHhXJTEPBeLkE5C7WVVaqnpixsH76XSwuuEteyBKUhO6vd1FTqV4ET",
+	"zWLQODl8khvzXklLI2qT6ryShdROidKCqCQIXK8s+nBRyXGpJlNnoZP9ePH6/McXrzKeQ5g+CF2kOtug",
+	"2EtedO8H6aamyLpIGqHBzGVFs/nCwlzgSnA0IpbEXobJQQamdlYVEtxUWcixQ5G7fqqjOLL5VM4EboHU",
+	"9SwavY0eRZdxNBM3z6WeuGk0GsSRW85lNIqsq5SeRLe3cfSNnFcyF7xfm9v38tkTOHl8cAjFqhUUwkno",
+	"DOAvQteiWsIwGR51YxAWsv9K6yTZz2utbsDK3OjC0i8y60dxhLutKllEI1fVctuM/2vw+OjxcHh4lCQb",
+	"c98fbpv8eSFnc+Okdr2Xcl6KJXa+uYgMR8tgMZWa6eY5sKI3LLFPiyk1SFGVihowd+KephqbWTGTkDWj",
+	"5sve93KZjXwXaiZKWAgLeSWFkwVcLZlpfUdxqrVx/KuyYLTsw9mVldqBcVNZLZSV9+0lrmGDJAfbKPJC",
+	"3rjnSr/fvpfHw+NjKJV+jyvFSWt54+g0xTCvJE2F6DQzVViRxYOW6rFBxh9Bxlu8dz3Ym0tn/1OMnay+",
+	"4h9LYR2ogrcc/x0elWqmXHiM3/nhW35qnXC19Y/5D35+yR+nUMnyqzTCaaZRtkmcFjGGh0dxNBfOyQoX",
+	"+7f1Waapn+fbQe/k8m3SO7n8LYkHx7ftSa49G9521qbYEddCleKqlH+fS10oPfm7NWXR7f7ntpn+R7Rt",
+	"b14KJ5/jUD36d8sWMZ/YIGRgLitYKF2YBYxNxWyD4q1jdLnknarwNNIClJ6AsqmWGqdZdPvwVORTaj8V",
+	"FgQ4815quKrz99IFxhyrEgWbI27IjR6rSU3yBvs95RHxf2fBql9lTO2u6so65vqqmTINRL3iaFdS6lSr",
+	"omQ5baUucBSj8zssPjbVTLhoFCnt9ocR8biaIdsPEvovjmZK+18auirt5ERWG4R9KWdCaST4/cQt5dih",
+	"pKcV11VFTP9hIqe6RWUIRGYqLKamlEzfVf9IM09sYj7qOdWeYv8MFZIPUsHKLez1iiUy1Nop1pq/1MYJ",
+	"XM64LsslVNI6U8liN/6KoTK1LmQB9fwUssSLWOVCh7sv8fjoYJcFSlcte2dIy/sX5wwshHJwJccowyp8",
+	"R+nJ+mSFg1KisBo8rJd2n/F2xnxVk+o31XaR/BpVSmgCZuz1QgACd4Ttuqhp3uxdy8oqo1FC7qRmP7LX",
+	"Db1ztFXxvKr1VqYjtXN4cgCVnJlrUTJ8uLPW3Sb+elrHkBzCNzKHYbKfQJKM6H/49ofXOyGGn376qYfY",
+	"DyFdLpzcAhe+lqIi7S/K2VdphCTCU5FGWezhXQyyqkz1VRopfS1KVbyjo59G/giQLEw1QgFSqVc1nQlU",
+	"/tScD8aHl3vvTKL4/mf3Tm6HbbxFHVqJmXQB7G8/bE/qyppqhKerrjRCmXLZwIXF1FgJmSoyXPSEsBAK",
+	"P+Hh17Uoa1QCb6wkIZTh4Rita3pg3M98IhGbXCtTWwb+lUC0RD2m+qpWZUGiiZDVVOiiD18LK3uDBAo1",
+	"Uc7GoA1YNdFgKjz31PxXWRnLG4GGS/RLLatlFEdazJAkJLHvlV5HB21ZcDIc7u8/Hib7R8eHB48fH+0i",
+	"rFsY8nu5vEvhM69OJeSlQh6aiffSQj0nHWV0gzeVg4XQbgU6UcVCR6T6zZvzb3AHBEyMKSCfGpXLbsws",
+	"KSZCaWZnNstIUDK90RajzvqpHqBAHR4eQj4VaGvIymKj7Kz3VxC9XyHpnUAP3kEf/gEj+BL24KsMOgJw",
+	"8BhwFs/xy5Ww8ugA7SHcy7G6kQUosqvGCrtEM26sXLcPKBOLSoxdqlMSkBtoG757/foCvmP2eKZkWaQR",
+	"LCrlJCN5JBuinVRbV9W5QzTTG2M7YDaPUTcXpr4qWf9JO+I14wYTvfJczpGSzphU45SRJ7h3MgD8EISE",
+	"0EgjIP+KqOpgZizDnFMyJWZzt4xTba5lVRo9QQ6ciRKHkgVbqrYx8iA7SJKsxZN8CFZMuUGK+7HwY+K/",
+	"lt3XQsadNHp71vur6P2a9E767/4x+nLvq97lb4N4eHh4m0Z/v/9h9y6sjaObnu+7N5PWigk+nNUWFTDc",
+	"wzwP8E4Mhk6AQDiyuU90cO6Bzj/wYQRdz65YbgRxxDJKFiNiwu1SIdU7igUCQmt0L+RY1KWLRsMkfhjE",
+	"fRAtXEh3vsV+PW/OSRCHvLSHFrQh5sJq5sJNV4uZ03i74p+PkXn3oCEypZ6pcqtOeblVl6CAYqOd7S9V",
+	"KrcENsr692wSP13bpf+o5DgaRf9jb+XW2uOndu9COp4ZK8BK2rnRVpL++1oU3m7Av3KjndT0VcznpWKH",
+	"yN7Pln0nuw33FLUzD3UXDQaXA5pcrL1HIKDRybizV6ZYwkwSmysLM2UtSTUzZh/FokI5g+TH1qZ2yDWV",
+	"0GjjCw1+QwIeQcnpELXrVOdCG61yUTaM1RGQfZkRU8XrLBVD1kuyrrcHcUrcYaoF4HxKCX959eMLMFc/",
+	"y9zFQIaVhOwJk7D3ejmXWZiEvBG5K5coSFOdbZLWO9WCbBWQ1W7cO85IqljpTkHQDGI+9Us8zCj4Yuye",
+	"lB27dRqsyeLekULVRsvTMDviI68mUs1Sv019bLPqpTCSp1/IsdIy9moCdbNbqFyi2K/WcB/a8zmuXurc",
+	"IC37kOWmIEKkOgt4zTNBdgqZl6lZSwWZ8ZgdEOtswRzBkmt3b+02RvVv7z306nZvxkO9bTa/32zfrZfV",
+	"K9tN3117wea3dxHZuX5Gzt0//tifrfkZ4X43I4wrM1s9P7s49wACoY4qS7iSxBWVwX1DK75hLkTjTWfv",
+	"3svlO6Xfsfc6I8zVckygAHESmXaq9OTUA0PloCQcvz5JAqkGJuRQkqkeq8o2/s4vArT5zJW/E1e+lLVl",
+	"F/cfr4ru8h/as6KspCiWgPNoPNmeFdk8Zs8ashNOEAUlO9dislwEFGo8luR0CwzXWROCG4xa0ZKRS18w",
+	"R9I0vNo6xXmAAC0XxIo0QqrxT0YQnznv0zlPI6oXJTPJHy8GNdRa3sxljqYXYWow7KS1srqW1bo485PL",
+	"vMXo9WSqlYWJ1LJS+WnbPw2qCC7f7H81EbjzonE0lCYXaEIql2rVHvYLC6WZfOajT+ajC7EsjSheG/Nc",
+	"VBP55+LogExLHNo7oQbwg/p6jZvmPMV3zph31DLr9j9v96dt92tjfhB6GaItf852hxgXaaV6TqGXwAIc",
+	"42hvdyWcfEeWPCmWVP+IJucq+LmC+aaibn3EYz0W0oen3nFG46Tapx8w0scZ5abWaJYvpsJxeoELiCgI",
+	"pzHNeNVFG3p9ljmfxIR34kQPvt1qSrz1RgufGfJn4awVjg+2PJpz3hZc49u6NbfPEuoTmWNbAOihLu60",
+	"D2wS8gH+HC6h4A7kgjNIUHSIfIqiA2040GaxySlheh4hpdpDJLBiaWExVfmU3IkLA7mw5FugUP8o1anu",
+	"BRnUBtvQcSukxd1Y011LA6BY/5VMNZDZqGRxip2RSw+xecZxhQvpfNJMbrSWOTtlOCOFFzoWCgVuiJtT",
+	"j/wuhKiazwlrAiE49FRcS0o9aKIh7TljJ2HafaCj/0Gb2xu3K8mNneBLpvZREh97IpfPKYgwTVYnvqHR",
+	"rb1rUQesGMtyGVNgpFSWOrNTs8Adkj7K1axQ3ijr7Ge18InY5DY4hIlqT4STE1Mtd/O45751ezuuZGn0",
+	"xIIzaJs2TdDytaaucuk3jBhV6CXMjVVOXctW5Ksdb+KN/R1d7nHU2G6iKBTHVS4qhDZOSRuNxqK0cpu0",
+	"Idhsxj40qI3uDW9uIHjGUfPMW92g/CvktphMPlVa9iopChRFHJgGbNyHF3JB36yXGSCKQpKRJmCmtKnA",
+	"5x/QmfIx0No6cHi+8DdTSDx4jRv2PUpBH5fzNqAf0W9imP8XthVACLH2DedrFEdtdRvFkTbu3djUGr/P",
+	"KHXzHf7kU7WQJJtWRBRHbahJ0Qo2W7n3RoPE0b3uuS3P2CMSXd4J3+O8fAhucyu+q2dCrzai9RCJgwAV",
+	"OZFDByiLFlNZyRHJrVJpmWokobxxFGPKWVy0onrMuu1U02R48EAM8u3f0vQmSXppejN4lqY3j59dfrkl",
+	"Zy4OoZytmTMUCOYGzAwb29yPHgrIHZ6ctE4PJfNsCVmtQmNvmclXNG4mt9oIDnZElIa5uGAh9REn70wH",
+	"0eIMHgd2bVhZXatcgrBWTTSn4mWqyLacwjWR9hDUaAm/2xA2+2CQ7AU2W9sTUZY/jqPR253ja5fxKl4a",
+	"rfh/k9I0obi9nm00/mcIHNL/hBOlmdTy9yOm2qJP3mj1S70m9nkzgwt1tcnGIxefEfW7KoNP3uZdg6fr",
+	"m6iKEJFd28kHj00Yfut55637wlIsbMTJBYMkaYmh2Kdq97ZKKei80YoEBWkHUa60+pN8BG++TJIk+X//",
+	"5//il8GzGGEafn38zP928oyjnU8GoW8LSudlXciie+pHlTcI/5WDK1WoiqGtKIE3kuBdMx9GwOZaVpUq",
+	"qO6hwDHl7EoWhUJk8ebLYTI8o+GHyfApSWZ8R1lTkrcSfz868g2OTmLG9QSWhaaUIRBELiiUnZeCU2M0",
+	"ZZvTjJtESEKoDaWcVwioVgPRFlOFsHYuckmoGkf5CX9794p+88dn6Sl54qmWfBPTD8OEP48P+fMs8RQe",
+	"HB3To2Gg/jBJzviH4bH/PPGfz/jzkD73kyTp9tFcQe5QM0/4huwwE9V7Cx3q8akfgt5MjgZPuoGaqf5V",
+	"Vqa3UIWbws9GaeIUbPtNt13xMWJbq+dMjzJ8fXgYN03OzM8KLCIHnSMakZK6nrEE94qPbY/G1lAapM3F",
+	"XNpUE72fPvnh7BXxPE3tW/OFhUpO5M0crb0CRKneyy2aNvmAoq2Rr3v0icq2RpbmP0/wT2SxHn8+pY+j",
+	"I/7z6OTy0cb7w2Tt/TP8E/eP2nMj3D3u7dj3yoMcPtvoPE1r3MHLf3aKH5WUhAyNh1dQpc8mjAFTfcwB",
+	"tmy3NR1fSfB5081J8ULt1T0w5qyd1LKW3NOGpm2g6IsPUIyacjsIvJBu21CcO9lKjEKobXOfS0DpmqYq",
+	"ZEVZNU7OdhH9hDnFzTk3H7RAlKgqsSSdYGVeV8otX+FrrFuvKHf1rEZ+vZN+u1aZNQKf58opy2cX5+++",
+	"f/q/Q00RV3VRCt5coIZlIlhPylRTSl82t+/fZcAFLKxyD/bhzcvnPbS+Q2rialfJN7vEblOtrK1XWrpx",
+	"CneykG8L7+VyInXW7cPZKhdnleJnqlTXGk0TvS3dbxAqxjbdTO1aF6Qnk2zF6lPn5uwrUnpsgg9K5ASJ",
+	"fB7UhXTwiiZ5dnEOaEsj38vKovlRlb4XO9rbC6vpyxsxm5eyn5vZnq3nc1PRHt9Vxut9v5dybtEmC3iq",
+	"zWcd7L1LeStVsPB4NJTcykJh8nqG9p2ywSlEdW0rQE8B45yFvMSmnjnIPiWDmxB/O1popS6odIXnfiUL",
+	"QJuG9MUTo685Nm19xYopC3JQscG7ysBnZ9hZWbYKXXTRmBgUceBEp87dvKUY3rx+1jtGHQXwchWRUmj0",
+	"+hTJVupTO2Fq1GIh/Jl0pauEKvGwFsKJGIqax5MhG4w0Uty4jmnwmMzp4FbGXtCap5E2crHa5YY+ExW+",
+	"5sm2omfYAwfQNtoP9pFle5u9Ih+sReNGa0v20VctZjRBjWsplKDVLucyhi3ZYB3kIL0kt2XXp+Rr08qG",
+	"uqpRg2IfIZkUMp8rRhMK+WPtjmLOMcUDi7IcjzPDJAJT/DJ0slI4pQdZzH0Mjvy346wbU1f0ymoqMbiF",
+	"wR42qOK9VEAJEaWyxOq0clo2yWbK8V4rAYUmQbgH54zrWfoFBy2+shBL0kK4gCbZb0UbklznRUYMlZFn",
+	"AtdAjtasi+dlM6mU5VMvY93my2oEsRECJ2IpSrodwSpbEDrZl0gmU0H2P4dfDzI+9pRgF7N3AQRnT+Mr",
+	"ihK2gXVmdyPVEDpZkjxGCme9hGpqm8xqriXYTiaqSKX0d24USmfRfmZtDp2M3AJIADKwshE+oR747xg2",
+	"7KzD4+TxWo44L4XkDqlFRoucRwA017s9HHto3V3bo428TkHnfkXdxpc8RtFIjhsCK6SUoZMN+p422UAm",
+	"2XaSdEOCzooGxExP16UeeDPOwkcp49dsE7DKYqtDWTpcPaWt1Oz87ENLzeFgJKJzVaCaJeZiwoWzRLLM",
+	"Dy/WUuWQGO1wa0u1+hUjBzbBV1lauXJyEVer9vI3vZxcNKkhIydqxvvja1vYhM1A/lKjhvPWUNshxU40",
+	"atyEZfB4kjzk+gcrHYIGqvUmLUTym0U0ND7kDcBwkEEna1yRWfcUBDC6oH44Bo19sItyzUHqFfpml4fY",
+	"5V2PZtYNoQ6iAsUGguTqwwupaHvQ1LEg1raU9cB3T8++aTJ8SSlTLrP/fSMlN9S8393Dw4CQ/AQ6VJBh",
+	"aDt88k+DF1CSWq/D/fqJFrkhJEjBFUYHpH4bNME4XgBOzU+VwAIsTF0WcKW8Zc7xfnUtyg0kgstRLa5s",
+	"JxubMR03syCNRBsdAI8NHPjTnbQDTjmw6ykHcbhCoQUUi1ZcKtygkG1EYlDAbQmreHmxESph1cAEwWNl",
+	"QuYCzWKDeYYnYXtakXTWUG886uWk6lVZWSD2SidN1DUun3Km75Plq/sfEM3MZelaHQQmU6XUiCzURJuK",
+	"Aio94BsohN5670TD3eHCBo9HPCFp/AdiZCN4lOERxjGorolc9pvXQVAvrRsh4IMXQtx7OHhnAvXpRogm",
+	"gBlqxpnxWQIFnNE6M6ecIg9evK6m+uETyceRDROnXHnHxojiyAdtolE06A/7CRoPZi61mKtoFO33k/4+",
+	"RUrclAxBMjzwy2Rr6aivCBG7mq7QCc5T/rsbp7pVTzSmyhM254IIZwkS0sQ8JCF4TBZsDNnbyyzVlBcU",
+	"YuIz4fKptGRKXIiJ0o0iu1pC7ksjPaTaoUQy1Ws1ksr1WR5s3sHgLVguiKQrG9rRjlQ396dwRWXDzHw+",
+	"18sreQIOcX1jdlkxk6nm48rv+CUg9PXRebrhgQk+bibSh2c0M9oMHCFLdZOrzhnhtIHXyqpGPntHvNF4",
+	"6JVuOyCIwRpGPC+o7so68musF6jeE3lYNdkLkegPNlwrTtqhvc8ZutwoGBomye+WEEIL3loxsHEe4od8",
+	"OX9KpkCob3+oi+Zqkn/DrMcD3vZt7zXssdcqJqNXBh9+ZS0dDV8annz4pc0UzNs4OtxlfusZ3/TW/k5T",
+	"XAvk2Xo2E9UyGkXP0bD1LIoqQ0wsuTP9L5e3cTQ3dovgPytIf7WioevBuq1xUcrtVkUWysG8Vz246ekZ",
+	"GaRoW3g7yzSF5OBIIpoxZBy7zWISzZseEZLMDf5HUD9D27toJ4YoC9kq/6qf6rPNTM9QsLzK9Ez1o0ev",
+	"xFj6zCDbf/QIzkLeAy0ENQDX4jQ5Rh3OjxLg1Eya2sWpFlBUZj6XRTu1itwM2WGyn3W9XwzpcSfXSeEg",
+	"hUy1rzIPtxT5dTFw4/fXCoA2q8i9KRg2iJ2DhG5rl5uZN4L8RRPjugzLGfsyvKZyJNX+XpbO8ACmpq4s",
+	"1LqU1q5jZStdE9XqxmBzM6fqbbbLQn4lEZGyspTzfr27q2h+CRvF+29bqszjSCqgRxzVyYZkaDavEpgg",
+	"nPfcsNzPujEFowh6EBzccnHVCOieqtMGZmi5oApGupLldPt8t5XTbCD0YcazvK+wZkvPU1XKQNB1rMwG",
+	"wGah2SYwPUhOsi0jtmrO8CDGq2xrvrpCA5SSjCK+wgXBAoKnOOyNuFta5m/xItvSmwsndC6d4TRJzrO7",
+	"p3atD0/ZjGWvmXc9hEPscwg5xLgwLRdwcPlgN2ERy8bTvHoWCrWJEYNg8VmNuDqfDOFvlkOgIIsmr5Eh",
+	"LTkGUVjZGGFoE1mKQ/QwDh6xIIka6UQsShzbRLVS3ZJMHCDWpuGhXDZuzyYt2XpQsUKIdwUHX55nZcgi",
+	"5a0ZeW7ZwqN8rQLT1wbzOES+4Gz9XkBlG/HZyQ5ubrIuebLHQpUWOtkh/UIchAI1CJmRLwKg4kXbYlYx",
+	"rqSd9lP9k7fWcWXhmkHZTulvJtioom3QtElp/WhsunEHCGNJGvlrUyx/Nxjpc5Fu1xM0UNjc3gGvg98T",
+	"vN6Xy9y6KY+S/k7XisgbeVC0QqF/Coi95zbBh3rc9grCYXPfjYoXaFOHpFKfo7xa5tbrPI4O1kL64dqm",
+	"vc277Ha+dO4z0t4FaSc7IO17asbx9cEO0HmzNI4A/vBjh/VFwf9q1sFZUawE61bz4DZmB9HebxSzul1z",
+	"FPF9pKtLS+67TGSVrs23wq6S8Dzq/qbpCjH367VbyWDBdfV8eRldrgR0+xibD8NkP/EXWWXfPn0NNNuW",
+	"S67RxOx5AtTGUhR9OHcWsmESIjYHyUG2imJbcj8uIWtdzZpBJ9zF2o0h48vW/I/HhycHnM0kUu1dP6GY",
+	"Ilzmtk1xTaT7FK3Ft9T80Y6Ph3XHn6YSNm7HfaindtMdPSLr1wP+25Vara4EfJgI+r9BuB/88WVbL0wQ",
+	"PVPhgbEPvq/VarWCeZ/Z+t+Urf+V9PK30rV8b52Vpu1uV9KtFD9SH+3kvreXqCc45srKZQMNV6aoyUe1",
+	"W0ra9YCSO5syGk7zv43vXAbrxISzJNc7tfx7/2M6v2xWfX9Sum1ntzUGTL91naSn1+3l7f8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

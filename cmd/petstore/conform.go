@@ -42,11 +42,23 @@ command that replays it (the key shown as $PETSTORE_KEY).
 
 It CREATES PETS on the target: point it at a server you may write to.
 
+BASE_URL is the API's base address, the part before the operations' paths:
+http://127.0.0.1:8080/v1, not …/v1/pets. Flags may come before or after it.
+
 Exit status: 0 every check passed, 1 a check failed, 2 it could not run
 (bad flags, target unreachable, key refused).
 
 Example:
-  PETSTORE_CONFORM_KEY=psk_… petstore conform http://127.0.0.1:8080/v1
+  PETSTORE_CONFORM_KEY=psk_… petstore conform http://127.0.0.1:8080/v1 -seed 42
+
+From a clone of the repository: build, serve with a key, check.
+  make build
+  export PETSTORE_CONFORM_KEY=$(bin/petstore keygen | grep '^psk_')
+  PETSTORE_API_KEYS=$PETSTORE_CONFORM_KEY bin/petstore serve &
+  until curl -sf http://127.0.0.1:8080/healthz >/dev/null; do sleep 0.1; done
+  bin/petstore conform http://127.0.0.1:8080/v1
+  bin/petstore conform http://127.0.0.1:8080/v1 -checks pagination,ordering -seed 42
+  bin/petstore conform -key "$PETSTORE_CONFORM_KEY" -junit conform.xml http://127.0.0.1:8080/v1
 
 Flags:
 `
@@ -84,15 +96,30 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 		msg := strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " ")
 		return fmt.Errorf("conform: %w: %s (see petstore conform -h)", conform.ErrCannotRun, msg)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return nil
+	// Flags may follow BASE_URL: parse again after each argument, until
+	// the arguments or a "--" end.
+	var positional []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage(stdout)
+				return nil
+			}
+			return cannotRun("%v", err)
 		}
-		return cannotRun("%v", err)
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if n := len(rest) - len(left); n > 0 && rest[n-1] == "--" {
+			positional = append(positional, left...)
+			break
+		}
+		positional = append(positional, left[0])
+		rest = left[1:]
 	}
-	if fs.NArg() != 1 {
-		return cannotRun("want one BASE_URL argument, got %d", fs.NArg())
+	if len(positional) != 1 {
+		return cannotRun("want one BASE_URL argument, got %d; flags go before or after it", len(positional))
 	}
 	if *maxRequests <= 0 {
 		return cannotRun("-max-requests %d: want a positive number", *maxRequests)
@@ -104,7 +131,7 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 		*key = getenv("PETSTORE_CONFORM_KEY")
 	}
 	cfg := conform.Config{
-		BaseURL:     fs.Arg(0),
+		BaseURL:     positional[0],
 		Key:         *key,
 		Checks:      splitList(*checks),
 		Exclude:     splitList(*exclude),

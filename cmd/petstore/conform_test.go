@@ -205,6 +205,9 @@ func TestConformCannotRun(t *testing.T) {
 		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef"}, []string{base + "/v1"}, "cannot run: the target refused the key"},
 		{"unreachable", nil, append(key, closed), "cannot run: target unreachable"},
 		{"base path left out", nil, append(key, base), "cannot run: GET /pets answered 404: is " + base + " the API's base address"},
+		{"BASE_URL ends in an operation's path", nil, append(key, base+"/v1/pets"), "cannot run: BASE_URL " + base + "/v1/pets ends in the path of listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + "/v1"},
+		{"BASE_URL ends in a templated path", nil, append(key, base+"/v1/pets/7/"), "ends in the path of getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try " + base + "/v1"},
+		{"two BASE_URLs, flags between", nil, []string{base + "/v1", "-key", conformKey, base + "/v1"}, "cannot run: want one BASE_URL argument, got 2; flags go before or after it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report.json")
@@ -232,12 +235,30 @@ func TestConformCannotRun(t *testing.T) {
 	}
 }
 
+// Flags may follow BASE_URL, and "--" ends them.
+func TestConformFlagsAfterBaseURL(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	for _, args := range [][]string{
+		{base + "/v1", "-key", conformKey, "-checks", "unknown_path", "-seed", "3"},
+		{"-key", conformKey, base + "/v1", "-checks", "unknown_path"},
+		{"-key", conformKey, "-checks", "unknown_path", "--", base + "/v1"},
+	} {
+		stdout, _, err := conformRun(nil, args...)
+		if err != nil || !containsRow(stdout, "unknown_path", "PASS") {
+			t.Errorf("conform %q: got %v, want exit 0 and unknown_path passed\n%s", args, err, stdout)
+		}
+	}
+	if _, _, err := conformRun(nil, "-key", conformKey, "--", base+"/v1", "-checks", "unknown_path"); err == nil || !strings.Contains(err.Error(), "want one BASE_URL argument, got 3") {
+		t.Errorf(`after "--", flags are arguments: got %v, want 3 arguments refused`, err)
+	}
+}
+
 func TestConformHelp(t *testing.T) {
 	stdout, _, err := conformRun(map[string]string{"PETSTORE_CONFORM_KEY": conformKey}, "-h")
 	if err != nil {
 		t.Fatalf("-h: got %v, want nil", err)
 	}
-	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY"} {
+	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY", "not …/v1/pets", "before or after it", "make build", "bin/petstore conform"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-h lacks %q:\n%s", want, stdout)
 		}

@@ -23,7 +23,8 @@ type operation struct {
 	op     *openapi3.Operation
 	query  []*openapi3.Parameter
 	inPath []*openapi3.Parameter
-	body   *openapi3.Schema // the application/json request body, or nil
+	header []*openapi3.Parameter // but Accept, Content-Type and Authorization, which OpenAPI ignores
+	body   *openapi3.Schema      // the application/json request body, or nil
 	// created is the schema of the 201 body, for members a client must not
 	// send (the service assigns them).
 	created *openapi3.Schema
@@ -55,6 +56,8 @@ func operations(spec *openapi3.T) []*operation {
 						op.query = append(op.query, p.Value)
 					case p.Value.In == openapi3.ParameterInPath:
 						op.inPath = append(op.inPath, p.Value)
+					case p.Value.In == openapi3.ParameterInHeader && !ignoredHeader(p.Value.Name):
+						op.header = append(op.header, p.Value)
 					}
 				}
 			}
@@ -72,6 +75,28 @@ func operations(spec *openapi3.T) []*operation {
 		}
 	}
 	return ops
+}
+
+// ignoredHeader reports whether OpenAPI ignores a header parameter of this
+// name (3.0.3, Parameter Object: the request's media types and security).
+func ignoredHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Content-Type", "Authorization":
+		return true
+	}
+	return false
+}
+
+// headerSendable reports whether v can be sent as a header field value:
+// no control character but tab (RFC 9110, 5.5). Other values cannot
+// reach the target, so they are no case.
+func headerSendable(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if (v[i] < 0x20 && v[i] != '\t') || v[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *run) operation(id string) *operation {
@@ -211,6 +236,14 @@ func (r *run) validStrings(s *openapi3.Schema) []value {
 	}
 	var vs []value
 	for _, v := range candidates {
+		// A pattern may hold a string to fewer characters than maxLength
+		// (a key of 255 in a field of 257 that allows two quotes): take
+		// the longest it accepts, a few characters shorter at most.
+		for cut := 0; cut < 4 && !stringOK(s, v.text) && utf8.RuneCountInString(v.text) > max(lo, 1); cut++ {
+			rs := []rune(v.text)
+			v.text = string(rs[:len(rs)-1])
+			v.json = v.text
+		}
 		if stringOK(s, v.text) {
 			vs = append(vs, v)
 		}
@@ -225,12 +258,35 @@ func stringOK(s *openapi3.Schema, str string) bool {
 		return false
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
+		re, err := compilePattern(s.Pattern)
 		if err != nil || !re.MatchString(str) {
 			return false
 		}
 	}
 	return true
+}
+
+// ecmaCodepoint is an ECMAScript \uXXXX escape, which Go's regexp spells
+// \x{XXXX}: the contract's patterns use it, upper-case, as kin-openapi reads
+// them.
+var ecmaCodepoint = regexp.MustCompile(`\\u([0-9A-F]{4})`)
+
+// compilePattern compiles an OpenAPI pattern (ECMAScript) with Go's regexp,
+// as kin-openapi does.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`))
+}
+
+// patternSuspects are strings a pattern over free text most often refuses:
+// C0 and C1 controls, explicit bidirectional overrides and isolates, and
+// strings of only (Unicode) white space.
+var patternSuspects = []string{
+	"a\x00b", "a\tb", "a\nb", "\x7f", "a\u0085b", "a\u009fb",
+	"evil\u202egnp.exe", "a\u202ab", "a\u2066b", "a\u2069b",
+	" ", "   ", "\u00a0", "\u3000", "\u2028", "\u0085",
+	"-", "0",
+	// Characters outside a token's syntax.
+	"a b", "a,b", "a;b", "a\"b", "\"ab", "a@b", "a\\b", "a{b}", "aéb",
 }
 
 // invalid returns values that break exactly one rule of the schema each,
@@ -300,8 +356,8 @@ func invalid(s *openapi3.Schema, inBody bool) []value {
 		}
 		if s.Pattern != "" {
 			// Strings of an allowed length that the pattern refuses, from
-			// the usual suspects: control characters and white space.
-			for _, c := range []string{"a\x00b", "a\tb", "a\nb", "\x7f", " ", "   ", "-", "0"} {
+			// the usual suspects.
+			for _, c := range patternSuspects {
 				if n := uint64(utf8.RuneCountInString(c)); n >= s.MinLength && (s.MaxLength == nil || n <= *s.MaxLength) && !stringOK(s, c) {
 					vs = append(vs, strValue("against the pattern: "+strconv.Quote(c), c))
 				}

@@ -3,6 +3,8 @@ package conform
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -153,19 +155,34 @@ func (r *run) pathValues(op *operation, id string) map[string]string {
 // baseBody is a valid body of schema s with its required members only; a
 // string member without an enum takes a name unique to this run.
 func (r *run) baseBody(s *openapi3.Schema) map[string]any {
+	return r.baseBodyNamed(s, "")
+}
+
+// baseBodyNamed is baseBody with name, when not empty, for its string
+// members, and the first valid value for the others: the same body for the
+// same name.
+func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
 	body := map[string]any{}
-	for _, name := range s.Required {
-		ref := s.Properties[name]
+	for _, member := range s.Required {
+		ref := s.Properties[member]
 		if ref == nil || ref.Value == nil {
 			continue
 		}
 		ps := flat(ref.Value)
 		if isType(ps, "string") && len(ps.Enum) == 0 && stringOK(ps, "conform") {
-			body[name] = r.name("conform")
+			if name != "" && stringOK(ps, name) {
+				body[member] = name
+			} else {
+				body[member] = r.name("conform")
+			}
 			continue
 		}
 		if vs := r.valid(ps); len(vs) > 0 {
-			body[name] = vs[len(vs)-1].json
+			if name != "" {
+				body[member] = vs[0].json // the same body for the same name
+			} else {
+				body[member] = vs[len(vs)-1].json
+			}
 		}
 	}
 	return body
@@ -228,6 +245,28 @@ func (r *run) negatives(op *operation, id string) []kase {
 		}
 	}
 	withQuery("query: unknown parameter", "conformUnknown=1")
+	for _, p := range op.header {
+		withHeader := func(label string, values ...string) {
+			h := base.header.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
+			h[http.CanonicalHeaderKey(p.Name)] = values
+			ks = append(ks, kase{fmt.Sprintf("header %s: %s", p.Name, label), request{method: op.method, target: base.target, header: h, body: base.body}})
+		}
+		ps := flat(p.Schema.Value)
+		for _, v := range invalid(p.Schema.Value, false) {
+			if v.text != "" && headerSendable(v.text) { // "" is the empty case below
+				withHeader(v.label, v.text)
+			}
+		}
+		if vs := r.valid(p.Schema.Value); len(vs) > 0 {
+			withHeader("given twice", vs[0].text, vs[0].text)
+		}
+		if !isType(ps, "string") || !stringOK(ps, "") || len(ps.Enum) > 0 && !slices.Contains(ps.Enum, any("")) {
+			withHeader("empty", "")
+		}
+	}
 
 	if op.body == nil {
 		ks = append(ks, kase{"a body where none is taken", request{method: op.method, target: base.target, header: jsonHeader, body: []byte("{}")}})
@@ -522,6 +561,9 @@ func (r *run) negativeCases(ctx context.Context, f *refused) error {
 
 func (r *run) positiveCases(ctx context.Context) error {
 	for _, op := range r.ops {
+		if err := r.positiveHeaders(ctx, op); err != nil {
+			return err
+		}
 		if op.body != nil {
 			if err := r.positiveBodies(ctx, op); err != nil {
 				return err
@@ -550,6 +592,35 @@ func (r *run) positiveCases(ctx context.Context) error {
 			// A valid id may name no pet: 404 is an answer, 400 is not.
 			ok := x.status/100 == 2 || (len(op.inPath) > 0 && x.status == http.StatusNotFound)
 			r.expect("positive_data_acceptance", x, ok, "2xx for "+k.label)
+		}
+	}
+	return nil
+}
+
+// positiveHeaders sends a valid request with each valid value of each header
+// parameter. The body of a create is the same for the same header value
+// (its names derived from the value), so that a value met again, in another
+// run against the same target, is a retry of the same request, not another
+// request under a key already used (Idempotency-Key).
+func (r *run) positiveHeaders(ctx context.Context, op *operation) error {
+	for _, p := range op.header {
+		for _, v := range r.valid(p.Schema.Value) {
+			if !headerSendable(v.text) {
+				continue
+			}
+			req := r.validRequest(op, "1")
+			if op.body != nil {
+				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.text))
+				req.body = mustJSON(r.baseBodyNamed(op.body, "conform-"+hex.EncodeToString(sum[:6])))
+			}
+			req.header = cloneWith(req.header, p.Name, v.text)
+			x, err := r.send(ctx, req)
+			if err != nil {
+				return err
+			}
+			// A valid id may name no pet: 404 is an answer, 400 is not.
+			ok := x.status/100 == 2 || (len(op.inPath) > 0 && x.status == http.StatusNotFound)
+			r.expect("positive_data_acceptance", x, ok, fmt.Sprintf("2xx for header %s: %s", p.Name, v.label))
 		}
 	}
 	return nil

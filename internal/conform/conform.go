@@ -191,6 +191,9 @@ func newRun(cfg Config) (*run, error) {
 	if len(r.ops) == 0 {
 		return nil, errors.New("the spec defines no operation")
 	}
+	if err := r.checkBase(); err != nil {
+		return nil, err
+	}
 	transport := http.DefaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		transport = cfg.HTTPClient.Transport
@@ -211,6 +214,37 @@ func newRun(cfg Config) (*run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// checkBase refuses a BASE_URL that ends in an operation's path
+// (…/v1/pets, …/v1/pets/7): an easy slip from a curl line, which would make
+// every case miss the API. It names the base address to use instead.
+func (r *run) checkBase() error {
+	have := strings.Split(strings.Trim(r.base.Path, "/"), "/")
+	for _, op := range r.ops {
+		want := strings.Split(strings.Trim(op.path, "/"), "/")
+		if len(want) == 0 || want[0] == "" || len(want) > len(have) {
+			continue
+		}
+		tail := have[len(have)-len(want):]
+		match := true
+		for i, seg := range want {
+			if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+				match = match && tail[i] != ""
+			} else {
+				match = match && tail[i] == seg
+			}
+		}
+		if !match {
+			continue
+		}
+		fix := *r.base
+		fix.Path = "/" + strings.Join(have[:len(have)-len(want)], "/")
+		fix.RawPath, fix.RawQuery, fix.Fragment = "", "", ""
+		return fmt.Errorf("BASE_URL %s ends in the path of %s (%s %s): BASE_URL is the API's base address, the part before the operation's path; try %s",
+			r.base, op.id, op.method, op.path, strings.TrimSuffix(fix.String(), "/"))
+	}
+	return nil
 }
 
 func selectChecks(only, exclude []string) (map[string]bool, error) {

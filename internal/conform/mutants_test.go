@@ -3,6 +3,8 @@ package conform_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -80,6 +82,23 @@ var mutants = []mutant{
 			m["name"] = string([]rune(s)[:100])
 		}
 	})},
+	{"C1 controls and bidi overrides stripped from names", "negative_data_rejection", func(app http.Handler) http.Handler {
+		// A rival that sanitises instead of refusing: the characters go,
+		// the rest of the body is passed on byte for byte.
+		strip := func(r rune) rune {
+			if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				return -1
+			}
+			return r
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.Body != nil {
+				body, _ := io.ReadAll(r.Body)
+				setBody(r, bytes.Map(strip, body))
+			}
+			app.ServeHTTP(w, r)
+		})
+	}},
 	{"unknown members silently dropped", "negative_data_rejection", rewriteBody(func(m map[string]any) {
 		for k := range m {
 			if k != "name" && k != "categoryId" && k != "status" {
@@ -288,6 +307,18 @@ var mutants = []mutant{
 		b, _ := json.Marshal(p)
 		return b
 	})},
+	{"any Idempotency-Key syntax accepted", "negative_data_rejection", func(app http.Handler) http.Handler {
+		// A rival that takes whatever the header holds (too long, any
+		// character, given twice, empty) as the key: the app sees it as a
+		// digest, which its syntax allows.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if keys, ok := r.Header["Idempotency-Key"]; ok {
+				sum := sha256.Sum256([]byte(strings.Join(keys, "\n")))
+				r.Header.Set("Idempotency-Key", hex.EncodeToString(sum[:]))
+			}
+			app.ServeHTTP(w, r)
+		})
+	}},
 	{"Idempotency-Key ignored", "idempotent_replay", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del("Idempotency-Key")

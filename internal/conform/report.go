@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 )
@@ -87,15 +88,34 @@ func (r *Report) count(check string) (cases, failed int) {
 	return cases, failed
 }
 
+// cleanText is s with each invalid UTF-8 byte and each character XML 1.0
+// forbids (C0 controls but tab, LF and CR; surrogates; U+FFFE, U+FFFF)
+// replaced by U+FFFD. encoding/xml escapes attributes and text so, but not
+// CDATA, where go-junit-report puts a failure's text; a target's answer can
+// hold anything.
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xd7ff,
+			r >= 0xe000 && r <= 0xfffd,
+			r >= 0x10000 && r <= utf8.MaxRune:
+			return r // strings.Map gives an invalid byte as U+FFFD
+		}
+		return utf8.RuneError
+	}, s)
+}
+
 // WriteJUnit writes the report as JUnit XML: one testsuite, one testcase per
-// (check, operation), its failures in the failure's text.
+// (check, operation), its failures in the failure's text. Every text is
+// cleaned (cleanText): the report is well-formed whatever the target sent.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junit.Testsuite{Name: "conform", Time: fmt.Sprintf("%.3f", r.Elapsed.Seconds())}
-	suite.AddProperty("base_url", r.BaseURL)
+	suite.AddProperty("base_url", cleanText(r.BaseURL))
 	suite.AddProperty("seed", fmt.Sprint(r.Seed))
 	suite.AddProperty("requests", fmt.Sprint(r.Requests))
 	for _, res := range r.Results {
-		tc := junit.Testcase{Name: res.Check + "/" + res.Operation, Classname: res.Check}
+		tc := junit.Testcase{Name: cleanText(res.Check + "/" + res.Operation), Classname: cleanText(res.Check)}
 		if res.Failed > 0 {
 			var data strings.Builder
 			for _, f := range r.Failures {
@@ -103,7 +123,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 					fmt.Fprintf(&data, "want: %s\ngot:  %s\n%s\n\n", f.Want, f.Got, f.Curl)
 				}
 			}
-			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: res.Check, Data: data.String()}
+			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: cleanText(res.Check), Data: cleanText(data.String())}
 		}
 		suite.AddTestcase(tc)
 	}

@@ -153,11 +153,16 @@ func (r *run) fail(x *exchange, want, got string) *Failure {
 	return &Failure{Want: want, Got: got, Curl: r.curl(x)}
 }
 
-// describe says what came back, briefly.
+// describe says what came back, briefly: at most 300 bytes of the body, cut
+// on a character boundary, invalid UTF-8 replaced by U+FFFD.
 func describe(x *exchange) string {
-	body := string(x.body)
+	body := strings.ToValidUTF8(string(x.body), "\uFFFD")
 	if len(body) > 300 {
-		body = body[:300] + "…"
+		cut := 300
+		for !utf8.RuneStart(body[cut]) {
+			cut--
+		}
+		body = body[:cut] + "…"
 	}
 	return fmt.Sprintf("%d %s", x.status, body)
 }

@@ -286,7 +286,7 @@ func testCreateBadBody(t *testing.T, c *apitest.Client) {
 		{"missing categoryId", `{"name":"Rex"}`, nil, 400, "categoryId: is required"},
 		{"empty object", `{}`, nil, 400, ": is required"},
 		{"empty name", `{"name":"","categoryId":1}`, nil, 400, "name: minimum string length is 1"},
-		{"blank name", `{"name":"   ","categoryId":1}`, nil, 400, "name: must not contain control characters or be only spaces"},
+		{"blank name", `{"name":"   ","categoryId":1}`, nil, 400, "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
 		{"long name", `{"name":"` + long + `","categoryId":1}`, nil, 400, "name: maximum string length is 100"},
 		{"nul in name", `{"name":"a\u0000b","categoryId":1}`, nil, 400, "name: must not contain control characters"},
 		{"newline in name", `{"name":"a\nb","categoryId":1}`, nil, 400, "name: must not contain control characters"},

@@ -131,6 +131,16 @@ func hostileRequests() []hostile {
 		{name: "lone surrogate escape", body: `{"name":"\ud800","categoryId":1}`, msg: "body: invalid JSON"},
 		{name: "UTF-16 body", body: "\xff\xfe{\x00}\x00", msg: "body: invalid JSON"},
 		{name: "DEL in name", body: `{"name":"Rex\u007f","categoryId":1}`, msg: "name: must not contain control characters"},
+		{name: "C1 control (NEL) in name", body: `{"name":"Rex\u0085","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "C1 control, raw UTF-8, in name", body: "{\"name\":\"Rex\u0085\",\"categoryId\":1}", msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "right-to-left override in name", body: `{"name":"evil\u202Egnp.exe","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "left-to-right embedding in name", body: `{"name":"a\u202Ab","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "first isolate in name", body: `{"name":"a\u2066b","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "pop isolate in name", body: `{"name":"a\u2069b","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "name of a no-break space", body: `{"name":"\u00a0","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "name of ideographic spaces", body: `{"name":"\u3000\u3000","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "name of a line separator", body: `{"name":"\u2028","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
+		{name: "name of NEL", body: `{"name":"\u0085","categoryId":1}`, msg: "name: must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"},
 
 		// Long names.
 		{name: "10 000-character name", body: `{"name":"` + strings.Repeat("a", 10_000) + `","categoryId":1}`, msg: "name: maximum string length is 100"},

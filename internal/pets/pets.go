@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -60,8 +61,10 @@ func (n NewPet) Normalize() (NewPet, error) {
 		n.Status = Available
 	}
 	switch {
-	case !validName(n.Name):
-		return n, &ValidationError{Field: "name", Reason: "must be 1 to 100 characters of valid UTF-8, without control characters, not only spaces"}
+	case !validNameLength(n.Name):
+		return n, &ValidationError{Field: "name", Reason: "must be 1 to 100 characters of valid UTF-8"}
+	case !validNameText(n.Name):
+		return n, &ValidationError{Field: "name", Reason: nameTextRule}
 	case n.CategoryID < 1:
 		return n, &ValidationError{Field: "categoryId", Reason: "must be at least 1"}
 	case !n.Status.Valid():
@@ -70,16 +73,27 @@ func (n NewPet) Normalize() (NewPet, error) {
 	return n, nil
 }
 
-func validName(s string) bool {
-	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxNameLength {
-		return false
-	}
+func validNameLength(s string) bool {
+	return s != "" && utf8.ValidString(s) && utf8.RuneCountInString(s) <= MaxNameLength
+}
+
+// nameTextRule is the rule on a name's characters, in the words of
+// openapi.yaml's PetName (x-pattern-message), whose pattern says the same.
+const nameTextRule = "must not contain control characters or explicit bidirectional formatting characters, and must not be only white space"
+
+// validNameText reports whether s keeps nameTextRule: no control character
+// (Unicode category Cc: C0, DEL and C1), no explicit bidirectional override,
+// embedding or isolate (U+202A-U+202E, U+2066-U+2069: the characters behind
+// display spoofing), and not only Unicode White_Space. The implicit marks
+// (U+200E, U+200F, U+061C) and the zero-width joiner are allowed: names in
+// right-to-left scripts and emoji sequences need them.
+func validNameText(s string) bool {
 	blank := true
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if unicode.Is(unicode.Cc, r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return false
 		}
-		if r != ' ' {
+		if !unicode.Is(unicode.White_Space, r) {
 			blank = false
 		}
 	}

@@ -54,6 +54,11 @@ func TestPostgresConstraints(t *testing.T) {
 		{"control character", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"a\tb"}, "23514"},
 		{"DEL", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"a\x7fb"}, "23514"},
 		{"only spaces", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"   "}, "23514"},
+		{"C1 control", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"Rex\u0085"}, "23514"},
+		{"right-to-left override", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"evil\u202egnp.exe"}, "23514"},
+		{"isolate", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"a\u2069b"}, "23514"},
+		{"only no-break space", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"\u00a0"}, "23514"},
+		{"only ideographic spaces", `insert into pets (name, category_id, status) values ($1, 1, 'sold')`, []any{"\u3000\u3000"}, "23514"},
 		{"category 0", `insert into pets (name, category_id, status) values ('Rex', 0, 'sold')`, nil, "23514"},
 		{"unknown status", `insert into pets (name, category_id, status) values ('Rex', 1, 'lost')`, nil, "23514"},
 		{"null status", `insert into pets (name, category_id, status) values ('Rex', 1, null)`, nil, "23502"},
@@ -66,7 +71,7 @@ func TestPostgresConstraints(t *testing.T) {
 		}
 	}
 	// The longest and oddest names the domain accepts fit.
-	for _, name := range []string{strings.Repeat("é", 100), "🐕 Rex — ü", "x"} {
+	for _, name := range []string{strings.Repeat("é", 100), "🐕 Rex — ü", "x", "\u05e8\u05e7\u05e1\u200f", "🐈\u200d⬛", "Rex\u00a0II"} {
 		if _, err := conn.Exec(context.Background(), `insert into pets (name, category_id, status) values ($1, 9223372036854775807, 'pending')`, name); err != nil {
 			t.Errorf("insert %q: %v", name, err)
 		}

@@ -25,6 +25,7 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"CreateThenGet", testCreateThenGet},
 		{"CreateDefaultsStatus", testCreateDefaultsStatus},
 		{"CreateRejectsInvalid", testCreateRejectsInvalid},
+		{"Names", testNames},
 		{"GetUnknown", testGetUnknown},
 		{"ListEmpty", testListEmpty},
 		{"ListOrderAndLimit", testListOrderAndLimit},
@@ -133,6 +134,47 @@ func testCreateRejectsInvalid(t *testing.T, s pets.Store) {
 	}
 	if page := mustList(t, s, pets.Query{Limit: pets.MaxLimit}); len(page.Pets) != 0 {
 		t.Fatalf("after refused creates: got %d pets listed, want 0", len(page.Pets))
+	}
+}
+
+// testNames checks the rule on a name's characters: no control character
+// (C1 included), no explicit bidirectional override or isolate, not only
+// white space; marks and the zero-width joiner kept as they are.
+func testNames(t *testing.T, s pets.Store) {
+	for _, name := range []string{
+		"Rex\u0085",         // NEL, a C1 control
+		"a\u0080b",          // the first C1 control
+		"evil\u202egnp.exe", // right-to-left override
+		"a\u202ab",          // left-to-right embedding
+		"a\u2066b",          // left-to-right isolate
+		"a\u2069b",          // pop directional isolate
+		"\u00a0",            // only a no-break space
+		"\u3000\u3000",      // only ideographic spaces
+		"\u2028",            // only a line separator
+		"\u0085",            // only NEL
+	} {
+		_, err := s.Create(context.Background(), pets.NewPet{Name: name, CategoryID: 1})
+		var verr *pets.ValidationError
+		if !errors.As(err, &verr) || verr.Field != "name" {
+			t.Errorf("Create(name %+q): got error %v, want a *pets.ValidationError on name", name, err)
+		}
+	}
+	if page := mustList(t, s, pets.Query{Limit: pets.MaxLimit}); len(page.Pets) != 0 {
+		t.Fatalf("after refused creates: got %d pets listed, want 0", len(page.Pets))
+	}
+	for _, name := range []string{
+		"\u05e8\u05e7\u05e1\u200f", // right-to-left mark
+		"Rex\u200e",                // left-to-right mark
+		"\u0631\u0643\u0633\u061c", // Arabic letter mark
+		"🐈\u200d⬛",                 // zero-width joiner
+		"Rex\u00a0II",              // white space inside a name
+		"\u3000Rex\u3000",
+	} {
+		p := mustCreate(t, s, pets.NewPet{Name: name, CategoryID: 1})
+		got, err := s.Get(context.Background(), p.ID)
+		if err != nil || got.Name != name {
+			t.Errorf("Get(%d): got %+q, %v; want name %+q", p.ID, got.Name, err, name)
+		}
 	}
 }
 

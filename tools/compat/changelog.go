@@ -15,8 +15,9 @@ const (
 func changelogHead(oasdiffVersion string) string {
 	return changelogTitle + `
 One line a change, found by oasdiff ` + oasdiffVersion + ` (tools/compat). **breaking**
-marks a change that needs a new major version; the others are additive
-(minor) or wording (patch). ` + "`make changelog`" + ` writes the Unreleased section
+marks a change that needs a new major version; **breaking by oasdiff, waived**
+one that ` + "`released/waivers.yaml`" + ` accepts as additive, with its reason; the others
+are additive (minor) or wording (patch). ` + "`make changelog`" + ` writes the Unreleased section
 from the difference between ` + "`openapi.yaml`" + ` and the released contract
 (` + "`released/openapi.yaml`" + `); ` + "`make release-contract`" + ` names it with the new
 version and moves the baseline. Do not edit it by hand.
@@ -33,11 +34,15 @@ func section(heading string, r *Report) string {
 		return b.String()
 	}
 	for _, c := range r.Changes {
-		mark := ""
+		mark, waived := "", ""
 		if c.Raise == Major {
 			mark = "**breaking** "
 		}
-		fmt.Fprintf(&b, "- %s`%s`: %s\n", mark, strings.ReplaceAll(c.Where, ", ", "`, `"), c.Text)
+		if c.Waived != "" {
+			mark = "**breaking by oasdiff, waived** "
+			waived = " — waived (released/waivers.yaml): " + c.Waived
+		}
+		fmt.Fprintf(&b, "- %s`%s`: %s%s\n", mark, strings.ReplaceAll(c.Where, ", ", "`, `"), c.Text, waived)
 	}
 	if r.Wording {
 		b.WriteString("- wording: descriptions or other prose changed, no change to behaviour\n")

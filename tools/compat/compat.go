@@ -29,12 +29,16 @@ func (r Raise) String() string {
 
 // Change is one change oasdiff found, with the raise it needs.
 type Change struct {
-	Raise Raise
-	Where string // "GET /pets", or "components" for a change outside operations
-	Text  string
+	Raise  Raise
+	Where  string // "GET /pets", or "components" for a change outside operations
+	Text   string
+	Waived string // the reason of the waiver that made a breaking change additive
 }
 
 func (c Change) String() string {
+	if c.Waived != "" {
+		return fmt.Sprintf("%-8s  %s: %s (breaking by oasdiff, waived: %s)", "waived", c.Where, c.Text, c.Waived)
+	}
 	return fmt.Sprintf("%-8s  %s: %s", c.Raise.label(), c.Where, c.Text)
 }
 
@@ -84,8 +88,10 @@ var localize = checker.NewDefaultLocalizer()
 // Compare loads both documents, lists the changes from base to rev with
 // oasdiff, and applies the version rule: a breaking change needs a new major
 // (and base path /vN), an additive one a new minor, a wording change a new
-// patch; the servers' base path always ends with /v<major>.
-func Compare(base, rev []byte) (*Report, error) {
+// patch; the servers' base path always ends with /v<major>. A breaking
+// change that a waiver names exactly needs a minor raise; a waiver that
+// names no change is a problem (it is stale, or names its change wrongly).
+func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 	b, err := loadSpec(base, "base")
 	if err != nil {
 		return nil, err
@@ -102,21 +108,29 @@ func Compare(base, rev []byte) (*Report, error) {
 	}
 	config := checker.NewConfig(checker.GetAllChecks())
 	var found []Change
+	used := make([]bool, len(waivers))
 	for _, c := range checker.CheckBackwardCompatibilityUntilLevel(config, d, sources, checker.INFO) {
 		if slices.Contains(versioningPolicyIDs, c.GetId()) {
 			continue
 		}
 		// IsBreaking covers oasdiff's ERR and WARN ("may break clients"):
 		// a reference contract takes the cautious reading.
-		raise := Minor
-		if c.IsBreaking() && !errorCodeAdded(c) {
-			raise = Major
-		}
 		where := "components"
 		if c.GetOperation() != "" {
 			where = c.GetOperation() + " " + c.GetPath()
 		}
-		found = append(found, Change{Raise: raise, Where: where, Text: c.GetUncolorizedText(localize)})
+		raise, waived := Minor, ""
+		if c.IsBreaking() && !errorCodeAdded(c) {
+			raise = Major
+			for i := range waivers {
+				if waivers[i].matches(c, where) {
+					raise, waived = Minor, waivers[i].Reason
+					used[i] = true
+					break
+				}
+			}
+		}
+		found = append(found, Change{Raise: raise, Where: where, Text: c.GetUncolorizedText(localize), Waived: waived})
 		report.Required = max(report.Required, raise)
 	}
 	report.Changes = merge(found)
@@ -139,6 +153,11 @@ func Compare(base, rev []byte) (*Report, error) {
 	}
 
 	report.Problems = versionProblems(report, r.Spec)
+	for i, w := range waivers {
+		if !used[i] {
+			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))
+		}
+	}
 	return report, nil
 }
 
@@ -154,16 +173,16 @@ func merge(changes []Change) []Change {
 		wheres, statuses []string
 	}
 	var lines []*line
-	index := map[[2]string]*line{}
+	index := map[[3]string]*line{}
 	for _, c := range changes {
 		text, status := c.Text, ""
 		if m := statusSuffix.FindStringSubmatchIndex(text); m != nil {
 			text, status = text[:m[0]], text[m[2]:m[3]]
 		}
-		key := [2]string{c.Raise.String(), text}
+		key := [3]string{c.Raise.String(), text, c.Waived}
 		l := index[key]
 		if l == nil {
-			l = &line{Change: Change{Raise: c.Raise, Text: text}}
+			l = &line{Change: Change{Raise: c.Raise, Text: text, Waived: c.Waived}}
 			index[key] = l
 			lines = append(lines, l)
 		}

@@ -174,8 +174,8 @@ func TestVersionRule(t *testing.T) {
 // and a release starts an empty Unreleased section.
 func TestChangelog(t *testing.T) {
 	r := &Report{BaseVersion: "1.0.0", RevVersion: "2.0.0", Required: Major, Changes: []Change{
-		{Major, "GET /pets", "removed the success response with the status '200'"},
-		{Minor, "POST /pets", "added the optional request header 'Idempotency-Key'"},
+		{Raise: Major, Where: "GET /pets", Text: "removed the success response with the status '200'"},
+		{Raise: Minor, Where: "POST /pets", Text: "added the optional request header 'Idempotency-Key'"},
 	}}
 	old := "# old head\n\n## Unreleased: 1.0.0 against the released 1.0.0\n\nNo change since the release.\n\n## 1.0.0\n\nThe first released contract.\n"
 
@@ -226,14 +226,14 @@ func ptr[T any](v T) *T { return &v }
 // and responses oasdiff reports it in; distinct changes stay distinct.
 func TestMerge(t *testing.T) {
 	got := merge([]Change{
-		{Minor, "POST /pets", "added the new `x` enum value to the `code` response property for the response status `400`"},
-		{Minor, "GET /pets", "added the new `x` enum value to the `code` response property for the response status `401`"},
-		{Minor, "GET /pets", "added the new `x` enum value to the `code` response property for the response status `400`"},
-		{Major, "GET /pets", "removed the success response with the status `200`"},
+		{Raise: Minor, Where: "POST /pets", Text: "added the new `x` enum value to the `code` response property for the response status `400`"},
+		{Raise: Minor, Where: "GET /pets", Text: "added the new `x` enum value to the `code` response property for the response status `401`"},
+		{Raise: Minor, Where: "GET /pets", Text: "added the new `x` enum value to the `code` response property for the response status `400`"},
+		{Raise: Major, Where: "GET /pets", Text: "removed the success response with the status `200`"},
 	})
 	want := []Change{
-		{Major, "GET /pets", "removed the success response with the status `200`"},
-		{Minor, "GET /pets, POST /pets", "added the new `x` enum value to the `code` response property for the response statuses `400`, `401`"},
+		{Raise: Major, Where: "GET /pets", Text: "removed the success response with the status `200`"},
+		{Raise: Minor, Where: "GET /pets, POST /pets", Text: "added the new `x` enum value to the `code` response property for the response statuses `400`, `401`"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)

@@ -6,6 +6,9 @@
 //	compat changelog write CHANGELOG.md; with -check, fail when it is stale (make changelog)
 //	compat release   make openapi.yaml the released contract (make release-contract)
 //
+// released/waivers.yaml lists the breaking changes (by oasdiff) that the
+// project accepts as additive against the release, each with its reason.
+//
 // It is a module of its own so that oasdiff's kin-openapi does not decide
 // the server's.
 package main
@@ -35,6 +38,7 @@ func run(args []string, stdout io.Writer) error {
 	basePath := fs.String("base", "released/openapi.yaml", "the released contract")
 	revPath := fs.String("rev", "openapi.yaml", "the contract as it is now")
 	logPath := fs.String("changelog", "CHANGELOG.md", "the changelog file")
+	waiversPath := fs.String("waivers", "released/waivers.yaml", "breaking changes accepted as additive against the release (optional)")
 	check := fs.Bool("check", false, "changelog: fail when the file is not what it would write")
 	dir := fs.String("dir", ".", "the repository: the other paths are relative to it")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -51,7 +55,15 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	report, err := Compare(base, rev)
+	waiversData, err := os.ReadFile(*waiversPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	waivers, err := ParseWaivers(waiversData)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *waiversPath, err)
+	}
+	report, err := Compare(base, rev, waivers...)
 	if err != nil {
 		return err
 	}
@@ -105,6 +117,12 @@ func run(args []string, stdout io.Writer) error {
 		}
 		if err := os.WriteFile(*logPath, []byte(changelog(string(old), report, oasdiffVersion(), true)), 0o644); err != nil {
 			return err
+		}
+		if len(waivers) > 0 {
+			// A waiver holds against the release it was written for.
+			if err := os.WriteFile(*waiversPath, emptyWaivers(waiversData), 0o644); err != nil {
+				return err
+			}
 		}
 		return os.WriteFile(*basePath, rev, 0o644)
 	}
