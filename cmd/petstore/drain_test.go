@@ -15,6 +15,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 // TestDrain checks the shutdown delay: from the first signal on /readyz
@@ -29,7 +30,7 @@ func testDrain(t *testing.T, env map[string]string) {
 	ctx, signal1 := context.WithCancel(context.Background())
 	defer signal1()
 	skip := make(chan struct{})
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(withSkipDelay(ctx, skip), []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)

@@ -18,6 +18,7 @@ import (
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pgtest"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 const pgKey = "replica-key-0123456789abcdef"
@@ -205,7 +206,7 @@ func startBinary(t *testing.T, bin, db string) (*exec.Cmd, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -21,25 +21,8 @@ import (
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's and the test's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // serveSetting starts the server with a key and one setting from the
 // environment, requires its listening line to name the setting as logged,
@@ -56,9 +39,9 @@ func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
 
 // startServer runs the whole program on a loopback port and returns its base
 // URL, its log, and a function that stops it and returns run's error.
-func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncBuffer, stop func() error) {
+func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, stderr *syncbuf.Buffer, stop func() error) {
 	t.Helper()
-	stdout = &syncBuffer{}
+	stdout = &syncbuf.Buffer{}
 	baseURL, stderr, stop = startServerTo(t, env, stdout)
 	return baseURL, stdout, stderr, stop
 }
@@ -67,14 +50,14 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 func startServerTo(t *testing.T, env map[string]string, stdout interface {
 	io.Writer
 	String() string
-}) (baseURL string, stderr *syncBuffer, stop func() error) {
+}) (baseURL string, stderr *syncbuf.Buffer, stop func() error) {
 	t.Helper()
 	env["PETSTORE_ADDR"] = "127.0.0.1:0"
 	if _, ok := env["PETSTORE_SHUTDOWN_DELAY"]; !ok {
 		env["PETSTORE_SHUTDOWN_DELAY"] = "0" // stop at once; drain_test.go tests the delay
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr = &syncBuffer{}
+	stderr = &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
@@ -409,10 +392,10 @@ func TestNoLogLineLostAtShutdown(t *testing.T) {
 	}
 }
 
-// flakyWriter is a syncBuffer whose writes fail while fail is set; refused
+// flakyWriter is a syncbuf.Buffer whose writes fail while fail is set; refused
 // counts the writes it failed.
 type flakyWriter struct {
-	syncBuffer
+	syncbuf.Buffer
 	fail    atomic.Bool
 	refused atomic.Int64
 }
@@ -422,7 +405,7 @@ func (w *flakyWriter) Write(p []byte) (int, error) {
 		w.refused.Add(1)
 		return 0, errors.New("disk full")
 	}
-	return w.syncBuffer.Write(p)
+	return w.Buffer.Write(p)
 }
 
 // TestLogResumesAfterWriteError: while the log's writer fails, the failure

@@ -15,25 +15,8 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
-
-// syncBuffer is a log destination safe for the reloader's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.WriteString(string(p))
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
 
 // newKey returns a fresh key and its digest line.
 func newKey(t *testing.T) (string, string) {
@@ -195,7 +178,7 @@ func TestReloaderBrokenFile(t *testing.T) {
 	keyB, lineB := newKey(t)
 	path := filepath.Join(t.TempDir(), "keys")
 	writeAtomic(t, path, lineA)
-	var log syncBuffer
+	var log syncbuf.Buffer
 	r, err := apikey.NewReloader(path, nil, slog.New(slog.NewJSONHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 // Runner runs the marked blocks of Markdown files, each with bash -euo
@@ -155,7 +156,7 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 		}
 		script = regexp.MustCompile(`\b`+p+`\b`).ReplaceAllString(script, free)
 	}
-	var serverLog *syncBuffer
+	var serverLog *syncbuf.Buffer
 	if strings.Contains(script, "localhost:8080") {
 		srv, err := r.startServer(ctx, dir, append(env, serveEnv...))
 		if err != nil {
@@ -167,7 +168,7 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 	}
 
 	var stdout bytes.Buffer
-	all := &syncBuffer{}
+	all := &syncbuf.Buffer{}
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
 	cmd.Dir = dir
 	if b.Marker.Repo {
@@ -203,7 +204,7 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 type server struct {
 	cmd  *exec.Cmd
 	addr string
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan struct{} // closed when the process has exited
 }
 
@@ -220,7 +221,7 @@ var listening = regexp.MustCompile(`msg=listening addr=(\S+)`)
 // (what make run runs) on a free loopback
 // port and waits until /healthz answers.
 func (r *Runner) startServer(ctx context.Context, dir string, env []string) (*server, error) {
-	s := &server{out: &syncBuffer{}, done: make(chan struct{})}
+	s := &server{out: &syncbuf.Buffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	s.cmd = exec.Command(r.Petstore, "serve", "-log-format=text", "-shutdown-delay=0")
 	s.cmd.Dir = dir
@@ -315,21 +316,4 @@ func freePort() (string, error) {
 	defer ln.Close()
 	_, port, err := net.SplitHostPort(ln.Addr().String())
 	return port, err
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -17,25 +16,8 @@ import (
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
-
-// lockedBuffer is a log destination safe for the app's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
 
 // waitingStore is a memory store that honours its context as a database
 // does: a List waits until the caller gives up, then fails with the
@@ -72,7 +54,7 @@ func TestClientCancel(t *testing.T) {
 // server made of it: its status, its log and its metrics.
 func checkClientCancel(t *testing.T, store pets.Store, waiting func() bool) {
 	t.Helper()
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -22,6 +20,7 @@ import (
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/syncbuf"
 	"github.com/petstore/petstore/internal/telemetry"
 )
 
@@ -82,24 +81,7 @@ func TestOffLeavesTheServerAlone(t *testing.T) {
 type traced struct {
 	*apitest.Client
 	spans  *tracetest.InMemoryExporter
-	access *syncBuffer
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	access *syncbuf.Buffer
 }
 
 // The key of every traced server: no span may carry any of it.
@@ -119,7 +101,7 @@ func serveTraced(t *testing.T, newStore func(*testing.T, *telemetry.Tracing) pet
 	if err != nil {
 		t.Fatal(err)
 	}
-	access := &syncBuffer{}
+	access := &syncbuf.Buffer{}
 	cfg := httpapi.Config{Store: store, Keys: apikey.NewSet(digests...), AccessLog: access}
 	if err := tracing.Apply(&cfg); err != nil {
 		t.Fatal(err)
