@@ -89,7 +89,7 @@ bench-postgres:
 
 ## fuzz: run each fuzz test for FUZZTIME (default 50000x: runs of the target); a crasher is kept in the package's testdata/fuzz
 # FUZZ_TARGETS are package:target pairs: the app end to end (httpapi) and
-# the strict input rules on their own (strict).
+# the strict input rules on their own (strict), the kit's reports (conform).
 # A count, not a duration: when a duration runs out, Go 1.26's fuzzing
 # coordinator can fail the target with a bare "context deadline exceeded"
 # and no input (golang/go#75804, fixed in Go 1.27); a count sets no deadline.
@@ -97,7 +97,8 @@ bench-postgres:
 # during which no new inputs are tried).
 FUZZTIME ?= 50000x
 FUZZ_TARGETS = httpapi:FuzzCreatePet httpapi:FuzzListPets httpapi:FuzzGetPet \
-	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON
+	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON \
+	conform:FuzzReportWellFormed
 fuzz:
 	@for pt in $(FUZZ_TARGETS); do \
 		p=$${pt%%:*}; f=$${pt#*:}; \

@@ -19,7 +19,11 @@ import (
 // what is wrong where.
 func DecodeJSON(data []byte) (any, error) {
 	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewReader(data))
+	// From a bytes.Buffer jsontext reads the whole body in place: no copy,
+	// and an error quotes the same text whatever buffer the pooled decoder
+	// grew before (from a Reader, a snippet at the body's end follows the
+	// read sizes).
+	dec.Reset(bytes.NewBuffer(data))
 	v, err := readValue(dec)
 	if err == nil {
 		if _, err = dec.ReadToken(); errors.Is(err, io.EOF) {
