@@ -86,7 +86,7 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 
 // TestPostgresClientCancel is TestClientCancel over PostgreSQL: the list
 // waits behind a lock another session holds, and the client hangs up while
-// it waits. It is 499, no ERROR line and the canceled outcome, never the
+// it waits. It is logged as 499 and aborted, no ERROR line and the canceled outcome, never the
 // store unavailable.
 func TestPostgresClientCancel(t *testing.T) {
 	dbURL := pgtest.Schema(t)

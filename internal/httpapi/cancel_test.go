@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
@@ -35,8 +38,8 @@ func (s *waitingStore) List(ctx context.Context, _ pets.Query) (pets.Page, error
 }
 
 // TestClientCancel: a client that hangs up while its store call runs is no
-// outage: 499 (never a 5xx), no ERROR line, the canceled outcome in the
-// store metrics. TestPostgresClientCancel is the same over PostgreSQL.
+// outage: logged as 499 (never a 5xx), no ERROR line, the canceled outcome
+// in the store metrics; and no status is sent (the handler aborts). TestPostgresClientCancel is the same over PostgreSQL.
 func TestClientCancel(t *testing.T) {
 	s := &waitingStore{Store: memstore.New(), waiting: make(chan struct{})}
 	checkClientCancel(t, s, func() bool {
@@ -65,8 +68,10 @@ func checkClientCancel(t *testing.T, store pets.Store, waiting func() bool) {
 	req.Header.Set("Authorization", "Bearer "+testKey)
 	rec := httptest.NewRecorder()
 	done := make(chan struct{})
+	var aborted any
 	go func() {
 		defer close(done)
+		defer func() { aborted = recover() }()
 		app.ServeHTTP(rec, req)
 	}()
 	apitest.Eventually(t, "the store call to be under way", waiting)
@@ -76,13 +81,21 @@ func checkClientCancel(t *testing.T, store pets.Store, waiting func() bool) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the request did not end within 10s of its cancel")
 	}
-	if rec.Code != 499 {
-		t.Errorf("canceled request: got status %d, want 499 (client closed request)", rec.Code)
+	if aborted != http.ErrAbortHandler {
+		t.Errorf("canceled request: the handler ended with %v, want it aborted (http.ErrAbortHandler: no status sent)", aborted)
 	}
+	if rec.Body.Len() != 0 || rec.Header().Get(echo.HeaderContentType) != "" {
+		t.Errorf("canceled request: something was written: %q %v", rec.Body, rec.Header())
+	}
+	logged := false
 	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
 		if strings.Contains(line, `"level":"ERROR"`) {
 			t.Errorf("canceled request logged at ERROR: %s", line)
 		}
+		logged = logged || strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"status":499`)
+	}
+	if !logged {
+		t.Errorf("no access line with status 499 (client closed request):\n%s", log.String())
 	}
 	mrec := httptest.NewRecorder()
 	app.ServeHTTP(mrec, httptest.NewRequest("GET", "/metrics", nil))

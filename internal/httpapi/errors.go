@@ -42,8 +42,8 @@ const (
 )
 
 // statusClientClosed is the status logged and counted for a request whose
-// client hung up before its answer (nginx's "client closed request"); it
-// never reaches a client.
+// client hung up before its answer (nginx's "client closed request"). It is
+// never sent: observe aborts the response instead (see errorHandler).
 const statusClientClosed = 499
 
 // maxMessage is the maxLength of Error.message in the spec.
@@ -74,9 +74,11 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
 			// The client hung up: no one reads an answer, and nothing is
-			// wrong with the server. nginx's 499 keeps it out of the 5xx
-			// (and the ERROR log lines) an operator is paged for.
-			c.NoContent(statusClientClosed)
+			// wrong with the server. Marked 499 for observe, which logs and
+			// counts it (out of the 5xx and the ERROR lines an operator is
+			// paged for) and then aborts the response: a client that only
+			// half-closed gets no status the contract does not document.
+			c.Response().Status = statusClientClosed
 			return
 		}
 		e := describe(err)

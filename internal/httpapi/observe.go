@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -45,6 +46,11 @@ func observe(m *metrics, log accessLog, traceID func(context.Context) string) ec
 				e.traceID = traceID(req.Context())
 			}
 			log.write(req.Context(), &e)
+			if res := c.Response(); res.Status == statusClientClosed && !res.Committed {
+				// The client hung up (errorHandler): close the connection
+				// unanswered; net/http would otherwise send a 200.
+				panic(http.ErrAbortHandler)
+			}
 			return err
 		}
 	}

@@ -53,10 +53,9 @@ func registerAPI(e *echo.Echo, spec *openapi3.T, base string, h gen.ServerInterf
 
 // opChain is the middleware of one operation, in the order it runs.
 type opChain struct {
-	operationID   string
-	mw            []echo.MiddlewareFunc
-	authenticates bool // authenticate is in mw
-	added         bool // a route was added with it
+	operationID string
+	mw          []echo.MiddlewareFunc // authenticate always among them
+	added       bool                  // a route was added with it
 }
 
 // chainOf is the middleware of one operation: the contract's path check,
@@ -80,7 +79,7 @@ func chainOf(route *routers.Route, router routers.Router, cfg Config) opChain {
 	if op.RequestBody != nil {
 		mw = append(mw, decodeBody(op.RequestBody.Value, !cfg.NoValidation))
 	}
-	return opChain{operationID: op.OperationID, mw: mw, authenticates: true}
+	return opChain{operationID: op.OperationID, mw: mw}
 }
 
 // requireAuthentication fails unless every route under base is one of the
@@ -123,7 +122,7 @@ func (r *apiRouter) add(method, path string, h echo.HandlerFunc, mw []echo.Middl
 	}
 	c.added = true
 	r.chains[k] = c
-	r.authenticated[k] = c.authenticates
+	r.authenticated[k] = true // chainOf put authenticate in c.mw
 	return r.e.Add(method, path, h)
 }
 
