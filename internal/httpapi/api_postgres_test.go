@@ -1,11 +1,8 @@
 package httpapi_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
@@ -86,30 +83,10 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 
 // TestPostgresClientCancel is TestClientCancel over PostgreSQL: the list
 // waits behind a lock another session holds, and the client hangs up while
-// it waits. It is logged as 499 and aborted, no ERROR line and the canceled outcome, never the
-// store unavailable.
+// it waits. It is logged as 499 and aborted, no ERROR line and the canceled
+// outcome, never the store unavailable.
 func TestPostgresClientCancel(t *testing.T) {
 	dbURL := pgtest.Schema(t)
 	store := pgtest.Open(t, dbURL)
-	ctx := context.Background()
-	blocker, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blocker.Close(ctx)
-	tx, err := blocker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "lock table pets in access exclusive mode"); err != nil {
-		t.Fatal(err)
-	}
-	checkClientCancel(t, store, func() bool {
-		var n int
-		if err := blocker.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n > 0
-	})
+	checkClientCancel(t, store, pgtest.LockPets(t, dbURL))
 }

@@ -418,15 +418,7 @@ func TestPostgresCanceled(t *testing.T) {
 	dbURL := pgtest.Schema(t)
 	s := pgtest.Open(t, dbURL)
 	ctx := context.Background()
-	blocker := connect(t, dbURL)
-	tx, err := blocker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "lock table pets in access exclusive mode"); err != nil {
-		t.Fatal(err)
-	}
+	waiting := pgtest.LockPets(t, dbURL)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	listed := make(chan error, 1)
@@ -434,13 +426,7 @@ func TestPostgresCanceled(t *testing.T) {
 		_, err := s.List(cctx, pets.Query{Limit: 5})
 		listed <- err
 	}()
-	apitest.Eventually(t, "the list to wait for the lock", func() bool {
-		var n int
-		if err := blocker.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n > 0
-	})
+	apitest.Eventually(t, "the list to wait for the lock", waiting)
 	cancel()
 	if err := <-listed; !errors.Is(err, context.Canceled) || errors.Is(err, pets.ErrUnavailable) {
 		t.Errorf("List canceled behind a lock: got %v, want context.Canceled and not ErrUnavailable", err)

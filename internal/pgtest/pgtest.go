@@ -80,6 +80,34 @@ func Exec(t testing.TB, dbURL, sql string) {
 	}
 }
 
+// LockPets takes an ACCESS EXCLUSIVE lock on the pets table of dbURL in a
+// transaction of its own, held until t ends, and returns a probe that
+// reports whether a query waits for it: a store call made to hang at will.
+func LockPets(t testing.TB, dbURL string) (waiting func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatalf("pgtest: begin: %v", err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	if _, err := tx.Exec(ctx, "lock table pets in access exclusive mode"); err != nil {
+		t.Fatalf("pgtest: lock pets: %v", err)
+	}
+	return func() bool {
+		var n int
+		if err := conn.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
+			t.Fatalf("pgtest: pg_locks: %v", err)
+		}
+		return n > 0
+	}
+}
+
 // Open opens a store on dbURL and closes it when t ends.
 func Open(t testing.TB, dbURL string) *pgstore.Store {
 	t.Helper()
