@@ -40,11 +40,11 @@ test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
 	$(GO) -C tools/compat test -race -count=1 ./...
 
-## test-docs: run every marked shell block of README.md and docs/*.md as written (internal/doctest), each in a
+## test-docs: run every marked shell block of the repository's Markdown as written (internal/doctest), each in a
 ## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
 ## cluster (root or not) and are skipped with a notice without PostgreSQL's binaries (CI=true: they fail instead)
 test-docs: build
-	$(GO) run ./tools/doctest run -petstore bin/petstore README.md docs/*.md
+	$(GO) run ./tools/doctest run -petstore bin/petstore
 
 ## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
 test-postgres:

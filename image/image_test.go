@@ -247,8 +247,8 @@ func readImage(t *testing.T, archive string) (map[string]file, []string) {
 	files := map[string]file{}
 	var layers []string
 	for _, l := range manifest[0].Layers {
-		var r io.Reader = bytes.NewReader(blob(path.Clean(l)))
 		b := blob(path.Clean(l))
+		var r io.Reader = bytes.NewReader(b)
 		if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
 			zr, err := gzip.NewReader(bytes.NewReader(b))
 			if err != nil {

@@ -247,10 +247,7 @@ func (r *run) negatives(op *operation, id string) []kase {
 	withQuery("query: unknown parameter", "conformUnknown=1")
 	for _, p := range op.header {
 		withHeader := func(label string, values ...string) {
-			h := base.header.Clone()
-			if h == nil {
-				h = http.Header{}
-			}
+			h := cloneWith(base.header, p.Name, "")
 			h[http.CanonicalHeaderKey(p.Name)] = values
 			ks = append(ks, kase{fmt.Sprintf("header %s: %s", p.Name, label), request{method: op.method, target: base.target, header: h, body: base.body}})
 		}

@@ -4,9 +4,29 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
+
+// MarkdownFiles lists the Markdown files of the repository at root, relative
+// to it: tracked or not, but not ignored ones (node_modules), nor deleted
+// ones not yet committed.
+func MarkdownFiles(root string) ([]string, error) {
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "--", "*.md").Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	var files []string
+	seen := map[string]bool{}
+	for f := range strings.FieldsSeq(string(out)) {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil && !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
 
 // Problem is one thing wrong with a Markdown file.
 type Problem struct {

@@ -253,6 +253,8 @@ func (r *Runner) startServer(ctx context.Context, dir string, env []string) (*se
 	defer deadline.Stop()
 	select {
 	case s.addr = <-addrc:
+	case <-s.done:
+		return s, errors.New("the server exited before it listened (its log follows)")
 	case <-deadline.C:
 		s.stop()
 		return s, errors.New("the server did not log its listen address within 15s")
@@ -269,6 +271,8 @@ func (r *Runner) startServer(ctx context.Context, dir string, env []string) (*se
 			}
 		}
 		select {
+		case <-s.done:
+			return s, fmt.Errorf("the server on %s exited before it was healthy (its log follows)", s.addr)
 		case <-deadline.C:
 			s.stop()
 			return s, fmt.Errorf("the server on %s was not healthy within 15s", s.addr)

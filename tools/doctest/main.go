@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/petstore/petstore/internal/doctest"
@@ -44,7 +43,7 @@ func run(args []string) error {
 	}
 	files := fs.Args()
 	if len(files) == 0 {
-		if files, err = markdownFiles(); err != nil {
+		if files, err = doctest.MarkdownFiles(root); err != nil {
 			return err
 		}
 	}
@@ -105,22 +104,4 @@ func run(args []string) error {
 		return errors.New("a documented block failed")
 	}
 	return nil
-}
-
-// markdownFiles lists the repository's Markdown files, tracked or not
-// (ignored ones, such as node_modules, left out).
-func markdownFiles() ([]string, error) {
-	out, err := exec.Command("git", "ls-files", "--cached", "--others", "--exclude-standard", "--", "*.md").Output()
-	if err != nil {
-		return nil, fmt.Errorf("git ls-files: %w", err)
-	}
-	var files []string
-	seen := map[string]bool{}
-	for f := range strings.FieldsSeq(string(out)) {
-		if _, err := os.Stat(f); err == nil && !seen[f] { // deleted, not yet committed
-			seen[f] = true
-			files = append(files, f)
-		}
-	}
-	return files, nil
 }
