@@ -106,7 +106,7 @@ func (r *replica) start(ctx context.Context) error {
 }
 
 func (r *replica) startOnce(ctx context.Context) error {
-	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json")
+	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json", "-shutdown-delay", "0")
 	cmd.Env = r.env
 	cmd.Stdout, cmd.Stderr = r.log, r.log
 	// A process group of its own, which a kill ends whole; and killed

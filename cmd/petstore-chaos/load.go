@@ -19,13 +19,14 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/pets"
 )
 
 // requestTimeout bounds one request: above the store's 5 s query timeout,
 // so that a slow database gets its 503 rather than a client timeout.
 const requestTimeout = 8 * time.Second
 
-var statuses = []string{"available", "pending", "sold"}
+var statuses = pets.Statuses
 
 // namePrefix starts every pet's name, and nothing else the clients send.
 const namePrefix = "chaos "
@@ -79,6 +80,11 @@ func (l *load) do(ctx context.Context, r *replica, method, path string, body []b
 	if err != nil {
 		return answer{err: err}
 	}
+	// net/http resends a request with an Idempotency-Key on its own when a
+	// reused connection fails after writing it; a resend refused by a killed
+	// replica would then read as "never sent" (failed) though the first
+	// copy may have been created. The workload does its own retries.
+	req.GetBody = nil
 	req.Header.Set("Authorization", "Bearer "+l.key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -120,7 +126,7 @@ func (a answer) message() string {
 
 // createOutcome classifies a create's answer: 201 ok; a 4xx, a 503 that
 // says nothing was written, or a connection never made, failed; anything
-// else (no answer, "may have been created", 500) indeterminate.
+// else (no answer, "may have been created", another 503, 500) indeterminate.
 func createOutcome(a answer) string {
 	switch {
 	case a.err != nil && notSent(a.err):
@@ -131,7 +137,7 @@ func createOutcome(a answer) string {
 		return history.OK
 	case a.status >= 400 && a.status < 500:
 		return history.Failed
-	case a.status == http.StatusServiceUnavailable && !strings.Contains(a.message(), "may have been created"):
+	case a.status == http.StatusServiceUnavailable && strings.Contains(a.message(), "nothing was written"):
 		return history.Failed
 	}
 	return history.Indeterminate
@@ -147,7 +153,7 @@ func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64
 		b := history.Body{
 			Name:       fmt.Sprintf("%s%d-%d", namePrefix, proc, seq),
 			CategoryID: 1 + rand.Int64N(9),
-			Status:     statuses[rand.IntN(len(statuses))],
+			Status:     string(statuses[rand.IntN(len(statuses))]),
 		}
 		if rand.Float64() < keylessShare {
 			l.create(grace, proc, b, "", 1)
@@ -262,7 +268,7 @@ func (l *load) walker(ctx context.Context, proc int) {
 		op := history.Op{Kind: history.Walk, Process: proc, Limit: []int{100, 100, 37}[rand.IntN(3)]}
 		path := "/v1/pets?limit=" + strconv.Itoa(op.Limit)
 		if rand.IntN(2) == 0 {
-			op.Filter = statuses[rand.IntN(len(statuses))]
+			op.Filter = string(statuses[rand.IntN(len(statuses))])
 			path += "&status=" + op.Filter
 		}
 		op.Invoke = l.h.Now()

@@ -157,21 +157,24 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
-		<-ctx.Done()
+		<-sigCtx.Done()
 		stop() // a second interrupt ends the program at once
 	}()
 	// Bounded whatever happens: the run, the retries' grace, the start
 	// and the end.
-	ctx, cancel := context.WithTimeout(ctx, cfg.duration+5*time.Minute)
+	ctx, cancel := context.WithTimeout(sigCtx, cfg.duration+5*time.Minute)
 	defer cancel()
 	r, err := execute(ctx, cfg, stdout, stderr)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && sigCtx.Err() != nil:
 		fmt.Fprintln(stderr, "petstore-chaos: interrupted:", err)
 		return 130
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintln(stderr, "petstore-chaos: out of time:", err)
+		return 2
 	case err != nil:
 		fmt.Fprintln(stderr, "petstore-chaos:", err)
 		return 2

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/chaos/history"
-	"github.com/petstore/petstore/internal/pets"
 )
 
 func pet(id int64, name, status string) history.Pet {
@@ -183,6 +182,3 @@ func TestShort(t *testing.T) {
 		t.Fatalf("got OK %v, short %q, %d anomalies; want two shortfalls", r.OK(), r.Short, r.Anomalies())
 	}
 }
-
-// The statuses the workload sends are the API's.
-var _ = pets.Available
