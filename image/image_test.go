@@ -22,6 +22,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 // instructions returns a Dockerfile's instructions, continuation lines
@@ -105,7 +108,7 @@ func command(t *testing.T, dir, name string, args ...string) []byte {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	var stderr bytes.Buffer
+	var stderr syncbuf.Buffer // written by exec's goroutine
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -355,31 +358,23 @@ func runBinary(t *testing.T, exe, version string) {
 		t.Errorf("listening line's version %q, want %q", listening.Version, version)
 	}
 	base := "http://" + listening.Addr
-	do := func(method, path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if status, body := do("GET", "/healthz", ""); status != http.StatusOK {
-		t.Fatalf("GET /healthz: %d %s", status, body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz: %d", res.StatusCode)
 	}
-	status, created := do("POST", "/v1/pets", `{"name":"Image","categoryId":1}`)
+	// The API's answers, each checked against openapi.yaml.
+	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
+	created := c.Do(t, "POST", "/v1/pets", `{"name":"Image","categoryId":1}`)
 	var pet struct{ ID int64 }
-	if status != http.StatusCreated || json.Unmarshal([]byte(created), &pet) != nil {
-		t.Fatalf("POST /v1/pets: %d %s", status, created)
+	if created.Status != http.StatusCreated || json.Unmarshal(created.Body, &pet) != nil {
+		t.Fatalf("POST /v1/pets: %d %s", created.Status, created.Body)
 	}
-	if status, got := do("GET", fmt.Sprintf("/v1/pets/%d", pet.ID), ""); status != http.StatusOK || got != created {
-		t.Fatalf("GET the pet: %d %s, want 200 %s", status, got, created)
+	if got := c.Do(t, "GET", fmt.Sprintf("/v1/pets/%d", pet.ID), ""); got.Status != http.StatusOK || string(got.Body) != string(created.Body) {
+		t.Fatalf("GET the pet: %d %s, want 200 %s", got.Status, got.Body, created.Body)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

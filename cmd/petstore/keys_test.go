@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,9 +39,12 @@ func replaceFile(t *testing.T, path string, lines ...string) {
 	}
 }
 
-// keyStatus sends GET /v1/pets with key and returns the status.
-func keyStatus(client *http.Client, base, key string) (int, error) {
-	req, err := http.NewRequest("GET", base+"/v1/pets?limit=1", nil)
+// keyStatus sends GET /v1/pets with key, checks the answer against
+// openapi.yaml (t.Errorf: safe from the load's goroutines) and returns its
+// status.
+func keyStatus(t *testing.T, client *http.Client, base, key string) (int, error) {
+	const target = "/v1/pets?limit=1"
+	req, err := http.NewRequest("GET", base+target, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -49,7 +53,14 @@ func keyStatus(client *http.Client, base, key string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	body, err := io.ReadAll(res.Body)
 	res.Body.Close()
+	if err != nil {
+		return 0, err
+	}
+	check, _ := http.NewRequest("GET", target, nil)
+	check.Header = req.Header
+	apitest.Load(t).Check(t, check, res.StatusCode, res.Header, body)
 	return res.StatusCode, nil
 }
 
@@ -81,6 +92,17 @@ func TestServeKeyRotation(t *testing.T) {
 	var log []sent
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	// The workers stop before the test ends, even when it fails first: a
+	// t.Errorf after the end would panic.
+	stopped := false
+	stopLoad := func() {
+		if !stopped {
+			stopped = true
+			close(stop)
+			wg.Wait()
+		}
+	}
+	t.Cleanup(stopLoad)
 	client := &http.Client{Timeout: 10 * time.Second}
 	for w := range 4 {
 		wg.Add(1)
@@ -95,7 +117,7 @@ func TestServeKeyRotation(t *testing.T) {
 				}
 				k := keys[i%len(keys)]
 				s := sent{key: k, start: time.Now()}
-				status, err := keyStatus(client, base, k)
+				status, err := keyStatus(t, client, base, k)
 				if err != nil {
 					t.Errorf("request: %v", err)
 					return
@@ -112,7 +134,7 @@ func TestServeKeyRotation(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(within)
 		for {
-			status, err := keyStatus(client, base, key)
+			status, err := keyStatus(t, client, base, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,8 +155,7 @@ func TestServeKeyRotation(t *testing.T) {
 	replaceFile(t, path, "# B", lineB)
 	refused := waitFor("A to be refused within 2s of its removal", keyA, http.StatusUnauthorized, 2*time.Second)
 	t.Logf("A refused %v after its removal", refused.Sub(removed))
-	close(stop)
-	wg.Wait()
+	stopLoad()
 
 	// B's first acceptance in the load.
 	var bIn time.Time
@@ -217,7 +238,7 @@ func TestServeKeysSIGHUP(t *testing.T) {
 	apitest.Eventually(t, "the broken file to be refused", func() bool {
 		return metric(t, base, `petstore_api_keys_reloads_total{outcome="error"}`) != "0"
 	})
-	if status, err := keyStatus(http.DefaultClient, base, key); err != nil || status != http.StatusOK {
+	if status, err := keyStatus(t, http.DefaultClient, base, key); err != nil || status != http.StatusOK {
 		t.Errorf("the key after a broken file: got %d %v, want 200", status, err)
 	}
 	if strings.Contains(stdout.String(), key) || !strings.Contains(stdout.String(), path+":2:") {

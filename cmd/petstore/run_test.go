@@ -409,25 +409,28 @@ func (w *flakyWriter) Write(p []byte) (int, error) {
 }
 
 // TestLogResumesAfterWriteError: while the log's writer fails, the failure
-// is reported once on stderr; once it writes again, so does the log, and
-// the lines of later requests are there.
+// is reported once on stderr, however many lines fail; once it writes again,
+// so does the log, and the lines of later requests are there; a second
+// failing stretch is reported once again.
 func TestLogResumesAfterWriteError(t *testing.T) {
 	const key = "logerr-key-0123456789abcdef"
 	out := &flakyWriter{}
 	base, stderr, stop := startServerTo(t, map[string]string{"PETSTORE_API_KEYS": key}, out)
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
-	out.fail.Store(true)
-	apitest.Eventually(t, "a log write failed", func() bool {
-		c.Do(t, "GET", "/v1/pets", "")
-		return out.refused.Load() >= 1
-	})
-	out.fail.Store(false)
+	failStretch := func() {
+		t.Helper()
+		out.fail.Store(true)
+		from := out.refused.Load()
+		apitest.Eventually(t, "three log writes failed", func() bool {
+			c.Do(t, "GET", "/v1/pets", "")
+			return out.refused.Load() >= from+3
+		})
+		out.fail.Store(false)
+	}
+	failStretch()
 	const n = 20
 	for i := range n {
 		c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("after-error-%d", i))
-	}
-	if err := stop(); err != nil {
-		t.Fatal(err)
 	}
 	for i := range n {
 		if !strings.Contains(out.String(), fmt.Sprintf(`"request_id":"after-error-%d"`, i)) {
@@ -435,6 +438,14 @@ func TestLogResumesAfterWriteError(t *testing.T) {
 		}
 	}
 	if got := strings.Count(stderr.String(), "disk full"); got != 1 {
-		t.Errorf("stderr reports the failed write %d times, want once:\n%s", got, stderr)
+		t.Errorf("stderr reports the first failing stretch %d times, want once:\n%s", got, stderr)
+	}
+	failStretch()
+	c.Do(t, "GET", "/v1/pets", "")
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(stderr.String(), "disk full"); got != 2 {
+		t.Errorf("stderr reports two failing stretches %d times, want twice:\n%s", got, stderr)
 	}
 }

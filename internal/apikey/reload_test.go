@@ -2,6 +2,7 @@ package apikey_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -191,8 +192,8 @@ func TestReloaderBrokenFile(t *testing.T) {
 		t.Fatal("Reload of a broken file: got nil error")
 	}
 	// checkRefusal: the set is A alone, and the log from offset on is one
-	// ERROR line naming path:3 and quoting no key.
-	checkRefusal := func(what string, from int) {
+	// ERROR line naming path:line and quoting no key.
+	checkRefusal := func(what string, from, line int) {
 		t.Helper()
 		if !accepts(r, keyA) || accepts(r, keyB) {
 			t.Errorf("%s: the set changed: A accepted %v, B accepted %v; want A only", what, accepts(r, keyA), accepts(r, keyB))
@@ -202,8 +203,8 @@ func TestReloaderBrokenFile(t *testing.T) {
 		if len(lines) != 1 {
 			t.Fatalf("%s: got %d log lines, want one:\n%s", what, len(lines), out)
 		}
-		if !strings.Contains(lines[0], `"level":"ERROR"`) || !strings.Contains(lines[0], path+":3:") || !strings.Contains(lines[0], `"line":3`) {
-			t.Errorf("%s: got %s; want an ERROR line naming %s:3", what, lines[0], path)
+		if !strings.Contains(lines[0], `"level":"ERROR"`) || !strings.Contains(lines[0], fmt.Sprintf("%s:%d:", path, line)) || !strings.Contains(lines[0], fmt.Sprintf(`"line":%d`, line)) {
+			t.Errorf("%s: got %s; want an ERROR line naming %s:%d", what, lines[0], path, line)
 		}
 		for _, secret := range []string{keyA, keyB, lineA, lineB} {
 			if strings.Contains(out, secret) {
@@ -211,18 +212,19 @@ func TestReloaderBrokenFile(t *testing.T) {
 			}
 		}
 	}
-	checkRefusal("Reload", 0)
+	checkRefusal("Reload", 0, 3)
 	if got := reloads(t, r, "error"); got != 1 {
 		t.Errorf("reloads error: got %v, want 1", got)
 	}
 
-	// The watcher meets another broken file: one more line, one more count;
-	// the same file seen again (Run's first read) is neither.
+	// The watcher meets another broken file, broken on line 4: one more
+	// line, one more count; the same file seen again (Run's first read,
+	// broken on line 3) is neither.
 	run(t, r, nil)
 	from := len(log.String())
-	writeAtomic(t, path, "# keys", lineA, "not hex", lineB)
+	writeAtomic(t, path, "# keys", lineA, lineA, "not hex", lineB)
 	apitest.Eventually(t, "the watcher to refuse the new broken file", func() bool { return reloads(t, r, "error") == 2 })
-	checkRefusal("watch", from)
+	checkRefusal("watch", from, 4)
 
 	writeAtomic(t, path, lineB)
 	apitest.Eventually(t, "the fixed file to load", func() bool { return accepts(r, keyB) && !accepts(r, keyA) })

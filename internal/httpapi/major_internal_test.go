@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/contract"
 )
 
 // TestNewMajorMovesTheServer follows the compatibility gate through a
@@ -73,6 +75,12 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the app of 2.0.0: %v", err)
 	}
+	cv2, err := contract.New(v2, "/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// do sends a request to the 2.0.0 app and checks its answer against
+	// the 2.0.0 contract.
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer test-key-0123456789abcdef")
@@ -81,6 +89,9 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
+		for _, v := range cv2.Check(req, rec.Code, rec.Header(), rec.Body.Bytes()) {
+			t.Errorf("%s %s: %d breaks the 2.0.0 contract: %v", method, path, rec.Code, v)
+		}
 		return rec
 	}
 	if rec := do(http.MethodPost, "/v2/pets", `{"name":"Rex","categoryId":1}`); rec.Code != http.StatusCreated || rec.Header().Get("Location") != "/v2/pets/1" {

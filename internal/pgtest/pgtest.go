@@ -82,7 +82,8 @@ func Exec(t testing.TB, dbURL, sql string) {
 
 // LockPets takes an ACCESS EXCLUSIVE lock on the pets table of dbURL in a
 // transaction of its own, held until t ends, and returns a probe that
-// reports whether a query waits for it: a store call made to hang at will.
+// reports whether a query waits for it (this schema's pets, not any lock of
+// the cluster): a store call made to hang at will.
 func LockPets(t testing.TB, dbURL string) (waiting func() bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -101,7 +102,7 @@ func LockPets(t testing.TB, dbURL string) (waiting func() bool) {
 	}
 	return func() bool {
 		var n int
-		if err := conn.QueryRow(ctx, "select count(*) from pg_locks where not granted").Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, "select count(*) from pg_locks where not granted and relation = 'pets'::regclass").Scan(&n); err != nil {
 			t.Fatalf("pgtest: pg_locks: %v", err)
 		}
 		return n > 0

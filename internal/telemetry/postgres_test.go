@@ -48,12 +48,13 @@ func TestPostgresTraces(t *testing.T) {
 		return false
 	}
 	var insert, selectByID bool
+	storeGet := s.span(t, "store get").SpanContext.SpanID()
 	for _, sp := range spans {
 		q := attrs(sp)["db.query.text"].AsString()
 		switch {
 		case strings.Contains(q, "insert into pets") && under(sp, "store create") && under(sp, "createPet"):
 			insert = true
-		case strings.Contains(q, "from pets where id = $1") && sp.Name == "SELECT" && sp.Parent.SpanID() == s.span(t, "store get").SpanContext.SpanID():
+		case strings.Contains(q, "from pets where id = $1") && sp.Name == "SELECT" && sp.Parent.SpanID() == storeGet:
 			selectByID = true
 		}
 	}
