@@ -29,6 +29,7 @@ const (
 	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
 	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
 	ErrorCodeNotFound               ErrorCode = "not_found"
+	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited            ErrorCode = "rate_limited"
 	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
@@ -49,6 +50,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMethodNotAllowed:
 		return true
 	case ErrorCodeNotFound:
+		return true
+	case ErrorCodeOutcomeUnknown:
 		return true
 	case ErrorCodePayloadTooLarge:
 		return true
@@ -369,8 +372,12 @@ type ClientInterface interface {
 	// `available` make no difference. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
-	// fails (`5xx`) stores no outcome: its retry is processed afresh.
-	// Without the header, every request creates an animal.
+	// fails with any other `5xx` stores no outcome: its retry is processed
+	// afresh. A `503` whose `code` is `outcome_unknown` is the one
+	// exception: the create may have been stored, its outcome with it, so
+	// a retry with the same key replays it if it was, and creates the
+	// animal if it was not. Without the header, every request creates an
+	// animal.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -408,8 +415,12 @@ type ClientInterface interface {
 	// `available` make no difference. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
-	// fails (`5xx`) stores no outcome: its retry is processed afresh.
-	// Without the header, every request creates an animal.
+	// fails with any other `5xx` stores no outcome: its retry is processed
+	// afresh. A `503` whose `code` is `outcome_unknown` is the one
+	// exception: the create may have been stored, its outcome with it, so
+	// a retry with the same key replays it if it was, and creates the
+	// animal if it was not. Without the header, every request creates an
+	// animal.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -487,8 +498,12 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // `available` make no difference. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
-// fails (`5xx`) stores no outcome: its retry is processed afresh.
-// Without the header, every request creates an animal.
+// fails with any other `5xx` stores no outcome: its retry is processed
+// afresh. A `503` whose `code` is `outcome_unknown` is the one
+// exception: the create may have been stored, its outcome with it, so
+// a retry with the same key replays it if it was, and creates the
+// animal if it was not. Without the header, every request creates an
+// animal.
 //
 // Takes any type of body and a specified content type.
 //
@@ -536,8 +551,12 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // `available` make no difference. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
-// fails (`5xx`) stores no outcome: its retry is processed afresh.
-// Without the header, every request creates an animal.
+// fails with any other `5xx` stores no outcome: its retry is processed
+// afresh. A `503` whose `code` is `outcome_unknown` is the one
+// exception: the create may have been stored, its outcome with it, so
+// a retry with the same key replays it if it was, and creates the
+// animal if it was not. Without the header, every request creates an
+// animal.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -836,8 +855,12 @@ type ClientWithResponsesInterface interface {
 	// `available` make no difference. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
-	// fails (`5xx`) stores no outcome: its retry is processed afresh.
-	// Without the header, every request creates an animal.
+	// fails with any other `5xx` stores no outcome: its retry is processed
+	// afresh. A `503` whose `code` is `outcome_unknown` is the one
+	// exception: the create may have been stored, its outcome with it, so
+	// a retry with the same key replays it if it was, and creates the
+	// animal if it was not. Without the header, every request creates an
+	// animal.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -875,8 +898,12 @@ type ClientWithResponsesInterface interface {
 	// `available` make no difference. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
-	// fails (`5xx`) stores no outcome: its retry is processed afresh.
-	// Without the header, every request creates an animal.
+	// fails with any other `5xx` stores no outcome: its retry is processed
+	// afresh. A `503` whose `code` is `outcome_unknown` is the one
+	// exception: the create may have been stored, its outcome with it, so
+	// a retry with the same key replays it if it was, and creates the
+	// animal if it was not. Without the header, every request creates an
+	// animal.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1445,8 +1472,12 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // `available` make no difference. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
-// fails (`5xx`) stores no outcome: its retry is processed afresh.
-// Without the header, every request creates an animal.
+// fails with any other `5xx` stores no outcome: its retry is processed
+// afresh. A `503` whose `code` is `outcome_unknown` is the one
+// exception: the create may have been stored, its outcome with it, so
+// a retry with the same key replays it if it was, and creates the
+// animal if it was not. Without the header, every request creates an
+// animal.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1490,8 +1521,12 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // `available` make no difference. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
-// fails (`5xx`) stores no outcome: its retry is processed afresh.
-// Without the header, every request creates an animal.
+// fails with any other `5xx` stores no outcome: its retry is processed
+// afresh. A `503` whose `code` is `outcome_unknown` is the one
+// exception: the create may have been stored, its outcome with it, so
+// a retry with the same key replays it if it was, and creates the
+// animal if it was not. Without the header, every request creates an
+// animal.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2688,118 +2723,120 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwNc9tG0uZf6cK9VyEdkAKpD0tUpd5XcexEG8dR+aNyt4bWGAFDcmJwhsEMRDFZbd1/uH94v+Squ2dA",
-	"kKJk2pvkrd1yKmVSxGA+enq6n/6a36LczOZGS+1sNPotmkpRyIq+nuW5tLb3xGhXmbJ3VpZm0fuxUhOl",
-	"8XEhbV6puVNGR6PoyY8vX40ge5SB0SCvZbUEoe1CVuAMCKjkL7W0DtxUOMhFVSlpQWjIuL8s1TxwDNZw",
-	"IwELeQVzMZEwE0vIRVmCm0o4uziHhXJTEPBeLkE5C7WVVaqnpixsH76XSwuuEteyBKUhO6vd1FTqV4ET",
-	"zWLQODl8khvzXklLI2qT6ryShdROidKCqCQIXK8s+nBRyXGpJlNnoZP9ePH6/McXrzKeQ5g+CF2kOtug",
-	"2EtedO8H6aamyLpIGqHBzGVFs/nCwlzgSnA0IpbEXobJQQamdlYVEtxUWcixQ5G7fqqjOLL5VM4EboHU",
-	"9SwavY0eRZdxNBM3z6WeuGk0GsSRW85lNIqsq5SeRLe3cfSNnFcyF7xfm9v38tkTOHl8cAjFqhUUwkno",
-	"DOAvQteiWsIwGR51YxAWsv9K6yTZz2utbsDK3OjC0i8y60dxhLutKllEI1fVctuM/2vw+OjxcHh4lCQb",
-	"c98fbpv8eSFnc+Okdr2Xcl6KJXa+uYgMR8tgMZWa6eY5sKI3LLFPiyk1SFGVihowd+KephqbWTGTkDWj",
-	"5sve93KZjXwXaiZKWAgLeSWFkwVcLZlpfUdxqrVx/KuyYLTsw9mVldqBcVNZLZSV9+0lrmGDJAfbKPJC",
-	"3rjnSr/fvpfHw+NjKJV+jyvFSWt54+g0xTCvJE2F6DQzVViRxYOW6rFBxh9Bxlu8dz3Ym0tn/1OMnay+",
-	"4h9LYR2ogrcc/x0elWqmXHiM3/nhW35qnXC19Y/5D35+yR+nUMnyqzTCaaZRtkmcFjGGh0dxNBfOyQoX",
-	"+7f1Waapn+fbQe/k8m3SO7n8LYkHx7ftSa49G9521qbYEddCleKqlH+fS10oPfm7NWXR7f7ntpn+R7Rt",
-	"b14KJ5/jUD36d8sWMZ/YIGRgLitYKF2YBYxNxWyD4q1jdLnknarwNNIClJ6AsqmWGqdZdPvwVORTaj8V",
-	"FgQ4815quKrz99IFxhyrEgWbI27IjR6rSU3yBvs95RHxf2fBql9lTO2u6so65vqqmTINRL3iaFdS6lSr",
-	"omQ5baUucBSj8zssPjbVTLhoFCnt9ocR8biaIdsPEvovjmZK+18auirt5ERWG4R9KWdCaST4/cQt5dih",
-	"pKcV11VFTP9hIqe6RWUIRGYqLKamlEzfVf9IM09sYj7qOdWeYv8MFZIPUsHKLez1iiUy1Nop1pq/1MYJ",
-	"XM64LsslVNI6U8liN/6KoTK1LmQB9fwUssSLWOVCh7sv8fjoYJcFSlcte2dIy/sX5wwshHJwJccowyp8",
-	"R+nJ+mSFg1KisBo8rJd2n/F2xnxVk+o31XaR/BpVSmgCZuz1QgACd4Ttuqhp3uxdy8oqo1FC7qRmP7LX",
-	"Db1ztFXxvKr1VqYjtXN4cgCVnJlrUTJ8uLPW3Sb+elrHkBzCNzKHYbKfQJKM6H/49ofXOyGGn376qYfY",
-	"DyFdLpzcAhe+lqIi7S/K2VdphCTCU5FGWezhXQyyqkz1VRopfS1KVbyjo59G/giQLEw1QgFSqVc1nQlU",
-	"/tScD8aHl3vvTKL4/mf3Tm6HbbxFHVqJmXQB7G8/bE/qyppqhKerrjRCmXLZwIXF1FgJmSoyXPSEsBAK",
-	"P+Hh17Uoa1QCb6wkIZTh4Rita3pg3M98IhGbXCtTWwb+lUC0RD2m+qpWZUGiiZDVVOiiD18LK3uDBAo1",
-	"Uc7GoA1YNdFgKjz31PxXWRnLG4GGS/RLLatlFEdazJAkJLHvlV5HB21ZcDIc7u8/Hib7R8eHB48fH+0i",
-	"rFsY8nu5vEvhM69OJeSlQh6aiffSQj0nHWV0gzeVg4XQbgU6UcVCR6T6zZvzb3AHBEyMKSCfGpXLbsws",
-	"KSZCaWZnNstIUDK90RajzvqpHqBAHR4eQj4VaGvIymKj7Kz3VxC9XyHpnUAP3kEf/gEj+BL24KsMOgJw",
-	"8BhwFs/xy5Ww8ugA7SHcy7G6kQUosqvGCrtEM26sXLcPKBOLSoxdqlMSkBtoG757/foCvmP2eKZkWaQR",
-	"LCrlJCN5JBuinVRbV9W5QzTTG2M7YDaPUTcXpr4qWf9JO+I14wYTvfJczpGSzphU45SRJ7h3MgD8EISE",
-	"0EgjIP+KqOpgZizDnFMyJWZzt4xTba5lVRo9QQ6ciRKHkgVbqrYx8iA7SJKsxZN8CFZMuUGK+7HwY+K/",
-	"lt3XQsadNHp71vur6P2a9E767/4x+nLvq97lb4N4eHh4m0Z/v/9h9y6sjaObnu+7N5PWigk+nNUWFTDc",
-	"wzwP8E4Mhk6AQDiyuU90cO6Bzj/wYQRdz65YbgRxxDJKFiNiwu1SIdU7igUCQmt0L+RY1KWLRsMkfhjE",
-	"fRAtXEh3vsV+PW/OSRCHvLSHFrQh5sJq5sJNV4uZ03i74p+PkXn3oCEypZ6pcqtOeblVl6CAYqOd7S9V",
-	"KrcENsr692wSP13bpf+o5DgaRf9jb+XW2uOndu9COp4ZK8BK2rnRVpL++1oU3m7Av3KjndT0VcznpWKH",
-	"yN7Pln0nuw33FLUzD3UXDQaXA5pcrL1HIKDRybizV6ZYwkwSmysLM2UtSTUzZh/FokI5g+TH1qZ2yDWV",
-	"0GjjCw1+QwIeQcnpELXrVOdCG61yUTaM1RGQfZkRU8XrLBVD1kuyrrcHcUrcYaoF4HxKCX959eMLMFc/",
-	"y9zFQIaVhOwJk7D3ejmXWZiEvBG5K5coSFOdbZLWO9WCbBWQ1W7cO85IqljpTkHQDGI+9Us8zCj4Yuye",
-	"lB27dRqsyeLekULVRsvTMDviI68mUs1Sv019bLPqpTCSp1/IsdIy9moCdbNbqFyi2K/WcB/a8zmuXurc",
-	"IC37kOWmIEKkOgt4zTNBdgqZl6lZSwWZ8ZgdEOtswRzBkmt3b+02RvVv7z306nZvxkO9bTa/32zfrZfV",
-	"K9tN3117wea3dxHZuX5Gzt0//tifrfkZ4X43I4wrM1s9P7s49wACoY4qS7iSxBWVwX1DK75hLkTjTWfv",
-	"3svlO6Xfsfc6I8zVckygAHESmXaq9OTUA0PloCQcvz5JAqkGJuRQkqkeq8o2/s4vArT5zJW/E1e+lLVl",
-	"F/cfr4ru8h/as6KspCiWgPNoPNmeFdk8Zs8ashNOEAUlO9dislwEFGo8luR0CwzXWROCG4xa0ZKRS18w",
-	"R9I0vNo6xXmAAC0XxIo0QqrxT0YQnznv0zlPI6oXJTPJHy8GNdRa3sxljqYXYWow7KS1srqW1bo485PL",
-	"vMXo9WSqlYWJ1LJS+WnbPw2qCC7f7H81EbjzonE0lCYXaEIql2rVHvYLC6WZfOajT+ajC7EsjSheG/Nc",
-	"VBP55+LogExLHNo7oQbwg/p6jZvmPMV3zph31DLr9j9v96dt92tjfhB6GaItf852hxgXaaV6TqGXwAIc",
-	"42hvdyWcfEeWPCmWVP+IJucq+LmC+aaibn3EYz0W0oen3nFG46Tapx8w0scZ5abWaJYvpsJxeoELiCgI",
-	"pzHNeNVFG3p9ljmfxIR34kQPvt1qSrz1RgufGfJn4awVjg+2PJpz3hZc49u6NbfPEuoTmWNbAOihLu60",
-	"D2wS8gH+HC6h4A7kgjNIUHSIfIqiA2040GaxySlheh4hpdpDJLBiaWExVfmU3IkLA7mw5FugUP8o1anu",
-	"BRnUBtvQcSukxd1Y011LA6BY/5VMNZDZqGRxip2RSw+xecZxhQvpfNJMbrSWOTtlOCOFFzoWCgVuiJtT",
-	"j/wuhKiazwlrAiE49FRcS0o9aKIh7TljJ2HafaCj/0Gb2xu3K8mNneBLpvZREh97IpfPKYgwTVYnvqHR",
-	"rb1rUQesGMtyGVNgpFSWOrNTs8Adkj7K1axQ3ijr7Ge18InY5DY4hIlqT4STE1Mtd/O45751ezuuZGn0",
-	"xIIzaJs2TdDytaaucuk3jBhV6CXMjVVOXctW5Ksdb+KN/R1d7nHU2G6iKBTHVS4qhDZOSRuNxqK0cpu0",
-	"Idhsxj40qI3uDW9uIHjGUfPMW92g/CvktphMPlVa9iopChRFHJgGbNyHF3JB36yXGSCKQpKRJmCmtKnA",
-	"5x/QmfIx0No6cHi+8DdTSDx4jRv2PUpBH5fzNqAf0W9imP8XthVACLH2DedrFEdtdRvFkTbu3djUGr/P",
-	"KHXzHf7kU7WQJJtWRBRHbahJ0Qo2W7n3RoPE0b3uuS3P2CMSXd4J3+O8fAhucyu+q2dCrzai9RCJgwAV",
-	"OZFDByiLFlNZyRHJrVJpmWokobxxFGPKWVy0onrMuu1U02R48EAM8u3f0vQmSXppejN4lqY3j59dfrkl",
-	"Zy4OoZytmTMUCOYGzAwb29yPHgrIHZ6ctE4PJfNsCVmtQmNvmclXNG4mt9oIDnZElIa5uGAh9REn70wH",
-	"0eIMHgd2bVhZXatcgrBWTTSn4mWqyLacwjWR9hDUaAm/2xA2+2CQ7AU2W9sTUZY/jqPR253ja5fxKl4a",
-	"rfh/k9I0obi9nm00/mcIHNL/hBOlmdTy9yOm2qJP3mj1S70m9nkzgwt1tcnGIxefEfW7KoNP3uZdg6fr",
-	"m6iKEJFd28kHj00Yfut55637wlIsbMTJBYMkaYmh2Kdq97ZKKei80YoEBWkHUa60+pN8BG++TJIk+X//",
-	"5//il8GzGGEafn38zP928oyjnU8GoW8LSudlXciie+pHlTcI/5WDK1WoiqGtKIE3kuBdMx9GwOZaVpUq",
-	"qO6hwDHl7EoWhUJk8ebLYTI8o+GHyfApSWZ8R1lTkrcSfz868g2OTmLG9QSWhaaUIRBELiiUnZeCU2M0",
-	"ZZvTjJtESEKoDaWcVwioVgPRFlOFsHYuckmoGkf5CX9794p+88dn6Sl54qmWfBPTD8OEP48P+fMs8RQe",
-	"HB3To2Gg/jBJzviH4bH/PPGfz/jzkD73kyTp9tFcQe5QM0/4huwwE9V7Cx3q8akfgt5MjgZPuoGaqf5V",
-	"Vqa3UIWbws9GaeIUbPtNt13xMWJbq+dMjzJ8fXgYN03OzM8KLCIHnSMakZK6nrEE94qPbY/G1lAapM3F",
-	"XNpUE72fPvnh7BXxPE3tW/OFhUpO5M0crb0CRKneyy2aNvmAoq2Rr3v0icq2RpbmP0/wT2SxHn8+pY+j",
-	"I/7z6OTy0cb7w2Tt/TP8E/eP2nMj3D3u7dj3yoMcPtvoPE1r3MHLf3aKH5WUhAyNh1dQpc8mjAFTfcwB",
-	"tmy3NR1fSfB5081J8ULt1T0w5qyd1LKW3NOGpm2g6IsPUIyacjsIvJBu21CcO9lKjEKobXOfS0DpmqYq",
-	"ZEVZNU7OdhH9hDnFzTk3H7RAlKgqsSSdYGVeV8otX+FrrFuvKHf1rEZ+vZN+u1aZNQKf58opy2cX5+++",
-	"f/q/Q00RV3VRCt5coIZlIlhPylRTSl82t+/fZcAFLKxyD/bhzcvnPbS+Q2rialfJN7vEblOtrK1XWrpx",
-	"CneykG8L7+VyInXW7cPZKhdnleJnqlTXGk0TvS3dbxAqxjbdTO1aF6Qnk2zF6lPn5uwrUnpsgg9K5ASJ",
-	"fB7UhXTwiiZ5dnEOaEsj38vKovlRlb4XO9rbC6vpyxsxm5eyn5vZnq3nc1PRHt9Vxut9v5dybtEmC3iq",
-	"zWcd7L1LeStVsPB4NJTcykJh8nqG9p2ywSlEdW0rQE8B45yFvMSmnjnIPiWDmxB/O1popS6odIXnfiUL",
-	"QJuG9MUTo685Nm19xYopC3JQscG7ysBnZ9hZWbYKXXTRmBgUceBEp87dvKUY3rx+1jtGHQXwchWRUmj0",
-	"+hTJVupTO2Fq1GIh/Jl0pauEKvGwFsKJGIqax5MhG4w0Uty4jmnwmMzp4FbGXtCap5E2crHa5YY+ExW+",
-	"5sm2omfYAwfQNtoP9pFle5u9Ih+sReNGa0v20VctZjRBjWsplKDVLucyhi3ZYB3kIL0kt2XXp+Rr08qG",
-	"uqpRg2IfIZkUMp8rRhMK+WPtjmLOMcUDi7IcjzPDJAJT/DJ0slI4pQdZzH0Mjvy346wbU1f0ymoqMbiF",
-	"wR42qOK9VEAJEaWyxOq0clo2yWbK8V4rAYUmQbgH54zrWfoFBy2+shBL0kK4gCbZb0UbklznRUYMlZFn",
-	"AtdAjtasi+dlM6mU5VMvY93my2oEsRECJ2IpSrodwSpbEDrZl0gmU0H2P4dfDzI+9pRgF7N3AQRnT+Mr",
-	"ihK2gXVmdyPVEDpZkjxGCme9hGpqm8xqriXYTiaqSKX0d24USmfRfmZtDp2M3AJIADKwshE+oR747xg2",
-	"7KzD4+TxWo44L4XkDqlFRoucRwA017s9HHto3V3bo428TkHnfkXdxpc8RtFIjhsCK6SUoZMN+p422UAm",
-	"2XaSdEOCzooGxExP16UeeDPOwkcp49dsE7DKYqtDWTpcPaWt1Oz87ENLzeFgJKJzVaCaJeZiwoWzRLLM",
-	"Dy/WUuWQGO1wa0u1+hUjBzbBV1lauXJyEVer9vI3vZxcNKkhIydqxvvja1vYhM1A/lKjhvPWUNshxU40",
-	"atyEZfB4kjzk+gcrHYIGqvUmLUTym0U0ND7kDcBwkEEna1yRWfcUBDC6oH44Bo19sItyzUHqFfpml4fY",
-	"5V2PZtYNoQ6iAsUGguTqwwupaHvQ1LEg1raU9cB3T8++aTJ8SSlTLrP/fSMlN9S8393Dw4CQ/AQ6VJBh",
-	"aDt88k+DF1CSWq/D/fqJFrkhJEjBFUYHpH4bNME4XgBOzU+VwAIsTF0WcKW8Zc7xfnUtyg0kgstRLa5s",
-	"JxubMR03syCNRBsdAI8NHPjTnbQDTjmw6ykHcbhCoQUUi1ZcKtygkG1EYlDAbQmreHmxESph1cAEwWNl",
-	"QuYCzWKDeYYnYXtakXTWUG886uWk6lVZWSD2SidN1DUun3Km75Plq/sfEM3MZelaHQQmU6XUiCzURJuK",
-	"Aio94BsohN5670TD3eHCBo9HPCFp/AdiZCN4lOERxjGorolc9pvXQVAvrRsh4IMXQtx7OHhnAvXpRogm",
-	"gBlqxpnxWQIFnNE6M6ecIg9evK6m+uETyceRDROnXHnHxojiyAdtolE06A/7CRoPZi61mKtoFO33k/4+",
-	"RUrclAxBMjzwy2Rr6aivCBG7mq7QCc5T/rsbp7pVTzSmyhM254IIZwkS0sQ8JCF4TBZsDNnbyyzVlBcU",
-	"YuIz4fKptGRKXIiJ0o0iu1pC7ksjPaTaoUQy1Ws1ksr1WR5s3sHgLVguiKQrG9rRjlQ396dwRWXDzHw+",
-	"18sreQIOcX1jdlkxk6nm48rv+CUg9PXRebrhgQk+bibSh2c0M9oMHCFLdZOrzhnhtIHXyqpGPntHvNF4",
-	"6JVuOyCIwRpGPC+o7so68musF6jeE3lYNdkLkegPNlwrTtqhvc8ZutwoGBomye+WEEIL3loxsHEe4od8",
-	"OX9KpkCob3+oi+Zqkn/DrMcD3vZt7zXssdcqJqNXBh9+ZS0dDV8annz4pc0UzNs4OtxlfusZ3/TW/k5T",
-	"XAvk2Xo2E9UyGkXP0bD1LIoqQ0wsuTP9L5e3cTQ3dovgPytIf7WioevBuq1xUcrtVkUWysG8Vz246ekZ",
-	"GaRoW3g7yzSF5OBIIpoxZBy7zWISzZseEZLMDf5HUD9D27toJ4YoC9kq/6qf6rPNTM9QsLzK9Ez1o0ev",
-	"xFj6zCDbf/QIzkLeAy0ENQDX4jQ5Rh3OjxLg1Eya2sWpFlBUZj6XRTu1itwM2WGyn3W9XwzpcSfXSeEg",
-	"hUy1rzIPtxT5dTFw4/fXCoA2q8i9KRg2iJ2DhG5rl5uZN4L8RRPjugzLGfsyvKZyJNX+XpbO8ACmpq4s",
-	"1LqU1q5jZStdE9XqxmBzM6fqbbbLQn4lEZGyspTzfr27q2h+CRvF+29bqszjSCqgRxzVyYZkaDavEpgg",
-	"nPfcsNzPujEFowh6EBzccnHVCOieqtMGZmi5oApGupLldPt8t5XTbCD0YcazvK+wZkvPU1XKQNB1rMwG",
-	"wGah2SYwPUhOsi0jtmrO8CDGq2xrvrpCA5SSjCK+wgXBAoKnOOyNuFta5m/xItvSmwsndC6d4TRJzrO7",
-	"p3atD0/ZjGWvmXc9hEPscwg5xLgwLRdwcPlgN2ERy8bTvHoWCrWJEYNg8VmNuDqfDOFvlkOgIIsmr5Eh",
-	"LTkGUVjZGGFoE1mKQ/QwDh6xIIka6UQsShzbRLVS3ZJMHCDWpuGhXDZuzyYt2XpQsUKIdwUHX55nZcgi",
-	"5a0ZeW7ZwqN8rQLT1wbzOES+4Gz9XkBlG/HZyQ5ubrIuebLHQpUWOtkh/UIchAI1CJmRLwKg4kXbYlYx",
-	"rqSd9lP9k7fWcWXhmkHZTulvJtioom3QtElp/WhsunEHCGNJGvlrUyx/Nxjpc5Fu1xM0UNjc3gGvg98T",
-	"vN6Xy9y6KY+S/k7XisgbeVC0QqF/Coi95zbBh3rc9grCYXPfjYoXaFOHpFKfo7xa5tbrPI4O1kL64dqm",
-	"vc277Ha+dO4z0t4FaSc7IO17asbx9cEO0HmzNI4A/vBjh/VFwf9q1sFZUawE61bz4DZmB9HebxSzul1z",
-	"FPF9pKtLS+67TGSVrs23wq6S8Dzq/qbpCjH367VbyWDBdfV8eRldrgR0+xibD8NkP/EXWWXfPn0NNNuW",
-	"S67RxOx5AtTGUhR9OHcWsmESIjYHyUG2imJbcj8uIWtdzZpBJ9zF2o0h48vW/I/HhycHnM0kUu1dP6GY",
-	"Ilzmtk1xTaT7FK3Ft9T80Y6Ph3XHn6YSNm7HfaindtMdPSLr1wP+25Vara4EfJgI+r9BuB/88WVbL0wQ",
-	"PVPhgbEPvq/VarWCeZ/Z+t+Urf+V9PK30rV8b52Vpu1uV9KtFD9SH+3kvreXqCc45srKZQMNV6aoyUe1",
-	"W0ra9YCSO5syGk7zv43vXAbrxISzJNc7tfx7/2M6v2xWfX9Sum1ntzUGTL91naSn1+3l7f8PAAD//w==",
+	"7HyPcttG0uerdOG+q5AOSIG0JEtUpb5PcexEG8dR+U/lbg2tMAKG5MTgDIMZiGKy2rp3uDe8J7nq7hkQ",
+	"pCiZ9ib5arecSpkUMZg/PT3dv/43v0W5mc2NltrZaPRbNJWikBV9Pc1zaW3vqdGuMmXvtCzNovdjpSZK",
+	"4+NC2rxSc6eMjkbR0x9fvR5B9igDo0Fey2oJQtuFrMAZEFDJX2ppHbipcJCLqlLSgtCQcX9ZqnngGKzh",
+	"RgIW8grmYiJhJpaQi7IEN5Vwen4GC+WmIOC9XIJyFmorq1RPTVnYPnwvlxZcJa5lCUpDdlq7qanUrwIn",
+	"msWgcXL4JDfmvZKWRtQm1XklC6mdEqUFUUkQuF5Z9OG8kuNSTabOQif78fzN2Y8vX2c8hzB9ELpIdbZB",
+	"sVe86N4P0k1NkXWRNEKDmcuKZvOFhbnAleBoRCyJvQyT/QxM7awqJLipspBjhyJ3/VRHcWTzqZwJ3AKp",
+	"61k0ehc9ii7iaCZuXkg9cdNoNIgjt5zLaBRZVyk9iW5v4+gbOa9kLni/Nrfv1fOncPxk/wCKVSsohJPQ",
+	"GcBfhK5FtYRhMjzsxiAsZP+V1knyOK+1ugErc6MLS7/IrB/FEe62qmQRjVxVy20z/q/Bk8Mnw+HBYZJs",
+	"zP3xcNvkzwo5mxsnteu9kvNSLLHzzUVkOFoGi6nUTDfPgRW9YYl9WkypQYqqVNSAuRP3NNXYzIqZhKwZ",
+	"NV/2vpfLbOS7UDNRwkJYyCspnCzgaslM6zuKU62N41+VBaNlH06vrNQOjJvKaqGsvG8vcQ0bJNnfRpGX",
+	"8sa9UPr99r08Gh4dQan0e1wpTlrLG0enKYZ5JWkqRKeZqcKKLB60VI8NMv4IMt7ivevB3lw6+59i7GT1",
+	"Ff9YCutAFbzl+O/wsFQz5cJj/M4P3/FT64SrrX/Mf/DzC/44gUqWX6URTjONsk3itIgxPDiMo7lwTla4",
+	"2L+tzzJN/TzfDXrHF++S3vHFb0k8OLptT3Lt2fC2szbFjrgWqhRXpfz7XOpC6cnfrSmLbvc/t830P6Jt",
+	"e/NKOPkCh+rRv1u2iPnEBiEDc1nBQunCLGBsKmYbFG8do8sl71SFp5EWoPQElE211DjNotuHZyKfUvup",
+	"sCDAmfdSw1Wdv5cuMOZYlSjYHHFDbvRYTWqSN9jvCY+I/zsLVv0qY2p3VVfWMddXzZRpIOoVR7uSUqda",
+	"FSXLaSt1gaMYnd9h8bGpZsJFo0hp93gYEY+rGbL9IKH/4mimtP+loavSTk5ktUHYV3ImlEaC30/cUo4d",
+	"SnpacV1VxPQfJnKqW1SGQGSmwmJqSsn0XfWPNPPEJuajnlPtKfbPUCH5IBWs3MJer1kiQ62dYq35S22c",
+	"wOWM67JcQiWtM5UsduOvGCpT60IWUM9PIEu8iFUudLj7Eo8O93dZoHTVsneKtLx/cc7AQigHV3KMMqzC",
+	"d5SerE9WOCglCqvBw3pp9xlvZ8zXNal+U20XyW9QpYQmYMZeLwQgcEfYroua5s3etaysMhol5E5q9iN7",
+	"3dA7h1sVz+tab2U6UjsHx/tQyZm5FiXDhztr3W3ib6Z1DMkBfCNzGCaPE0iSEf0P3/7wZifE8NNPP/UQ",
+	"+yGky4WTW+DC11JUpP1FOfsqjZBEeCrSKIs9vItBVpWpvkojpa9FqYpLOvpp5I8AycJUIxQglXpV05lA",
+	"5U/N+WB8eLn3ziSK73927+R22MZb1KGVmEkXwP72w/a0rqypRni66kojlCmXDVxYTI2VkKkiw0VPCAuh",
+	"8BMefl2LskYl8NZKEkIZHo7RuqYHxv3MJxKxybUytWXgXwlES9Rjqq9qVRYkmghZTYUu+vC1sLI3SKBQ",
+	"E+VsDNqAVRMNpsJzT81/lZWxvBFouES/1LJaRnGkxQxJQhL7Xul1uN+WBcfD4ePHT4bJ48Ojg/0nTw53",
+	"EdYtDPm9XN6l8KlXpxLyUiEPzcR7aaGek44yusGbysFCaLcCnahioSNS/fbt2Te4AwImxhSQT43KZTdm",
+	"lhQToTSzM5tlJCiZ3miLUWf9VA9QoA4PDiCfCrQ1ZGWxUXba+yuI3q+Q9I6hB5fQh3/ACL6EPfgqg44A",
+	"HDwGnMUL/HIlrDzcR3sI93KsbmQBiuyqscIu0YwbK9ftA8rEohJjl+qUBOQG2obv3rw5h++YPZ4rWRZp",
+	"BItKOclIHsmGaCfV1lV17hDN9MbYDpjNY9TNhamvStZ/0o54zbjBRK88l3OkpDMm1Thl5AnunQwAPwQh",
+	"ITTSCMi/Jqo6mBnLMOeETInZ3C3jVJtrWZVGT5ADZ6LEoWTBlqptjDzI9pMka/EkH4IVU26Q4n4s/IT4",
+	"r2X3tZBxJ43enfb+Knq/Jr3j/uU/Rl/ufdW7+G0QDw8ObtPo7/c/7N6FtXF00/N992bSWjHBh7PaogKG",
+	"e5jnAd6JwdAJEAhHNveJDs490PkHPoyg69kVy40gjlhGyWJETLhdKqR6R7FAQGiN7oUci7p00WiYxA+D",
+	"uA+ihXPpzrbYr2fNOQnikJf20II2xFxYzVy46WoxcxpvV/zzMTLvHjREptRzVW7VKa+26hIUUGy0s/2l",
+	"SuWWwEZZ/55N4qdru/QflRxHo+h/7K3cWnv81O6dS8czYwVYSTs32krSf1+LwtsN+FdutJOavor5vFTs",
+	"ENn72bLvZLfhnqF25qHuosHgckCTi7X3CAQ0Ohl39soUS5hJYnNlYaasJalmxuyjWFQoZ5D82NrUDrmm",
+	"EhptfKHBb0jAIyg5HaJ2nepcaKNVLsqGsToCsi8zYqp4naViyHpJ1vX2IE6JO0y1AJxPKeEvr398Cebq",
+	"Z5m7GMiwkpA9ZRL23iznMguTkDcid+USBWmqs03SeqdakK0CstqNe0cZSRUr3QkImkHMp36JhxkFX4zd",
+	"k7Jjt06DNVncO1Ko2mh5EmZHfOTVRKpZ6repj21WvRRG8vQLOVZaxl5NoG52C5VLFPvVGu5Dez7H1Uud",
+	"G6RlH7LcFESIVGcBr3kmyE4g8zI1a6kgMx6zA2KdLZgjWHLt7q3dxqj+7b2HXt3uzXiot83m95vtu/Wy",
+	"emW76btrL9j89i4iO9PPybn7xx/70zU/I9zvZoRxZWar56fnZx5AINRRZQlXkriiMrhvaMU3zIVovOns",
+	"8r1cXip9yd7rjDBXyzGBAsRJZNqp0pMTDwyVg5Jw/PokCaQamJBDSaZ6rCrb+Du/CNDmM1f+Tlz5StaW",
+	"Xdx/vCq6y39oz4qykqJYAs6j8WR7VmTzmD1ryE44QRSU7FyLyXIRUKjxWJLTLTBcZ00IbjBqRUtGLn3J",
+	"HEnT8GrrBOcBArRcECvSCKnGPxlBfOa8T+c8jahelMwkf7wY1FBreTOXOZpehKnBsJPWyupaVuvizE8u",
+	"8xaj15OpVhYmUstK5Sdt/zSoIrh8s//VRODOisbRUJpcoAmpXKpVe9gvLJRm8pmPPpmPzsWyNKJ4Y8wL",
+	"UU3kn4ujAzItcWjvhBrAD+rrNW6a8xQvnTGX1DLr9j9v96dt9xtjfhB6GaItf852hxgXaaV6TqGXwAIc",
+	"42hvdyWcvCRLnhRLqn9Ek3MV/FzBfFNRtz7isR4L6cMz7zijcVLt0w8Y6eOMclNrNMsXU+E4vcAFRBSE",
+	"05hmvOqiDb0+y5xPYsI7caIH3241Jd56q4XPDPmzcNYKxwdbHs05bwuu8W3dmttnCfWJzLEtAPRQF3fa",
+	"BzYJ+QB/DpdQcAdywRkkKDpEPkXRgTYcaLNoXAlWLC0spiqfkrtwYVKdC0vOA4rlj1Kd6h5xU1hCNgoy",
+	"Zx1ctwHUTCx5XFcpWZxQF6Z2uZnJy1q/12ahs5idd4jCM44gnEvn02Nyo7XM2f1i2EIAv6qxUChdQ5Bc",
+	"+ugDhPiZz/5qQh44lam4ph6upNQh9NEHOs4ftKO9waqcxR586g++ZGof+fDxJHLjnIAIE2IV4RsaHfaD",
+	"5xFIA1aMZbmMKdhRKkud2alZ4K5IH7lq1iJvlHX2s6j/RLxxG5y8RLWnwsmJqZa7edFz37q9HVeyNHpi",
+	"wRm0N5smaM1aU1e59BtGLCn0EubGKqeuZSua1Y4h8cb+jm70OGrsMVEUimMl5xXCFaekjUZjUVq5TYIQ",
+	"FDZjH+7TRveGNzcQvN2oTeatblCmFXJbnCWfKi17lRQFig4ONgM27sNLuaBvNkgLURSSDC8BM6VNBT6n",
+	"gM6Uj2vW1oHD84W/mULiwWtcqyhXQqzN23V+RL+JYf5f2FZQIMTPNxyqURy1VWgUR9q4y7GpNX6fUTrm",
+	"Jf7k06+QJJuWQRRHbfhIEQg2Rbn3RivE0b0uty3P2MsRxdGGSI0u7gTpcaY+0La5Od/VM6FXW9N6iORC",
+	"GIq8yQEClE6LqazkiCRZqbRMNRJV3jiKJOUsQFqxO2bmdkJpMtx/INL47m9pepMkvTS9GTxP05snzy++",
+	"3JIZF4eAzdb8GAr3cgNmj42N70cPhd0Ojo9b54lSdrYEplYBsHfM9isaN5NbbQSHNCJKtlycs9j6iLN4",
+	"qoOwcQYPCDswrKyuVS5BWKsmmhPuMlVkW87lmpB7CFC0xOFtCI59MBT2Eput7Ykoyx/H0ejdzlG0i3gV",
+	"FY1WJ2KT0jShuL2ebTT+ZwgckvyEE6WZ1PL3I6baomHeavVLvaYIeDODo3S1ycZDFp/39Luqh0/e5l1D",
+	"pOubqIoQd13byQePTRh+63nnrfvCUsRrxCkEgyRpiaHYJ2T3tkop6LzVigQF6QtRrvT803wEb79MkiT5",
+	"f//n/+KXwfMYsRt+ffLc/3b8nGOaTwehbwtK52VdyKJ74keVNwjylYMrVaiKYa0ogTeSAF8zH0a/5lpW",
+	"lSqouqHAMeXsShaFQqzx9sthMjyl4YfJ8BlJZnxHWVOSTxJ/Pzz0DQ6PY0b32EsuNCUGgSByQaHsvBSc",
+	"AKMpp5xm3KQ7EmZtKOW8QkBFG4i2mCoEunORS+h4lP4T/nb5mn7zx2fpKXnsqZZ8E9MPw4Q/jw748zTx",
+	"FB4cHtGjYaD+MElO+Yfhkf889p/P+fOAPh8nSdLto82C3KFmnvAN2WEmqvcWOtTjMz8EvZkcDp52AzVT",
+	"/ausTG+hCjeFn43SxCnY9ptuu65jxBZVz5ke5fH6IDBumpyZnxVYxBI6R3wiJXU9YwnuFR/bX431oTRI",
+	"m4u5tKkmej97+sPpa+J5mtq35gsLlZzImznadAWIUr2XWzRt8gFFWyNf9+gTlW2NLM1/HuOfyGI9/nxG",
+	"H4eH/Ofh8cWjjfeHydr7p/gn7h+150a4e9zbke+VBzl4vtF5mta4gxf/7BQ/KvUIGRoPr6B6nk0YA6b6",
+	"mANs2ZJrOr6S4LOjm5Pihdrre2DMaTt1ZS2Fpw1W29DRlxigGDVlsRUEnku3bSjOkGylPyH4trnPGKCk",
+	"TFMVsqLcGSdnu4h+wpzi5oybD1ogSlSVWJJOsDKvK+WWr/E11q1XlKF6WiO/3kmyXau/GoHPZuXE5NPz",
+	"s8vvn/3vUDnEtVuUaDcXqGGZCNaTMtWUuJfN7fvLDLhMhVXu/mN4++pFD+3xkIC42lXybiyx21Qra+uV",
+	"lm5cv50sZNXCe7mcSJ11+3C6yrhZJfKZKtUesW9L6huEurBNZ1K7ogXpySRbsfrUuTl7hJQem+BpEjlB",
+	"Ip/tdC4dvKZJnp6fAVrXyPeysmiQVKXvxY729sJq+vJGzOal7Odmtmfr+dxUtMd3lfF63++lnFu00gKe",
+	"avNZB3vvUnZKFWw+Hg0lt7JQmLyeocWnbHAIUfXaCtBTWDhnIS+xqWcOsljJBCfE344JWqkLKlDhuV/J",
+	"AtCmIX3x1OhrjkBbX5diyoKcU2wCr/Ls2SN2WpatchZdNCYGxRU4nalzNzsphrdvnveOUEcBvFrFnRSa",
+	"wT4RspXg1E6LGrVYCH8mXekqoUo8rIVwIoai5vFkyPkijRQ3DmIaPCYDOziPsRe072mkjYyrdlGhzzeF",
+	"r3myrRgZ9sBhso32g8fIsr3NXpEP1mJuo7Ul+xirFjOaoMa1FErQapdzGcOWnK8OcpBeQi6s7PrEe21a",
+	"OU9XNWpQ7COkjELmM8JoQiFLrN1RzJmkeGBRluNxZphEYIpfhk5WCqf0IIu5j8Gh/3aUdWPqil5ZTSVm",
+	"LytsUsX7rYDSHkplidVp5bRsks2Uyb1W6AlNGnAPzhjXs/QLqXr4ykIsSQvhApqUvhVtSHKdFRkxVEa+",
+	"ClwDeVizLp6XzdRRlk+9jHWbL54RxEYInIilKLV2BKucQOhkXyKZTAXZ/xx+Pcj42FMaXczeBRCcI42v",
+	"KErLBtaZ3Y2EQuhkSfIEKZz1EqqcbfKnuWJgO5mo7pSS3LlRKJBF+5m1OXQycgsgAcjAykb4hHrgv2PY",
+	"sLMOjpIna5ngvBSSO6QWGS1ytgDQXO/2cOShdXdtjzayNwWd+xV1G+/yGEUjOW4IrJBShk426HvaZAOZ",
+	"ZNtJ0g1pOCsaEDM9W5d64M04Cx+ljN94zz2pLLY6lKXD1VPaSs3u0D601BwORiI6VwWqWWIuJlw4SyTL",
+	"/PBiLSEOidEOqrZUq18xcmATYpWllSsnF3G1ai9/0+/JpZEaMnKrZrw/voKFTdgM5C81ajhvDbUdUuxE",
+	"o8ZNmA6PJ8lDrnKw0iFooIpu0kIkv1lEQ+NV3gAM+xl0ssY5mXVPQACjC+qHI83YBzst11ymXqFvdnmA",
+	"Xd71cWZd7IY71JBRtCBIrj68lIq2B00dC2JtS1kPfPfs9Jsmj5eUMmUs+983Em9DZfvdPTwICMlPoENl",
+	"F4a2w6f4NHgBJan1Otyvn2iRG0KCFG5hdEDqt0ETjOMF4NT8VAkswMLUZQFXylvmHNVX16LcQCK4HNXi",
+	"ynZKsRnTcTML0ki00QHw2MCBP91JLuDEArueWBCHixJaQLHwBGOjn+9JyDZiMyjgtgRavLzYCJ6wamCC",
+	"4LEyIT+BZrHBPMPjsD2teDlrqLce9XLq9Kp4LBB7pZMm6hqXT5nR98ny1S0PiGbmsnStDgKTqVJqRBZq",
+	"ok1FIZYe8D0TQm+9XaLh7nAtg8cjnpA0/gNRsxE8yvAI4xhUvURO/M1LH6iX1r0P8MFrH+49HKuoJFKf",
+	"7n1oQpqhMpwZnyVQwBmtM3PCifDgxetqqh8+kXwc2TBxypV3bIwojnwYJxpFg/6wn6DxYOZSi7mKRtHj",
+	"ftJ/TLETNyVDkAwP/DLZWiDq6z7ErqYrdILzlP/uxqluVQ2Nqb6EzbkgwlmChGQwD0kIHpMFG0P27iJL",
+	"NWX/hEj4TLh8Ki2ZEudionSjyK6WkPsCSA+pdiiETPVaJaRyfZYHmzcteAuWyx7pYoZ2tCPVzS0pXDfZ",
+	"MDOfz/UiSp6AQ1zfmF1WzGSq+bjyO34JCH39rRB0jwMTfNxMpA/PaWa0GThCluomI53zvmkDr5VVjXz2",
+	"jnij8dAr3XZAEIM1jHhWUHWVdeTXWC9DvSfysGqyF2LTH2y4VoK0Q3ufGXSxURY0TJLfLe2DFry1LmDj",
+	"PMQP+XL+lNyBUMX+UBfNBST/hrmN+7zt295r2GOvVTJGrww+/Mpa0hm+NDz+8EubiZa3cXSwy/zW87rp",
+	"rcc7TXEtkGfr2UxUy2gUvUDD1rMoqgwxseTO9L9c3MbR3Ngtgv+0IP3VioauB+u2xkUpg1sVWSj68l71",
+	"4KanZ2SQom3h7SzTlIuDI4loxpBx7DaLSTRvekRIMjf4H0H9DG3vop0qoixkqwyqfqpPN/M5Q1nyKp8z",
+	"1Y8evRbjkCtk+48ewWnIhKCFoAbgipsm66jDiVECnJpJU7s41QKKysznsminVZGbITtIHmdd7xdDetzJ",
+	"flI4SCFT7WvJw11Efl0M3Pj9tTKfzVpxbwqGDWLnIKFbTmFgI8hfJzGuy7CcsS+2a+pDUu1vX+kM92Fq",
+	"6spCrUtp7TpWttI1Ua1uDDY3c6rRZrssZFESESlPSznv17u7iuaXsFG8/7alyjyOpDJ5xFGdbEiGZvMq",
+	"gQnCeS8My/2sG1MwiqAHwcEt11ONgG6jOmlghpYLqlOki1dOts93W9HMBkIfZjzL+8pntvQ8VaUMBF3H",
+	"ymwAbJaTbQLT/eQ42zJiq7IMD2K8yqnmCyo0QCnJKOKLWhAsIHiKw96IuwVk/q4usi29uXBM59KZdubd",
+	"PRVqfXjGZix7zbzrIRzikDxIIcaFabmAg8sHuwmLWDae5tWzUI5NjBgEi09nxNX5ZAh/fxwCBVk0OY0M",
+	"ackxiMLKxghDm8hSHKKHcfCIBUnUSCdiUeLYJqqV6pZk4gCxNg0P5bJxezbJx9aDihVCvCs4+Io8K0Mq",
+	"KW/NyHPLFh7lyxOYvjaYxyHyBafrt/8p24jPTrZ/c5N1yZM9FiqUga+8RdnBzU3G7ITSNUickc/7p3pF",
+	"u+LcVItxJe0UxyT5eMdncyeTNaBl4hZ5k8s5+6Za2akhC5VTUPn8xrxKLwD9WcKtRpFdbUlORdqHe+iQ",
+	"jmM+Fn67A+mIsQLHhiYoQfrwk3dGYI/hrkTZrktoOhE69LENejfpuh+NvTduMmGsTEN/bYrl7waTfa7V",
+	"7XoCCgrT2zvgfPB7gvP7MrJb9/1RmuPJWil8I++KVqj3TwHp99yJ+FCP215BuG/uuxfyXLhpk0br751Z",
+	"LXPrpSSH+2spC+Hyqb3NG/l2vjrvsyWxiyWR7GBJ3FP5jq8PdjANNgv8yIAZfuywvrT5X836OS2KlQ2z",
+	"1fy5jdkBtvcbxeRu1xxhfKvq6uqV+65EWSWo8922qyRDb1V803SFNsWbtbvVYMG3A/AVbHRFFNAdamwe",
+	"DZPHib+OK/v22Rug2bZcjg3SYM8aINqQoujDmbOQDZMQkdpP9rNVlN6Se3UJWeuC2Qw64UbZbgwZXxnn",
+	"fzw6ON7nbC2Rau/a8iZhcyXdNsU1ke5TtBbftfNHO3Ye1h1/mkrYuOP3oZ7aTXf0+KxfcvhvVzC2utjw",
+	"YSLo/wbhvv/HF5+9NEH0TIUH/j65YK02sRWs/MzW/6Zs/a+kl7+VruVb7Kw0bXe7km6lMJL6aCcvvrtA",
+	"PcExZVYuG2i4MkVNPrjdUu6uB5S82hQOcRnDbXznSlsnJpwFut6p5d/7H9P5RbPq+5PubTt7rzFg+q1L",
+	"MT29bi9u/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

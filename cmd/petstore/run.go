@@ -457,7 +457,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if t := tracing.PgxTracer(); t != nil {
 		storeOpts = append(storeOpts, pgstore.WithTracer(t))
 	}
-	store, storeName, closeStore, err := openStore(ctx, cfg.databaseURL, cfg.source["database-url"], storeOpts...)
+	store, storeName, closeStore, err := openStore(ctx, getenv, cfg.databaseURL, cfg.source["database-url"], storeOpts...)
 	if err != nil {
 		return err
 	}

@@ -15,11 +15,30 @@ import (
 // waiting for another replica's migration included.
 const openTimeout = 30 * time.Second
 
+// The chaos run's planted defects (cmd/petstore/broken.go): set only in a
+// build with the chaosbroken tag, which links internal/chaos/broken.
+var (
+	plantEnv   string // the variable naming the defect
+	plantURL   func(kind, url string) (string, error)
+	plantStore func(kind string, s pets.Store) pets.Store
+)
+
 // openStore returns the store the configuration selects: PostgreSQL when
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
 // line; the URL never does (it may hold a password). source names the flag
 // or variable the URL came from, for errors.
-func openStore(ctx context.Context, databaseURL, source string, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
+func openStore(ctx context.Context, getenv func(string) string, databaseURL, source string, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
+	if plantEnv != "" {
+		kind := getenv(plantEnv)
+		if databaseURL, err = plantURL(kind, databaseURL); err != nil {
+			return nil, "", nil, err
+		}
+		defer func() {
+			if err == nil {
+				store = plantStore(kind, store)
+			}
+		}()
+	}
 	if databaseURL == "" {
 		return memstore.New(), "memory", func() {}, nil
 	}

@@ -62,7 +62,7 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	const body = `{"name":"Rex","categoryId":1}`
 	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
 	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
-	wantError(t, c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable,
+	wantError(t, c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeOutcomeUnknown,
 		"the pet may have been created; retry with the same Idempotency-Key")
 
 	var res apitest.Response

@@ -32,6 +32,7 @@ const (
 	codeUnavailable      = gen.ErrorCodeUnavailable
 	codeKeyInFlight      = gen.ErrorCodeIdempotencyKeyInFlight
 	codeKeyReused        = gen.ErrorCodeIdempotencyKeyReused
+	codeOutcomeUnknown   = gen.ErrorCodeOutcomeUnknown
 )
 
 // The messages of a 503 to a create whose outcome is unknown (the store
@@ -148,7 +149,7 @@ func describe(err error) *apiError {
 	case errors.Is(err, pets.ErrKeyInFlight):
 		return &apiError{Status: http.StatusConflict, Code: codeKeyInFlight, Message: "Idempotency-Key: a request with this key is still being processed; retry later with the same key"}
 	case errors.Is(err, pets.ErrOutcomeUnknown):
-		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknown}
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknown}
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: "the store is unavailable; nothing was written, retry later"}
 	case errors.As(err, &re):

@@ -129,7 +129,7 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	}
 	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.Digest.String(), Key: key, TTL: h.idempotencyTTL})
 	if errors.Is(err, pets.ErrOutcomeUnknown) {
-		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgOutcomeUnknownKeyed}, err)
+		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknownKeyed}, err)
 	}
 	if err != nil {
 		return err

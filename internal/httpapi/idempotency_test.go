@@ -162,8 +162,8 @@ func TestIdempotencyErrors(t *testing.T) {
 	}{
 		{"in flight", fmt.Errorf("k: %w", pets.ErrKeyInFlight), true, 409, gen.ErrorCodeIdempotencyKeyInFlight, "retry later with the same key"},
 		{"reused", fmt.Errorf("k: %w", pets.ErrKeyReused), true, 422, gen.ErrorCodeIdempotencyKeyReused, "a different request"},
-		{"outcome unknown, with a key", lost, true, 503, gen.ErrorCodeUnavailable, "the pet may have been created; retry with the same Idempotency-Key"},
-		{"outcome unknown, without a key", lost, false, 503, gen.ErrorCodeUnavailable, "the pet may have been created; list the pets"},
+		{"outcome unknown, with a key", lost, true, 503, gen.ErrorCodeOutcomeUnknown, "the pet may have been created; retry with the same Idempotency-Key"},
+		{"outcome unknown, without a key", lost, false, 503, gen.ErrorCodeOutcomeUnknown, "the pet may have been created; list the pets"},
 		{"nothing written, with a key", fmt.Errorf("dial: %w", pets.ErrUnavailable), true, 503, gen.ErrorCodeUnavailable, "nothing was written"},
 		{"nothing written, without a key", fmt.Errorf("dial: %w", pets.ErrUnavailable), false, 503, gen.ErrorCodeUnavailable, "nothing was written"},
 		{"deadline before sending", context.DeadlineExceeded, true, 503, gen.ErrorCodeUnavailable, "nothing was written"},

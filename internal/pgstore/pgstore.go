@@ -72,9 +72,6 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(cfg)
 	}
-	if broken == "asynccommit" {
-		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -268,10 +265,6 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 	if err != nil {
 		return pets.Pet{}, false, err
 	}
-	if broken == "nokey" {
-		p, err := s.Create(ctx, n)
-		return p, false, err
-	}
 	fp := n.Fingerprint()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -438,7 +431,7 @@ func classify(op string, err error) error {
 // had the server committed and died. CreateOnce learns that in its first
 // round trip, which commits nothing.
 func classifySent(op string, err error) error {
-	if broken == "nounknown" || refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
+	if refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w: %w: %w", op, pets.ErrUnavailable, pets.ErrOutcomeUnknown, err)
