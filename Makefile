@@ -10,26 +10,43 @@ all: lint test
 run:
 	$(GO) run ./cmd/petstore serve -log-format=text -shutdown-delay=0
 
-## build: build bin/petstore
-build:
-	$(GO) build -trimpath -o bin/petstore ./cmd/petstore
-
-## image: the container image $(IMAGE) from a binary built here (image/host.Dockerfile) with docker or podman (image/engine; installs podman when neither works); the Dockerfile builds the same image in a Go stage
-IMAGE ?= petstore:dev
+## build: build bin/petstore (PETSTORE_BIN), stamped with VERSION, the git revision and whether the tree was modified (petstore version)
+# VERSION names the build: git describe, else dev. Go records the revision
+# and the modified flag itself in a clone; in a git worktree (.git is a
+# file) it records none, and STAMP's stand in.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+MODIFIED ?= $(shell if git rev-parse --git-dir >/dev/null 2>&1; then test -z "$$(git status --porcelain)" && echo false || echo true; else echo unknown; fi)
+STAMP = -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.modified=$(MODIFIED)
+PETSTORE_BIN ?= bin/petstore
+build:
+	$(GO) build -trimpath -ldflags '$(STAMP)' -o $(PETSTORE_BIN) ./cmd/petstore
+
+## image: the container image $(IMAGE), tagged latest and VERSION, from a binary built here (image/host.Dockerfile),
+## with docker or podman (image/engine: it installs nothing; without an engine it says what to install and stops);
+## the image it replaces is removed when no tag is left on it, and podman keeps no intermediate images (--layers=false).
+## The Dockerfile builds the same image in a Go stage
+IMAGE ?= petstore
+IMAGE_TAGS = $(IMAGE):latest $(IMAGE):$(subst +,-,$(subst /,-,$(VERSION)))
 IMAGE_SOURCE ?= https://github.com/petstore/petstore
+IMAGE_CONTEXT ?= bin/image
 CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
 image:
+	@image/engine >/dev/null
 	@test -f $(CA_CERTS) || { echo "$(CA_CERTS) missing: apt-get install ca-certificates (or set CA_CERTS)"; exit 1; }
-	rm -rf bin/image && mkdir -p bin/image/rootfs/etc/ssl/certs
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w -X main.version=$(VERSION)' -o bin/image/rootfs/petstore ./cmd/petstore
-	cp image/passwd image/group bin/image/rootfs/etc/
-	cp $(CA_CERTS) bin/image/rootfs/etc/ssl/certs/ca-certificates.crt
-	chmod -R go-w bin/image/rootfs
-	engine=$$(image/engine) && $$engine build -f image/host.Dockerfile \
+	rm -rf $(IMAGE_CONTEXT) && mkdir -p $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(STAMP)' -o $(IMAGE_CONTEXT)/rootfs/petstore ./cmd/petstore
+	cp image/passwd image/group $(IMAGE_CONTEXT)/rootfs/etc/
+	cp $(CA_CERTS) $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs/ca-certificates.crt
+	chmod -R go-w $(IMAGE_CONTEXT)/rootfs
+	engine=$$(image/engine) && \
+	old=$$($$engine image inspect --format '{{.Id}}' $(IMAGE):latest 2>/dev/null || true) && \
+	$$engine build $$([ "$$engine" = podman ] && echo --layers=false) -f image/host.Dockerfile \
 		--build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SOURCE=$(IMAGE_SOURCE) \
-		-t $(IMAGE) bin/image
+		$(addprefix -t ,$(IMAGE_TAGS)) $(IMAGE_CONTEXT) && \
+	if [ -n "$$old" ] && $$engine images -q --no-trunc --filter dangling=true | grep -qF "$$old"; then \
+		$$engine rmi "$$old" >/dev/null; \
+	fi
 
 ## test-image: build the image and test it by content: config, files, and its binary run on the host (image/image_test.go)
 test-image:
