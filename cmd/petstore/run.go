@@ -167,6 +167,19 @@ func noArgs(fs *flag.FlagSet) error {
 	return nil
 }
 
+// parseNoArgs parses the flags of a command that takes neither flags nor
+// arguments; done is set when -h printed its usage.
+func parseNoArgs(name, usage string, args []string, stdout io.Writer) (done bool, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if err := parseFlags(fs, usage, args, stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, noArgs(fs)
+}
+
 func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
 	fmt.Fprint(w, usage)
 	n := 0
@@ -620,14 +633,7 @@ Example:
 `
 
 func keygen(_ context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
-	fs := flag.NewFlagSet("petstore keygen", flag.ContinueOnError)
-	if err := parseFlags(fs, keygenUsage, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs("petstore keygen", keygenUsage, args, stdout); done || err != nil {
 		return err
 	}
 	key, digest, err := apikey.Generate()

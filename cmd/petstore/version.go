@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -75,14 +73,7 @@ Example:
 
 // versionCmd prints the build's facts on stdout.
 func versionCmd(_ context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
-	fs := flag.NewFlagSet("petstore version", flag.ContinueOnError)
-	if err := parseFlags(fs, versionUsage, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs("petstore version", versionUsage, args, stdout); done || err != nil {
 		return err
 	}
 	return printVersion(stdout)
