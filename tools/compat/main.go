@@ -154,9 +154,7 @@ func check(o options, in *inputs, stdout io.Writer) error {
 			needs = append(needs, fmt.Sprintf("make generate: %s not what %s generates", strings.Join(files, ", "), o.rev))
 		}
 	}
-	for _, p := range r.Problems {
-		needs = append(needs, p)
-	}
+	needs = append(needs, r.Problems...)
 	for _, p := range r.Leftovers {
 		needs = append(needs, fmt.Sprintf("%s:%s still names the old base path %s (make new-major moves it)", o.rev, strings.TrimPrefix(p.String(), "line "), r.OldBasePath))
 	}
