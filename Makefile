@@ -20,7 +20,7 @@ MODIFIED ?= $(shell if git rev-parse --git-dir >/dev/null 2>&1; then test -z "$$
 STAMP = -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.modified=$(MODIFIED)
 PETSTORE_BIN ?= bin/petstore
 build:
-	$(GO) build -trimpath -ldflags '$(STAMP)' -o $(PETSTORE_BIN) ./cmd/petstore
+	$(GO) build -trimpath -buildvcs=auto -ldflags '$(STAMP)' -o $(PETSTORE_BIN) ./cmd/petstore
 
 ## image: the container image $(IMAGE), tagged latest and VERSION, from a binary built here (image/host.Dockerfile),
 ## with docker or podman (image/engine: it installs nothing; without an engine it says what to install and stops);
@@ -35,7 +35,7 @@ image:
 	@image/engine >/dev/null
 	@test -f $(CA_CERTS) || { echo "$(CA_CERTS) missing: apt-get install ca-certificates (or set CA_CERTS)"; exit 1; }
 	rm -rf $(IMAGE_CONTEXT) && mkdir -p $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(STAMP)' -o $(IMAGE_CONTEXT)/rootfs/petstore ./cmd/petstore
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags '-s -w $(STAMP)' -o $(IMAGE_CONTEXT)/rootfs/petstore ./cmd/petstore
 	cp image/passwd image/group $(IMAGE_CONTEXT)/rootfs/etc/
 	cp $(CA_CERTS) $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs/ca-certificates.crt
 	chmod -R go-w $(IMAGE_CONTEXT)/rootfs
