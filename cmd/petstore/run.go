@@ -334,7 +334,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return cfg, bad("shutdown-delay", "want a duration from 0s (none) to 1h, such as 5s")
 	}
 	cfg.shutdownDelay = d
-	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
+	if cfg.pprofAddr != "" && (!loopback(cfg.pprofAddr) || checkPort(cfg.pprofAddr) != nil) {
 		return cfg, bad("pprof", "want a loopback host and a port, such as 127.0.0.1:6060")
 	}
 	if r := *v["rate-limit"]; r != "" {

@@ -50,6 +50,7 @@ func TestUsageExitStatus(t *testing.T) {
 		{"serve", "-bogus"},
 		{"serve", "extra"},
 		{"serve", "-addr", ":99999"},
+		{"serve", "-pprof", "127.0.0.1:99999"},
 		{"serve", "-log-format", "xml"},
 		{"serve", "-api-keys", "short"},
 		{"keygen", "-bogus"},
