@@ -16,7 +16,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /rootfs/petstore ./cmd/petstore
+# No .git in the context: Go records no revision, so it is stamped.
+ARG REVISION=unknown
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" -o /rootfs/petstore ./cmd/petstore
 RUN mkdir -p /rootfs/etc/ssl/certs \
  && cp /etc/ssl/certs/ca-certificates.crt /rootfs/etc/ssl/certs/ \
  && cp image/passwd image/group /rootfs/etc/

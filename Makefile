@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -10,26 +10,43 @@ all: lint test
 run:
 	$(GO) run ./cmd/petstore serve -log-format=text -shutdown-delay=0
 
-## build: build bin/petstore
-build:
-	$(GO) build -trimpath -o bin/petstore ./cmd/petstore
-
-## image: the container image $(IMAGE) from a binary built here (image/host.Dockerfile) with docker or podman (image/engine; installs podman when neither works); the Dockerfile builds the same image in a Go stage
-IMAGE ?= petstore:dev
+## build: build bin/petstore (PETSTORE_BIN), stamped with VERSION, the git revision and whether the tree was modified (petstore version)
+# VERSION names the build: git describe, else dev. Go records the revision
+# and the modified flag itself in a clone; in a git worktree (.git is a
+# file) it records none, and STAMP's stand in.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+MODIFIED ?= $(shell if git rev-parse --git-dir >/dev/null 2>&1; then test -z "$$(git status --porcelain)" && echo false || echo true; else echo unknown; fi)
+STAMP = -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.modified=$(MODIFIED)
+PETSTORE_BIN ?= bin/petstore
+build:
+	$(GO) build -trimpath -buildvcs=auto -ldflags '$(STAMP)' -o $(PETSTORE_BIN) ./cmd/petstore
+
+## image: the container image $(IMAGE), tagged latest and VERSION, from a binary built here (image/host.Dockerfile),
+## with docker or podman (image/engine: it installs nothing; without an engine it says what to install and stops);
+## the image it replaces is removed when no tag is left on it, and podman keeps no intermediate images (--layers=false).
+## The Dockerfile builds the same image in a Go stage
+IMAGE ?= petstore
+IMAGE_TAGS = $(IMAGE):latest $(IMAGE):$(subst +,-,$(subst /,-,$(VERSION)))
 IMAGE_SOURCE ?= https://github.com/petstore/petstore
+IMAGE_CONTEXT ?= bin/image
 CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
 image:
+	@image/engine >/dev/null
 	@test -f $(CA_CERTS) || { echo "$(CA_CERTS) missing: apt-get install ca-certificates (or set CA_CERTS)"; exit 1; }
-	rm -rf bin/image && mkdir -p bin/image/rootfs/etc/ssl/certs
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w -X main.version=$(VERSION)' -o bin/image/rootfs/petstore ./cmd/petstore
-	cp image/passwd image/group bin/image/rootfs/etc/
-	cp $(CA_CERTS) bin/image/rootfs/etc/ssl/certs/ca-certificates.crt
-	chmod -R go-w bin/image/rootfs
-	engine=$$(image/engine) && $$engine build -f image/host.Dockerfile \
+	rm -rf $(IMAGE_CONTEXT) && mkdir -p $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags '-s -w $(STAMP)' -o $(IMAGE_CONTEXT)/rootfs/petstore ./cmd/petstore
+	cp image/passwd image/group $(IMAGE_CONTEXT)/rootfs/etc/
+	cp $(CA_CERTS) $(IMAGE_CONTEXT)/rootfs/etc/ssl/certs/ca-certificates.crt
+	chmod -R go-w $(IMAGE_CONTEXT)/rootfs
+	engine=$$(image/engine) && \
+	old=$$($$engine image inspect --format '{{.Id}}' $(IMAGE):latest 2>/dev/null || true) && \
+	$$engine build $$([ "$$engine" = podman ] && echo --layers=false) -f image/host.Dockerfile \
 		--build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SOURCE=$(IMAGE_SOURCE) \
-		-t $(IMAGE) bin/image
+		$(addprefix -t ,$(IMAGE_TAGS)) $(IMAGE_CONTEXT) && \
+	if [ -n "$$old" ] && $$engine images -q --no-trunc --filter dangling=true | grep -qF "$$old"; then \
+		$$engine rmi "$$old" >/dev/null; \
+	fi
 
 ## test-image: build the image and test it by content: config, files, and its binary run on the host (image/image_test.go)
 test-image:
@@ -110,17 +127,27 @@ fuzz:
 generate:
 	cd gen && $(GO) generate ./...
 
-## check-generate: fail when gen/ is not what openapi.yaml generates
-check-generate: generate
-	@test -z "$$(git status --porcelain -- gen)" || { git status --porcelain -- gen; git diff --stat -- gen; echo 'gen/ drifts from openapi.yaml: run make generate and commit'; exit 1; }
+# FRESH_GEN generates gen/'s files from openapi.yaml into a temporary
+# directory $$fresh (removed when the recipe ends), leaving gen/ as it is.
+FRESH_GEN = fresh=$$(mktemp -d) && trap 'rm -rf "$$fresh"' EXIT && (cd gen && GEN_OUT=$$fresh/ $(GO) generate ./...)
 
-## check-compat: fail when gen/ drifts from openapi.yaml, when info.version does not carry every change since the released contract, or when CHANGELOG.md is stale
+## check-generate: fail when gen/ is not what openapi.yaml generates: a fresh generation compared file by file with gen/ (committed or not)
+check-generate:
+	@$(FRESH_GEN) && $(COMPAT) drift -dir $(CURDIR) -generated $$fresh
+
+## check-compat: the gate (docs/evolving-the-contract.md): one line "ok", or what the tree needs: gen/ as openapi.yaml generates it,
+## info.version carrying every change since the released contract, a new major naming only its own base path, CHANGELOG.md up to date
+## (COMPAT_FLAGS=-v lists every change, and the breaking ones as released/waivers.yaml would name them)
 # tools/compat is a module of its own (oasdiff, pinned in its go.mod), so that
 # oasdiff's kin-openapi does not decide the server's.
 COMPAT = $(GO) run -C tools/compat .
-check-compat: check-generate
-	$(COMPAT) check -dir $(CURDIR)
-	$(COMPAT) changelog -check -dir $(CURDIR)
+COMPAT_FLAGS ?=
+check-compat:
+	@$(FRESH_GEN) && $(COMPAT) check -dir $(CURDIR) -generated $$fresh $(COMPAT_FLAGS)
+
+## new-major: move openapi.yaml to the next major after the release: info.version N.0.0 and the base path /vN wherever the spec names it
+new-major:
+	@$(COMPAT) major -dir $(CURDIR)
 
 ## changelog: write CHANGELOG.md's Unreleased section: the changes since released/openapi.yaml
 changelog:

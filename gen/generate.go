@@ -8,9 +8,13 @@ package gen
 
 import _ "embed" // SpecYAML, SpecJSON
 
-//go:generate cp ../openapi.yaml openapi.yaml
-//go:generate go run ../tools/specjson -in ../openapi.yaml -out openapi.json
-//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen --config=config.yaml ../openapi.yaml
+// make generate writes the files here. make check-generate and make
+// check-compat set GEN_OUT to another directory (with its trailing slash)
+// to generate a fresh copy there and compare it with the files here.
+//
+//go:generate cp ../openapi.yaml ${GEN_OUT}openapi.yaml
+//go:generate go run ../tools/specjson -in ../openapi.yaml -out ${GEN_OUT}openapi.json
+//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen --config=config.yaml -o ${GEN_OUT}petstore.gen.go ../openapi.yaml
 
 // SpecYAML is openapi.yaml byte for byte, as served: the embedded spec of
 // GetSpecJSON has been through kin-openapi, whose float64 bounds turn

@@ -73,7 +73,7 @@ func TestDockerfiles(t *testing.T) {
 		t.Errorf("Dockerfile: want %q before the first FROM (go.mod's go line), got %q", want, docker[0])
 	}
 	all := strings.Join(slices.Concat(docker...), "\n")
-	for _, want := range []string{"FROM golang:${GO_VERSION}-", "CGO_ENABLED=0 go build -trimpath", "-X main.version=${VERSION}"} {
+	for _, want := range []string{"FROM golang:${GO_VERSION}-", "CGO_ENABLED=0 go build -trimpath", "-X main.version=${VERSION}", "-X main.revision=${REVISION}"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
@@ -118,17 +118,51 @@ func command(t *testing.T, dir, name string, args ...string) []byte {
 }
 
 // TestImage builds the image with make image and checks it by content: its
-// config, its files, and its binary run on the host (a container cannot
-// always run where tests run).
+// tags, its config, its files, and its binary run on the host (a container
+// cannot always run where tests run); built again, it leaves no dangling
+// image behind.
 func TestImage(t *testing.T) {
 	if os.Getenv("PETSTORE_TEST_IMAGE") == "" {
 		t.Skip("set PETSTORE_TEST_IMAGE=1 (make test-image): builds an image with docker or podman")
 	}
-	const version, revision = "9.9.9-test", "0123456789abcdef0123456789abcdef01234567"
+	const version = "9.9.9-test"
+	revision := strings.TrimSpace(string(command(t, "..", "git", "rev-parse", "HEAD")))
 	eng := engine(t)
-	tag := fmt.Sprintf("localhost/petstore:test-%d", os.Getpid())
-	command(t, "..", "make", "image", "IMAGE="+tag, "VERSION="+version, "REVISION="+revision)
-	t.Cleanup(func() { exec.Command(eng, "rmi", tag).Run() })
+	repo := fmt.Sprintf("localhost/petstore-test-%d", os.Getpid())
+	tag, versionTag := repo+":latest", repo+":"+version
+	dangling := func() int {
+		return len(strings.Fields(string(command(t, ".", eng, "images", "-q", "--no-trunc", "--filter", "dangling=true"))))
+	}
+	all := func() int { // intermediate images included
+		return len(strings.Fields(string(command(t, ".", eng, "images", "-a", "-q", "--no-trunc"))))
+	}
+	before, beforeAll := dangling(), all()
+	make := func() {
+		command(t, "..", "make", "image", "IMAGE="+repo, "VERSION="+version, "IMAGE_CONTEXT="+filepath.Join(t.TempDir(), "context"))
+	}
+	make()
+	t.Cleanup(func() {
+		exec.Command(eng, "rmi", tag).Run()
+		exec.Command(eng, "rmi", versionTag).Run()
+	})
+	// Built again (a binary with the same bytes: force a new image with a
+	// changed source label), the image it replaces is removed.
+	first := strings.TrimSpace(string(command(t, ".", eng, "image", "inspect", "--format", "{{.Id}}", tag)))
+	command(t, "..", "make", "image", "IMAGE="+repo, "VERSION="+version, "IMAGE_SOURCE=https://example.com/petstore-rebuilt", "IMAGE_CONTEXT="+filepath.Join(t.TempDir(), "context"))
+	second := strings.TrimSpace(string(command(t, ".", eng, "image", "inspect", "--format", "{{.Id}}", versionTag)))
+	if first == second {
+		t.Errorf("the rebuilt image has the first one's id %s: the test of dangling images proves nothing", first)
+	}
+	if after := dangling(); after > before {
+		t.Errorf("%d dangling image(s) after make image twice, %d before: the replaced image was left behind", after, before)
+	}
+	if after := all(); after != beforeAll+1 {
+		t.Errorf("%d images (intermediate ones included) after make image twice, %d before: want one more, the image", after, beforeAll)
+	}
+	if exec.Command(eng, "image", "inspect", first).Run() == nil {
+		t.Errorf("the replaced image %s is still there", first)
+	}
+	make()
 
 	// The config.
 	var inspect []struct {
@@ -156,7 +190,7 @@ func TestImage(t *testing.T) {
 	}
 	for k, want := range map[string]string{
 		"org.opencontainers.image.version":  version,
-		"org.opencontainers.image.revision": revision,
+		"org.opencontainers.image.revision": revision, // make image's REVISION: git's HEAD
 		"org.opencontainers.image.source":   "https://github.com/petstore/petstore",
 	} {
 		if cfg.Labels[k] != want {
@@ -196,7 +230,61 @@ func TestImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBinary(t, exe)
+	checkVersion(t, exe, version, revision)
 	runBinary(t, exe, version)
+}
+
+// checkVersion: petstore version prints the version make image stamped and
+// the revision Go recorded, git's HEAD.
+func checkVersion(t *testing.T, exe, version, revision string) {
+	t.Helper()
+	out := string(command(t, ".", exe, "version"))
+	t.Logf("petstore version:\n%s", out)
+	if !strings.HasPrefix(out, "petstore "+version+"\n") {
+		t.Errorf("petstore version: want the first line petstore %s", version)
+	}
+	m := regexp.MustCompile(`(?m)^revision: +(\S+)$`).FindStringSubmatch(out)
+	if m == nil || m[1] != revision {
+		t.Errorf("petstore version: revision %q, want git's HEAD %s", m, revision)
+	}
+	if !regexp.MustCompile(`(?m)^modified: +(true|false)$`).MatchString(out) {
+		t.Errorf("petstore version: no modified: true|false line")
+	}
+}
+
+// make image without an engine says what to install and stops before it
+// builds or removes anything: here neither docker nor podman is on PATH.
+func TestImageWithoutEngine(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(bash, filepath.Join(bin, "bash")); err != nil {
+		t.Fatal(err)
+	}
+	ctxDir := filepath.Join(t.TempDir(), "context")
+	cmd := exec.Command(makePath, "-C", "..", "image", "IMAGE=localhost/petstore-never", "IMAGE_CONTEXT="+ctxDir)
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("make image without an engine succeeded:\n%s", out)
+	}
+	for _, want := range []string{"no container engine", "apt-get install podman"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make image without an engine does not say %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(ctxDir); err == nil {
+		t.Errorf("make image without an engine made its build context %s: it went on after the engine check", ctxDir)
+	}
+	if strings.Contains(string(out), "go build") || strings.Contains(string(out), "rm -rf") {
+		t.Errorf("make image without an engine ran its build steps:\n%s", out)
+	}
 }
 
 type file struct {

@@ -82,12 +82,17 @@ func TestCLIRefuses(t *testing.T) {
 		{[]string{"keygen", "-bogus"}, `keygen: flag provided but not defined: -bogus (see petstore keygen -h)`},
 		{[]string{"-bogus"}, `serve: flag provided but not defined: -bogus (see petstore serve -h)`},
 		{[]string{"help", "serve", "extra"}, `help: unexpected argument "extra" (see petstore help -h)`},
-		{[]string{"help", "fly"}, `help: unknown command "fly" (want serve, keygen, conform or help)`},
-		{[]string{"fly"}, `unknown command "fly" (want serve, keygen, conform or help; see petstore help)`},
+		{[]string{"help", "fly"}, `help: unknown command "fly" (want serve, keygen, conform, version or help)`},
+		{[]string{"fly"}, `unknown command "fly" (want serve, keygen, conform, version or help; see petstore help)`},
+		{[]string{"version", "extra"}, `version: unexpected argument "extra" (see petstore version -h)`},
+		{[]string{"version", "-bogus"}, `version: flag provided but not defined: -bogus (see petstore version -h)`},
 	} {
 		out, errOut, err := runCLI(t, tc.args...)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("petstore %s: got error %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+		if got := exitStatus(err); got != exitUsage {
+			t.Errorf("petstore %s: exit status %d, want %d (a usage error)", strings.Join(tc.args, " "), got, exitUsage)
 		}
 		if out != "" || errOut != "" {
 			t.Errorf("petstore %s printed %q %q; want only the error line", strings.Join(tc.args, " "), out, errOut)

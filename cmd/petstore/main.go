@@ -3,11 +3,15 @@
 //	petstore [serve] [flags]   serve the API (the default)
 //	petstore keygen            print a new API key and its digest line
 //	petstore conform BASE_URL  check an implementation of the API against the contract
+//	petstore version           print the version, the VCS revision and whether the tree was modified
 //	petstore help [COMMAND]    list the commands, or show one's usage
+//
+// Exit status: 0 done, 1 failed, 2 a usage error (exitStatus).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,8 +22,32 @@ func main() {
 	ctx := signals(context.Background())
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "petstore: %v\n", err)
-		os.Exit(exitCode(err))
+		os.Exit(exitStatus(err))
 	}
+}
+
+// exitUsage is the exit status of a usage error, alike for every command:
+// an unknown command, flag or argument, or a flag's value refused. conform
+// exits with it too when it cannot judge the target (exitCannotRun).
+const exitUsage = 2
+
+// usageError marks an error of the command line; its text is unchanged.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// usageErrorf is a usage error with fmt.Errorf's text.
+func usageErrorf(format string, a ...any) error {
+	return usageError{fmt.Errorf(format, a...)}
+}
+
+// exitStatus is the process's exit status for run's error: exitUsage for a
+// usage error, else conform's statuses (exitCode).
+func exitStatus(err error) int {
+	if errors.As(err, new(usageError)) {
+		return exitUsage
+	}
+	return exitCode(err)
 }
 
 // signals returns a context that ends at the first SIGTERM or SIGINT and

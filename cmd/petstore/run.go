@@ -13,7 +13,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/ratelimit"
 	"github.com/petstore/petstore/internal/telemetry"
@@ -48,7 +48,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	cmd := findCommand(name)
 	if cmd == nil {
-		return fmt.Errorf("unknown command %q (want %s; see petstore help)", name, commandNames())
+		return usageErrorf("unknown command %q (want %s; see petstore help)", name, commandNames())
+	}
+	if wantsVersion(rest) {
+		return printVersion(stdout)
 	}
 	return cmd.run(ctx, rest, getenv, stdout, stderr)
 }
@@ -69,6 +72,7 @@ func init() {
 		{"serve", "serve the API (the default command)", serve},
 		{"keygen", "print a new API key and the digest line for the keys file", keygen},
 		{"conform", "check an implementation of the API against the contract", conformCmd},
+		{"version", "print the version, the VCS revision and whether the tree was modified", versionCmd},
 		{"help", "list the commands, or show a command's description, flags and example", help},
 	}
 }
@@ -94,20 +98,6 @@ func isHelpFlag(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
-// version is the build's version: set with -ldflags "-X main.version=…" (the
-// image does), else the module version Go recorded.
-var version string
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "unknown"
-}
-
 const helpUsage = `usage: petstore help [COMMAND]
 
 Lists petstore's commands with one line each; with COMMAND, shows that
@@ -117,6 +107,17 @@ Example:
   petstore help serve
 `
 
+const helpTail = `
+With no COMMAND, petstore serves. Run petstore help COMMAND (or petstore
+COMMAND -h) for a command's description, flags and an example. Every command
+takes -version: it prints what petstore version prints, and does nothing else.
+
+Exit status: 0 done; 1 failed (serve could not start or stopped on an
+error, conform's checks failed); 2 a usage error, alike for every command:
+an unknown command, flag or argument, or a value a flag does not take
+(conform exits 2 too when it cannot judge the target).
+`
+
 // help prints the list of commands, or one command's usage, on stdout.
 func help(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch {
@@ -124,11 +125,11 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprint(stdout, helpUsage)
 		return nil
 	case len(args) > 1:
-		return fmt.Errorf("help: unexpected argument %q (see petstore help -h)", args[1])
+		return usageErrorf("help: unexpected argument %q (see petstore help -h)", args[1])
 	case len(args) == 1:
 		cmd := findCommand(args[0])
 		if cmd == nil {
-			return fmt.Errorf("help: unknown command %q (want %s)", args[0], commandNames())
+			return usageErrorf("help: unknown command %q (want %s)", args[0], commandNames())
 		}
 		return cmd.run(ctx, []string{"-h"}, getenv, stdout, stderr)
 	}
@@ -138,7 +139,7 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
 	tw.Flush()
-	fmt.Fprint(stdout, "\nWith no COMMAND, petstore serves. Run petstore help COMMAND (or petstore\nCOMMAND -h) for a command's description, flags and an example.\n")
+	fmt.Fprint(stdout, helpTail)
 	return nil
 }
 
@@ -152,7 +153,7 @@ func parseFlags(fs *flag.FlagSet, usage string, args []string, stdout io.Writer)
 			printUsage(fs, usage, stdout)
 			return err
 		}
-		return fmt.Errorf("%s: %v (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), err, fs.Name())
+		return usageErrorf("%s: %v (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), err, fs.Name())
 	}
 	return nil
 }
@@ -161,9 +162,22 @@ func parseFlags(fs *flag.FlagSet, usage string, args []string, stdout io.Writer)
 // that takes none.
 func noArgs(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), fs.Arg(0), fs.Name())
+		return usageErrorf("%s: unexpected argument %q (see %s -h)", strings.TrimPrefix(fs.Name(), "petstore "), fs.Arg(0), fs.Name())
 	}
 	return nil
+}
+
+// parseNoArgs parses the flags of a command that takes neither flags nor
+// arguments; done is set when -h printed its usage.
+func parseNoArgs(name, usage string, args []string, stdout io.Writer) (done bool, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if err := parseFlags(fs, usage, args, stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, noArgs(fs)
 }
 
 func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
@@ -182,6 +196,7 @@ func printUsage(fs *flag.FlagSet, usage string, w io.Writer) {
 type config struct {
 	addr        string
 	apiKeys     string
+	keys        []apikey.Digest // the digests of apiKeys
 	apiKeysFile string
 	logFormat   string
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
@@ -295,10 +310,20 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	}
 	// bad words an error about a value: where it came from, and the value.
 	bad := func(name, format string, a ...any) error {
-		return fmt.Errorf("%s %.64q: %s", cfg.source[name], *v[name], fmt.Sprintf(format, a...))
+		return usageErrorf("%s %.64q: %s", cfg.source[name], *v[name], fmt.Sprintf(format, a...))
 	}
 	cfg.addr, cfg.apiKeys, cfg.apiKeysFile = *v["addr"], *v["api-keys"], *v["api-keys-file"]
 	cfg.logFormat, cfg.databaseURL, cfg.pprofAddr = *v["log-format"], *v["database-url"], *v["pprof"]
+	if err := checkPort(cfg.addr); err != nil {
+		return cfg, bad("addr", "%v; want host:port, such as :8080 or 127.0.0.1:8080", err)
+	}
+	if cfg.apiKeys != "" {
+		ds, err := apikey.ParseKeys(cfg.apiKeys)
+		if err != nil {
+			return cfg, usageErrorf("%s: %w", cfg.source["api-keys"], err) // no value: it holds keys
+		}
+		cfg.keys = ds
+	}
 	d, err := time.ParseDuration(*v["idempotency-ttl"])
 	if err != nil || d < minIdempotencyTTL || d > maxIdempotencyTTL {
 		return cfg, bad("idempotency-ttl", "want a duration from 1s to 720h, such as 24h")
@@ -309,7 +334,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return cfg, bad("shutdown-delay", "want a duration from 0s (none) to 1h, such as 5s")
 	}
 	cfg.shutdownDelay = d
-	if cfg.pprofAddr != "" && !loopback(cfg.pprofAddr) {
+	if cfg.pprofAddr != "" && (!loopback(cfg.pprofAddr) || checkPort(cfg.pprofAddr) != nil) {
 		return cfg, bad("pprof", "want a loopback host and a port, such as 127.0.0.1:6060")
 	}
 	if r := *v["rate-limit"]; r != "" {
@@ -323,6 +348,20 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return cfg, bad("log-format", "want json or text")
 	}
 	return cfg, nil
+}
+
+// checkPort checks addr's port (a number up to 65535, or a service name),
+// so that a bad -addr is refused before serve does anything; the host is
+// left to net.Listen.
+func checkPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return err
+	}
+	return nil
 }
 
 // loopback reports whether addr is host:port with a loopback host: the
@@ -361,40 +400,39 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
 	return nil
 }
 
+// serveKeys is the key set serve checks requests with.
+type serveKeys struct {
+	source   apikey.Source
+	reloader *apikey.Reloader // nil without a keys file
+	// generated is the key made when none is configured: printed once the
+	// server listens, so that a run that fails to start prints none.
+	generated string
+}
+
 // loadKeys builds the key set from the configuration: the keys of
 // PETSTORE_API_KEYS, fixed for the life of the process, and the digests of
-// PETSTORE_API_KEYS_FILE, which the returned Reloader (nil without a file)
-// re-reads on SIGHUP and on change. With no keys configured it generates one
-// and prints it, once, on stderr.
-func loadKeys(cfg config, log *slog.Logger, stderr io.Writer) (apikey.Source, *apikey.Reloader, error) {
-	var digests []apikey.Digest
-	if cfg.apiKeys != "" {
-		ds, err := apikey.ParseKeys(cfg.apiKeys)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", cfg.source["api-keys"], err)
-		}
-		digests = append(digests, ds...)
-	}
+// PETSTORE_API_KEYS_FILE, which the reloader re-reads on SIGHUP and on
+// change. With no keys configured it generates one.
+func loadKeys(cfg config, log *slog.Logger) (serveKeys, error) {
 	if cfg.apiKeysFile != "" {
-		r, err := apikey.NewReloader(cfg.apiKeysFile, digests, log)
+		r, err := apikey.NewReloader(cfg.apiKeysFile, cfg.keys, log)
 		var pe *fs.PathError
 		if errors.As(err, &pe) { // the error names the file
-			return nil, nil, fmt.Errorf("%s: %w", cfg.source["api-keys-file"], err)
+			return serveKeys{}, fmt.Errorf("%s: %w", cfg.source["api-keys-file"], err)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", cfg.source["api-keys-file"], cfg.apiKeysFile, err)
+			return serveKeys{}, fmt.Errorf("%s %s: %w", cfg.source["api-keys-file"], cfg.apiKeysFile, err)
 		}
-		return r, r, nil
+		return serveKeys{source: r, reloader: r}, nil
 	}
-	if len(digests) == 0 {
-		key, digest, err := apikey.Generate()
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", key)
-		digests = append(digests, digest)
+	if len(cfg.keys) > 0 {
+		return serveKeys{source: apikey.NewSet(cfg.keys...)}, nil
 	}
-	return apikey.NewSet(digests...), nil, nil
+	key, digest, err := apikey.Generate()
+	if err != nil {
+		return serveKeys{}, err
+	}
+	return serveKeys{source: apikey.NewSet(digest), generated: key}, nil
 }
 
 // reloadKeys runs r until serve returns, the drain included: on SIGHUP and
@@ -422,6 +460,8 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, nil))
 }
 
+// serve runs the server until ctx ends, then drains it: each step below
+// is a function of its own.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
@@ -432,12 +472,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	out := newLogOut(stdout, stderr)
 	log := newLogger(cfg.logFormat, out)
-	keys, reloader, err := loadKeys(cfg, log, stderr)
+	keys, err := loadKeys(cfg, log)
 	if err != nil {
 		return err
 	}
-	if reloader != nil {
-		defer reloadKeys(reloader)()
+	if keys.reloader != nil {
+		defer reloadKeys(keys.reloader)()
 	}
 	// Tracing (issue 34): off unless the OTEL_* environment configures it;
 	// flushed once the server has drained (deferred before the store's close,
@@ -446,42 +486,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	defer func() {
-		tctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		if err := tracing.Shutdown(tctx); err != nil {
-			log.Warn("tracing: flush on shutdown", "error", err.Error())
-		}
-	}()
-	var storeOpts []pgstore.Option
-	if t := tracing.PgxTracer(); t != nil {
-		storeOpts = append(storeOpts, pgstore.WithTracer(t))
-	}
-	store, storeName, closeStore, err := openStore(ctx, getenv, cfg.databaseURL, cfg.source["database-url"], storeOpts...)
+	defer flushTracing(tracing, log)
+	store, storeName, closeStore, err := openStore(ctx, getenv, cfg.databaseURL, cfg.source["database-url"], storeOptions(tracing)...)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	// From the first signal on, /readyz answers 503: ctx.Done() is closed
-	// before cancel returns, so no probe after the signal sees 200.
-	hcfg := httpapi.Config{Store: store, Keys: keys, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
-	if reloader != nil {
-		hcfg.Collectors = reloader.Collectors()
-	}
-	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
-		return err
-	}
-	if cfg.logFormat == "json" {
-		hcfg.AccessLog = out // the same lines, appended without slog's machinery
-	}
-	if cfg.rateLimit != nil {
-		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
-	}
-	app, err := httpapi.New(hcfg)
+	app, err := newApp(ctx, cfg, keys, store, tracing, log, out)
 	if err != nil {
 		return err
 	}
-
 	if cfg.pprofAddr != "" {
 		pctx, stopPprof := context.WithCancel(ctx)
 		defer stopPprof()
@@ -489,13 +503,60 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("%s: listen on %s: %w", cfg.source["addr"], cfg.addr, err)
 	}
-	srv := &http.Server{
-		Handler:           closeWhenDraining(ctx.Done(), tracing.Handler(app)), // tracing.Handler is app itself when tracing is off
+	srv := newHTTPServer(closeWhenDraining(ctx.Done(), tracing.Handler(app)), log) // tracing.Handler is app itself when tracing is off
+	if keys.generated != "" {
+		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", keys.generated)
+	}
+	logListening(log, ln, cfg, storeName, keys, tracing)
+	return serveUntilDrained(ctx, srv, ln, cfg.shutdownDelay, log)
+}
+
+// flushTracing sends the spans still buffered, within shutdownTimeout.
+func flushTracing(tracing *telemetry.Tracing, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := tracing.Shutdown(ctx); err != nil {
+		log.Warn("tracing: flush on shutdown", "error", err.Error())
+	}
+}
+
+// storeOptions are the PostgreSQL store's options: its queries traced when
+// tracing is on.
+func storeOptions(tracing *telemetry.Tracing) []pgstore.Option {
+	if t := tracing.PgxTracer(); t != nil {
+		return []pgstore.Option{pgstore.WithTracer(t)}
+	}
+	return nil
+}
+
+// newApp builds the API's handler from the configuration. From the first
+// signal on, /readyz answers 503: ctx.Done() is closed before cancel
+// returns, so no probe after the signal sees 200.
+func newApp(ctx context.Context, cfg config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, out *logOut) (http.Handler, error) {
+	hcfg := httpapi.Config{Store: store, Keys: keys.source, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
+	if keys.reloader != nil {
+		hcfg.Collectors = keys.reloader.Collectors()
+	}
+	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
+		return nil, err
+	}
+	if cfg.logFormat == "json" {
+		hcfg.AccessLog = out // the same lines, appended without slog's machinery
+	}
+	if cfg.rateLimit != nil {
+		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
+	}
+	return httpapi.New(hcfg)
+}
+
+// newHTTPServer is the HTTP server of the API, with its timeouts and limits.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -505,6 +566,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		DisableGeneralOptionsHandler: true,
 		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// logListening logs the start-up line: where the server listens and what it
+// serves with.
+func logListening(log *slog.Logger, ln net.Listener, cfg config, storeName string, keys serveKeys, tracing *telemetry.Tracing) {
 	limit := "off"
 	if cfg.rateLimit != nil {
 		limit = cfg.rateLimit.String()
@@ -512,8 +578,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if tracing.On() {
 		log.Info("tracing on", "exporter", tracing.Exporter())
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.Current().Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.source.Current().Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
+}
 
+// serveUntilDrained serves on ln until ctx ends; then, after shutdownDelay
+// (cut short by a second signal), it stops accepting and lets the requests
+// in flight finish.
+func serveUntilDrained(ctx context.Context, srv *http.Server, ln net.Listener, shutdownDelay time.Duration, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -521,11 +592,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	if cfg.shutdownDelay > 0 {
+	if shutdownDelay > 0 {
 		// Serve on while the load balancer sees /readyz fail and stops
 		// sending new connections here.
-		log.Info("draining", "shutdown_delay", shortDuration(cfg.shutdownDelay))
-		delay := time.NewTimer(cfg.shutdownDelay)
+		log.Info("draining", "shutdown_delay", shortDuration(shutdownDelay))
+		delay := time.NewTimer(shutdownDelay)
 		select {
 		case <-delay.C:
 		case <-skipDelay(ctx):
@@ -562,14 +633,7 @@ Example:
 `
 
 func keygen(_ context.Context, args []string, _ func(string) string, stdout, _ io.Writer) error {
-	fs := flag.NewFlagSet("petstore keygen", flag.ContinueOnError)
-	if err := parseFlags(fs, keygenUsage, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs("petstore keygen", keygenUsage, args, stdout); done || err != nil {
 		return err
 	}
 	key, digest, err := apikey.Generate()

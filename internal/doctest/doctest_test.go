@@ -3,6 +3,7 @@ package doctest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +70,10 @@ func TestParseMarker(t *testing.T) {
 		{in: "<!-- doctest repo sudo -->", ok: true, bad: true},
 		{in: "<!-- doctest ports=80x -->", ok: true, bad: true},
 		{in: "<!-- doctest serve repo -->", ok: true, bad: true},
+		{in: "<!-- doctest copy ports=8090 timeout=6m -->", ok: true, want: Marker{Copy: true, Ports: []string{"8090"}, Timeout: 6 * time.Minute}},
+		{in: "<!-- doctest copy repo -->", ok: true, bad: true},
+		{in: "<!-- doctest serve copy -->", ok: true, bad: true},
+		{in: "<!-- doctest timeout=soon -->", ok: true, bad: true},
 		{in: "<!-- a comment -->"},
 		{in: "<!-- doctests -->"},
 	} {
@@ -299,6 +304,26 @@ func TestRunner(t *testing.T) {
 		if res.Failed == 0 || res.Passed != 0 || !strings.Contains(out, "FAIL t.md:") {
 			t.Errorf("%s: %v, want a failure\n%s", name, res, out)
 		}
+	}
+}
+
+// TestRunnerCopy: a block marked copy runs in a copy of the repository's
+// working tree, not in the repository, and without its .git.
+func TestRunnerCopy(t *testing.T) {
+	root := repoRoot(t)
+	canary := fmt.Sprintf("doctest-canary-%d", os.Getpid())
+	d, err := Parse("t.md", []byte("<!-- doctest copy -->\n```sh\ntest -f go.mod && test -f internal/doctest/copy.go && test ! -e .git && test ! -e node_modules\ntouch "+canary+"\necho \"in $(basename \"$PWD\")\"\n#> in repo\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r := &Runner{Root: root, Out: &out}
+	if res := r.Run(context.Background(), []*Doc{d}); res.Passed != 1 {
+		t.Errorf("%v\n%s", res, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, canary)); err == nil {
+		os.Remove(filepath.Join(root, canary))
+		t.Errorf("the block wrote into the repository, not a copy")
 	}
 }
 

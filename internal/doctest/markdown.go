@@ -7,6 +7,8 @@
 //
 //	<!-- doctest -->                      run it
 //	<!-- doctest repo -->                 run it in the repository, not a fresh directory
+//	<!-- doctest copy -->                 run it in a fresh copy of the repository's working tree
+//	<!-- doctest copy timeout=6m -->      … allowed longer than the Runner's Timeout
 //	<!-- doctest postgres ports=5433,8081 --> needs PostgreSQL; these ports become free ones
 //	<!-- doctest serve -->                how the server the blocks below talk to starts
 //	<!-- doctest skip: why -->            never run, for the reason given
@@ -20,6 +22,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -56,8 +59,10 @@ type Marker struct {
 	Skip     string // the reason; non-empty means never run
 	Serve    bool
 	Repo     bool
+	Copy     bool
 	Postgres bool
 	Ports    []string
+	Timeout  time.Duration // 0: the Runner's
 }
 
 func (b Block) String() string { return fmt.Sprintf("%s:%d", b.Path, b.Line) }
@@ -148,6 +153,14 @@ func parseMarker(html string) (*Marker, bool, error) {
 			m.Serve = true
 		case w == "repo":
 			m.Repo = true
+		case w == "copy":
+			m.Copy = true
+		case strings.HasPrefix(w, "timeout="):
+			d, err := time.ParseDuration(strings.TrimPrefix(w, "timeout="))
+			if err != nil || d <= 0 {
+				return nil, true, fmt.Errorf("doctest: bad timeout %q", w)
+			}
+			m.Timeout = d
 		case w == "postgres":
 			m.Postgres = true
 		case strings.HasPrefix(w, "ports="):
@@ -158,11 +171,14 @@ func parseMarker(html string) (*Marker, bool, error) {
 				m.Ports = append(m.Ports, p)
 			}
 		default:
-			return nil, true, fmt.Errorf("doctest: unknown option %q (want repo, postgres, ports=N,M, serve or skip: why)", w)
+			return nil, true, fmt.Errorf("doctest: unknown option %q (want repo, copy, postgres, ports=N,M, timeout=D, serve or skip: why)", w)
 		}
 	}
-	if m.Serve && (m.Repo || m.Postgres || len(m.Ports) > 0) {
+	if m.Serve && (m.Repo || m.Copy || m.Postgres || len(m.Ports) > 0 || m.Timeout > 0) {
 		return nil, true, fmt.Errorf("doctest serve takes no other option")
+	}
+	if m.Repo && m.Copy {
+		return nil, true, fmt.Errorf("doctest: repo or copy, not both")
 	}
 	return m, true, nil
 }

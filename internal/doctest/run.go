@@ -133,6 +133,9 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 	if timeout == 0 {
 		timeout = 3 * time.Minute
 	}
+	if b.Marker.Timeout > 0 {
+		timeout = b.Marker.Timeout
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -170,9 +173,8 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 	var stdout bytes.Buffer
 	all := &syncbuf.Buffer{}
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	if b.Marker.Repo {
-		cmd.Dir = r.Root
+	if cmd.Dir, err = r.workDir(b, dir); err != nil {
+		return "", err
 	}
 	cmd.Env = env
 	cmd.Stdin = nil
@@ -199,6 +201,22 @@ func (r *Runner) runBlock(ctx context.Context, b Block, serveEnv []string) (stri
 		return out, err
 	}
 	return out, nil
+}
+
+// workDir is where a block runs: the fresh directory dir, the repository
+// (repo), or a copy of its working tree made in dir (copy).
+func (r *Runner) workDir(b Block, dir string) (string, error) {
+	switch {
+	case b.Marker.Repo:
+		return r.Root, nil
+	case b.Marker.Copy:
+		work := filepath.Join(dir, "repo")
+		if err := copyTree(r.Root, work); err != nil {
+			return "", fmt.Errorf("copy the repository: %w", err)
+		}
+		return work, nil
+	}
+	return dir, nil
 }
 
 type server struct {

@@ -44,7 +44,8 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		if err := os.WriteFile(file, doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("go", "run", "-C", filepath.Join(root, "tools/compat"), ".", "check", "-dir", root, "-rev", file)
+		// -changelog "": CHANGELOG.md describes openapi.yaml, not this copy.
+		cmd := exec.Command("go", "run", "-C", filepath.Join(root, "tools/compat"), ".", "check", "-dir", root, "-rev", file, "-changelog", "")
 		out, err := cmd.CombinedOutput()
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("the gate did not run: %v\n%s", err, out)
@@ -53,7 +54,7 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 	}
 
 	out, ok := gate(rev)
-	if ok || !strings.Contains(out, "needs a major raise") || !strings.Contains(out, "/v2") {
+	if ok || !strings.Contains(out, "need a major raise") || !strings.Contains(out, "/v2") {
 		t.Fatalf("a breaking change at 1.x: the gate said (ok=%v)\n%s\nwant a refusal asking for a major raise and /v2", ok, out)
 	}
 

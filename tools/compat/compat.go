@@ -53,10 +53,18 @@ type Report struct {
 	// revision's info.version (or base path) does not carry them.
 	Required Raise
 	Problems []string
+	// OldBasePath is the released base path when the revision moved it
+	// (a new major's /v2), and Leftovers every place where the revision
+	// still names it.
+	OldBasePath string
+	Leftovers   []Place
+	// Unwaived are the breaking changes no waiver names, written as a
+	// waiver would name them (without a reason).
+	Unwaived []Waiver
 }
 
 // OK reports whether the revision may be merged as it is.
-func (r *Report) OK() bool { return len(r.Problems) == 0 }
+func (r *Report) OK() bool { return len(r.Problems) == 0 && len(r.Leftovers) == 0 }
 
 // versioningPolicyIDs are oasdiff's own version findings; the project's rule
 // (Compare) replaces them, so that it lives in one place.
@@ -106,10 +114,38 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	config := checker.NewConfig(checker.GetAllChecks())
-	var found []Change
-	used := make([]bool, len(waivers))
-	for _, c := range checker.CheckBackwardCompatibilityUntilLevel(config, d, sources, checker.INFO) {
+	found, used := report.classify(checker.CheckBackwardCompatibilityUntilLevel(checker.NewConfig(checker.GetAllChecks()), d, sources, checker.INFO), waivers)
+	if moved, err := basePathMove(report, b.Spec, r.Spec, rev); err != nil {
+		return nil, err
+	} else if moved != nil {
+		found = append(found, *moved)
+		report.Required = Major
+	}
+	report.Changes = merge(found)
+	if report.Required == None {
+		if report.Wording, err = wordingChanged(b.Spec, r.Spec); err != nil {
+			return nil, err
+		}
+		if report.Wording {
+			report.Required = Patch
+		}
+	}
+
+	report.Problems = versionProblems(report, r.Spec)
+	for i, w := range waivers {
+		if !used[i] {
+			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))
+		}
+	}
+	return report, nil
+}
+
+// classify gives each of oasdiff's changes its raise (a waiver makes a
+// breaking change additive) and raises report.Required to the largest; used
+// says which waivers named a change.
+func (report *Report) classify(changes checker.Changes, waivers []Waiver) (found []Change, used []bool) {
+	used = make([]bool, len(waivers))
+	for _, c := range changes {
 		if slices.Contains(versioningPolicyIDs, c.GetId()) {
 			continue
 		}
@@ -130,35 +166,54 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 				}
 			}
 		}
+		if raise == Major {
+			args := make([]string, len(c.GetArgs()))
+			for i, a := range c.GetArgs() {
+				args[i] = fmt.Sprint(a)
+			}
+			report.Unwaived = append(report.Unwaived, Waiver{ID: c.GetId(), Where: where, Args: args})
+		}
 		found = append(found, Change{Raise: raise, Where: where, Text: c.GetUncolorizedText(localize), Waived: waived})
 		report.Required = max(report.Required, raise)
 	}
-	report.Changes = merge(found)
-	if report.Required == None {
-		// oasdiff's checks do not report prose. Compare the documents with
-		// the revision's version set back to the base's: any difference left
-		// is wording.
-		same := *r.Spec
-		info := *same.Info
-		info.Version = report.BaseVersion
-		same.Info = &info
-		wd, err := diff.Get(diff.NewConfig(), b.Spec, &same)
-		if err != nil {
-			return nil, fmt.Errorf("diff: %w", err)
-		}
-		if !wd.Empty() {
-			report.Wording = true
-			report.Required = Patch
-		}
-	}
+	return found, used
+}
 
-	report.Problems = versionProblems(report, r.Spec)
-	for i, w := range waivers {
-		if !used[i] {
-			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))
-		}
+// wordingChanged reports whether the documents differ in prose: oasdiff's
+// checks do not report it, so the documents are compared with the
+// revision's version set back to the base's, and any difference left is
+// wording.
+func wordingChanged(base, rev *openapi3.T) (bool, error) {
+	same := *rev
+	info := *same.Info
+	info.Version = base.Info.Version
+	same.Info = &info
+	wd, err := diff.Get(diff.NewConfig(), base, &same)
+	if err != nil {
+		return false, fmt.Errorf("diff: %w", err)
 	}
-	return report, nil
+	return !wd.Empty(), nil
+}
+
+// basePathMove is the change of base path from base to rev, if any: breaking
+// (every operation's URL changes); the places where rev still names the old
+// one go into the report's Leftovers.
+func basePathMove(report *Report, base, rev *openapi3.T, revData []byte) (*Change, error) {
+	from, to := basePath(base), basePath(rev)
+	if from == to || from == "" {
+		return nil, nil
+	}
+	report.OldBasePath = from
+	left, err := namesOf(revData, from)
+	if err != nil {
+		return nil, fmt.Errorf("revision: %w", err)
+	}
+	report.Leftovers = left
+	text := fmt.Sprintf("the base path moved from `%s` to `%s`: every operation is served under the new one, and the old one answers `404`", from, to)
+	if to == "" {
+		text = fmt.Sprintf("the servers no longer share the base path `%s`", from)
+	}
+	return &Change{Raise: Major, Where: "servers", Text: text}, nil
 }
 
 // statusSuffix ends oasdiff's text for a change in one response.
@@ -283,7 +338,7 @@ func versionProblems(report *Report, rev *openapi3.T) []string {
 		msg := fmt.Sprintf("%d %s change(s) need a %s raise of info.version: at least %s, not %s",
 			count(report, report.Required), report.Required.label(), report.Required, want, got)
 		if report.Required == Major {
-			msg += fmt.Sprintf(", and the base path /v%d (servers' urls end with /v%d, the seed's versioning rule)", want.major, want.major)
+			msg += fmt.Sprintf(", and the base path /v%d (servers' urls end with /v%d, the seed's versioning rule): make new-major moves both", want.major, want.major)
 		}
 		problems = append(problems, msg)
 	}

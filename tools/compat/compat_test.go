@@ -106,9 +106,10 @@ func TestGate(t *testing.T) {
 			}
 
 			// The smallest version that carries it: accepted, with the base
-			// path moved at a new major.
+			// path moved at a new major, everywhere the spec names it.
 			v, _ := parseVersion(baseVersion)
 			doc.Info.Version = v.next(tt.want).String()
+			var r2 *Report
 			if tt.want == Major {
 				if r := compare(t, base, doc); r.OK() || !strings.Contains(strings.Join(r.Problems, "\n"), "/v2") {
 					t.Errorf("2.0.0 with the base path /v1: got %v, want a problem naming /v2", r.Problems)
@@ -116,9 +117,15 @@ func TestGate(t *testing.T) {
 				for _, s := range doc.Servers {
 					s.URL = strings.TrimSuffix(s.URL, "/v1") + "/v2"
 				}
+				if r := compare(t, base, doc); r.OK() || len(r.Leftovers) == 0 {
+					t.Errorf("2.0.0 with servers at /v2 and /v1 left in patterns and enums: got ok, want the places named")
+				}
+				r2 = compareData(t, base, movedTo(t, doc, "/v2"))
+			} else {
+				r2 = compare(t, base, doc)
 			}
-			if r := compare(t, base, doc); !r.OK() {
-				t.Errorf("under %s: got %v, want ok", doc.Info.Version, r.Problems)
+			if !r2.OK() {
+				t.Errorf("under %s: got %v %v, want ok", doc.Info.Version, r2.Problems, r2.Leftovers)
 			}
 			// One step short of it: refused (a patch raise cannot carry a
 			// minor change, nor a minor raise a major one).
@@ -147,14 +154,18 @@ func TestVersionRule(t *testing.T) {
 		version string
 		servers string // the base path every server url ends with
 		ok      bool
+		// only: the servers alone name the new base path, not the patterns
+		// and enums that name the old one.
+		only bool
 	}{
-		{"no change", "1.0.0", "/v1", true},
-		{"a raise without a change", "1.1.0", "/v1", true},
-		{"lower", "0.9.0", "/v1", false},
-		{"not semver", "1.0", "/v1", false},
-		{"base path disagrees with the major", "1.0.0", "/v2", false},
-		{"a new major and its base path", "2.0.0", "/v2", true},
-		{"a new major, the old base path", "2.0.0", "/v1", false},
+		{"no change", "1.0.0", "/v1", true, false},
+		{"a raise without a change", "1.1.0", "/v1", true, false},
+		{"lower", "0.9.0", "/v1", false, false},
+		{"not semver", "1.0", "/v1", false, false},
+		{"base path disagrees with the major", "1.0.0", "/v2", false, false},
+		{"a new major and its base path", "2.0.0", "/v2", true, false},
+		{"a new major, the old base path", "2.0.0", "/v1", false, false},
+		{"a new major, its base path in servers only", "2.0.0", "/v2", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,8 +174,12 @@ func TestVersionRule(t *testing.T) {
 			for _, s := range doc.Servers {
 				s.URL = strings.TrimSuffix(s.URL, "/v1") + tt.servers
 			}
-			if r := compare(t, base, doc); r.OK() != tt.ok {
-				t.Errorf("ok: got %v, want %v (problems: %v)", r.OK(), tt.ok, r.Problems)
+			data := movedTo(t, doc, tt.servers)
+			if tt.only {
+				data, _ = json.Marshal(doc)
+			}
+			if r := compareData(t, base, data); r.OK() != tt.ok {
+				t.Errorf("ok: got %v, want %v (problems: %v %v)", r.OK(), tt.ok, r.Problems, r.Leftovers)
 			}
 		})
 	}
@@ -213,6 +228,11 @@ func compare(t *testing.T, base []byte, rev *openapi3.T) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return compareData(t, base, data)
+}
+
+func compareData(t *testing.T, base, data []byte) *Report {
+	t.Helper()
 	r, err := Compare(base, data)
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +241,17 @@ func compare(t *testing.T, base []byte, rev *openapi3.T) *Report {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// movedTo is rev in JSON with the base path /v1 replaced by to wherever it
+// is named.
+func movedTo(t *testing.T, rev *openapi3.T, to string) []byte {
+	t.Helper()
+	data, err := json.Marshal(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pathRE("/v1").ReplaceAll(data, []byte(to+"${1}"))
+}
 
 // One change to a shared schema is one line, whatever number of operations
 // and responses oasdiff reports it in; distinct changes stay distinct.

@@ -1,26 +1,32 @@
-// Command compat guards the evolution of the contract: it compares
+// Command compat is the compatibility gate of the contract: it compares
 // openapi.yaml with the released contract (released/openapi.yaml) using
 // oasdiff, applies the project's version rule, and writes CHANGELOG.md.
 //
-//	compat check     fail unless info.version carries every change (make check-compat)
-//	compat changelog write CHANGELOG.md; with -check, fail when it is stale (make changelog)
+//	compat check     the gate (make check-compat): one line "ok …", or the list of what the tree needs
+//	compat drift     gen/ against a fresh generation only (make check-generate)
+//	compat changelog write CHANGELOG.md's Unreleased section (make changelog)
+//	compat major     move openapi.yaml to the next major: info.version and base path (make new-major)
 //	compat release   make openapi.yaml the released contract (make release-contract)
 //
 // released/waivers.yaml lists the breaking changes (by oasdiff) that the
-// project accepts as additive against the release, each with its reason.
+// project accepts as additive against the release, each with its reason
+// (docs/evolving-the-contract.md, "Waivers").
 //
 // It is a module of its own so that oasdiff's kin-openapi does not decide
 // the server's.
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v3"
 )
 
 func main() {
@@ -30,103 +36,263 @@ func main() {
 	}
 }
 
+// options are the command and its flags; the paths are relative to dir.
+type options struct {
+	cmd                                string
+	base, rev, changelog, waivers, gen string
+	generated                          string // a fresh generation of gen/'s files ("": not compared)
+	verbose                            bool
+}
+
+const usage = "usage: compat check|drift|changelog|major|release [flags]"
+
 func run(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("usage: compat check|changelog|release [flags]")
+	o, err := parseOptions(args)
+	if err != nil {
+		return err
 	}
+	switch o.cmd {
+	case "drift":
+		return checkDrift(o, stdout)
+	case "major":
+		return newMajor(o, stdout)
+	case "check", "changelog", "release":
+	default:
+		return fmt.Errorf("unknown command %q (%s)", o.cmd, usage)
+	}
+	in, err := readInputs(o)
+	if err != nil {
+		return err
+	}
+	switch o.cmd {
+	case "check":
+		return check(o, in, stdout)
+	case "changelog":
+		return os.WriteFile(o.changelog, []byte(changelog(in.changelog, in.report, oasdiffVersion(), false)), 0o644)
+	}
+	return release(o, in)
+}
+
+// parseOptions reads the command and its flags, and moves to -dir.
+func parseOptions(args []string) (options, error) {
+	if len(args) == 0 {
+		return options{}, errors.New(usage)
+	}
+	o := options{cmd: args[0]}
 	fs := flag.NewFlagSet("compat "+args[0], flag.ContinueOnError)
-	basePath := fs.String("base", "released/openapi.yaml", "the released contract")
-	revPath := fs.String("rev", "openapi.yaml", "the contract as it is now")
-	logPath := fs.String("changelog", "CHANGELOG.md", "the changelog file")
-	waiversPath := fs.String("waivers", "released/waivers.yaml", "breaking changes accepted as additive against the release (optional)")
-	check := fs.Bool("check", false, "changelog: fail when the file is not what it would write")
+	fs.StringVar(&o.base, "base", "released/openapi.yaml", "the released contract")
+	fs.StringVar(&o.rev, "rev", "openapi.yaml", "the contract as it is now")
+	fs.StringVar(&o.changelog, "changelog", "CHANGELOG.md", "the changelog file; check: \"\" to leave it unchecked")
+	fs.StringVar(&o.waivers, "waivers", "released/waivers.yaml", "breaking changes accepted as additive against the release (optional)")
+	fs.StringVar(&o.gen, "gen", "gen", "the generated code's directory")
+	fs.StringVar(&o.generated, "generated", "", "check, drift: a directory holding a fresh generation of gen/'s files, to compare gen/ with")
+	fs.BoolVar(&o.verbose, "v", false, "check: list the changes even when the tree passes")
 	dir := fs.String("dir", ".", "the repository: the other paths are relative to it")
 	if err := fs.Parse(args[1:]); err != nil {
-		return err
+		return o, err
 	}
-	if err := os.Chdir(*dir); err != nil {
-		return err
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (%s)", fs.Arg(0), usage)
 	}
-	base, err := os.ReadFile(*basePath)
+	if o.generated != "" && !strings.HasPrefix(o.generated, "/") {
+		wd, err := os.Getwd()
+		if err != nil {
+			return o, err
+		}
+		o.generated = wd + "/" + o.generated
+	}
+	return o, os.Chdir(*dir)
+}
+
+// inputs are the files the gate reads, and their comparison.
+type inputs struct {
+	rev         []byte
+	waiversData []byte
+	waivers     []Waiver
+	changelog   string // "" when the file does not exist
+	report      *Report
+}
+
+func readInputs(o options) (*inputs, error) {
+	base, err := os.ReadFile(o.base)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rev, err := os.ReadFile(*revPath)
-	if err != nil {
-		return err
+	in := &inputs{}
+	if in.rev, err = os.ReadFile(o.rev); err != nil {
+		return nil, err
 	}
-	waiversData, err := os.ReadFile(*waiversPath)
+	in.waiversData, err = os.ReadFile(o.waivers)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return nil, err
 	}
-	waivers, err := ParseWaivers(waiversData)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *waiversPath, err)
+	if in.waivers, err = ParseWaivers(in.waiversData); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.waivers, err)
 	}
-	report, err := Compare(base, rev, waivers...)
-	if err != nil {
-		return err
-	}
-
-	switch args[0] {
-	case "check":
-		need := "no change"
-		if report.Required != None {
-			need = "needs a " + report.Required.String() + " raise"
-		}
-		fmt.Fprintf(stdout, "%s %s against %s %s: %s\n", *revPath, report.RevVersion, *basePath, report.BaseVersion, need)
-		for _, c := range report.Changes {
-			fmt.Fprintf(stdout, "  %s\n", c)
-		}
-		if report.Wording {
-			fmt.Fprintln(stdout, "  wording   descriptions or other prose changed")
-		}
-		if !report.OK() {
-			for _, p := range report.Problems {
-				fmt.Fprintf(stdout, "FAIL: %s\n", p)
-			}
-			return errors.New("the version rule is not met (docs/evolving-the-contract.md)")
-		}
-		fmt.Fprintln(stdout, "ok")
-		return nil
-
-	case "changelog":
-		old, err := os.ReadFile(*logPath)
+	if o.changelog != "" {
+		old, err := os.ReadFile(o.changelog)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+			return nil, err
 		}
-		out := []byte(changelog(string(old), report, oasdiffVersion(), false))
-		if *check {
-			if !bytes.Equal(out, old) {
-				return fmt.Errorf("%s is not up to date with %s: run make changelog and commit it", *logPath, *revPath)
-			}
-			return nil
-		}
-		return os.WriteFile(*logPath, out, 0o644)
+		in.changelog = string(old)
+	}
+	in.report, err = Compare(base, in.rev, in.waivers...)
+	return in, err
+}
 
-	case "release":
-		if !report.OK() {
-			return fmt.Errorf("not releasable: %v", report.Problems)
-		}
-		if report.Required == None {
-			return fmt.Errorf("%s has no change since the release %s", *revPath, report.BaseVersion)
-		}
-		old, err := os.ReadFile(*logPath)
+// check is the gate: one line "ok …" when the tree passes; else each thing
+// it needs, and the changes that decide the version, and an error.
+func check(o options, in *inputs, stdout io.Writer) error {
+	r := in.report
+	var needs []string
+	if o.generated != "" {
+		files, err := drift(o.gen, o.generated)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(*logPath, []byte(changelog(string(old), report, oasdiffVersion(), true)), 0o644); err != nil {
+		if len(files) > 0 {
+			needs = append(needs, fmt.Sprintf("make generate: %s not what %s generates", strings.Join(files, ", "), o.rev))
+		}
+	}
+	needs = append(needs, r.Problems...)
+	for _, p := range r.Leftovers {
+		needs = append(needs, fmt.Sprintf("%s:%s still names the old base path %s (make new-major moves it)", o.rev, strings.TrimPrefix(p.String(), "line "), r.OldBasePath))
+	}
+	logStale := o.changelog != "" && changelog(in.changelog, r, oasdiffVersion(), false) != in.changelog
+	if logStale {
+		needs = append(needs, fmt.Sprintf("make changelog: %s does not list the changes of %s", o.changelog, o.rev))
+	}
+	head := fmt.Sprintf("%s %s against %s %s", o.rev, r.RevVersion, o.base, r.BaseVersion)
+	if len(needs) == 0 {
+		fmt.Fprintf(stdout, "ok: %s (%s)\n", head, raiseSummary(r))
+		if o.verbose {
+			printChanges(stdout, r, true)
+		}
+		return nil
+	}
+	fmt.Fprintf(stdout, "not ok: %s needs:\n", head)
+	for _, n := range needs {
+		fmt.Fprintf(stdout, "  - %s\n", n)
+	}
+	if len(r.Problems) > 0 || o.verbose {
+		printChanges(stdout, r, o.verbose)
+	}
+	return errors.New("the tree does not pass the gate (docs/evolving-the-contract.md)")
+}
+
+func raiseSummary(r *Report) string {
+	if r.Required == None {
+		return "no change"
+	}
+	return "changes that need a " + r.Required.String() + " raise"
+}
+
+// printChanges lists the changes since the release: those that decide the
+// raise, or all of them and the breaking ones as a waiver names them.
+func printChanges(w io.Writer, r *Report, all bool) {
+	fmt.Fprintf(w, "the changes since the release (%s):\n", raiseSummary(r))
+	others := 0
+	for _, c := range r.Changes {
+		if all || c.Raise == r.Required {
+			fmt.Fprintf(w, "  %s\n", c)
+		} else {
+			others++
+		}
+	}
+	if r.Wording && (all || r.Required == Patch) {
+		fmt.Fprintln(w, "  wording   descriptions or other prose changed")
+	}
+	if others > 0 {
+		fmt.Fprintf(w, "  and %d change(s) that need less (-v lists them)\n", others)
+	}
+	if all && len(r.Unwaived) > 0 {
+		out, _ := yaml.Marshal(map[string][]Waiver{"waivers": r.Unwaived})
+		fmt.Fprintf(w, "the breaking changes as released/waivers.yaml would name them (waive one only after review, with its reason):\n%s", out)
+	}
+}
+
+// checkDrift fails when gen/ differs from the fresh generation.
+func checkDrift(o options, stdout io.Writer) error {
+	if o.generated == "" {
+		return errors.New("drift: -generated DIR is required")
+	}
+	files, err := drift(o.gen, o.generated)
+	if err != nil {
+		return err
+	}
+	if len(files) > 0 {
+		return fmt.Errorf("%s not what %s generates: run make generate", strings.Join(files, ", "), o.rev)
+	}
+	return nil
+}
+
+// newMajor rewrites openapi.yaml for the next major after the release.
+func newMajor(o options, stdout io.Writer) error {
+	base, err := readSpec(o.base)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(o.rev)
+	if err != nil {
+		return err
+	}
+	rev, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.rev, err)
+	}
+	out, v, places, err := moveMajor(data, base, rev)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.rev, err)
+	}
+	if err := os.WriteFile(o.rev, out, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: info.version %s, the base path moved in %d place(s):\n", o.rev, v, len(places))
+	for _, p := range places {
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	fmt.Fprintln(stdout, "next: make generate, make changelog, make check-compat")
+	return nil
+}
+
+func readSpec(file string) (*openapi3.T, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if doc.Info == nil {
+		return nil, fmt.Errorf("%s: no info object", file)
+	}
+	return doc, nil
+}
+
+// release names the Unreleased changes after info.version and makes the
+// revision the released contract.
+func release(o options, in *inputs) error {
+	r := in.report
+	if !r.OK() {
+		return fmt.Errorf("not releasable: make check-compat says what the tree needs")
+	}
+	if r.Required == None {
+		return fmt.Errorf("%s has no change since the release %s", o.rev, r.BaseVersion)
+	}
+	if in.changelog == "" {
+		return fmt.Errorf("%s: missing", o.changelog)
+	}
+	if err := os.WriteFile(o.changelog, []byte(changelog(in.changelog, r, oasdiffVersion(), true)), 0o644); err != nil {
+		return err
+	}
+	if len(in.waivers) > 0 {
+		// A waiver holds against the release it was written for.
+		if err := os.WriteFile(o.waivers, emptyWaivers(in.waiversData), 0o644); err != nil {
 			return err
 		}
-		if len(waivers) > 0 {
-			// A waiver holds against the release it was written for.
-			if err := os.WriteFile(*waiversPath, emptyWaivers(waiversData), 0o644); err != nil {
-				return err
-			}
-		}
-		return os.WriteFile(*basePath, rev, 0o644)
 	}
-	return fmt.Errorf("unknown command %q: check, changelog or release", args[0])
+	return os.WriteFile(o.base, in.rev, 0o644)
 }
 
 // oasdiffVersion is the version of oasdiff built in, from go.mod.
