@@ -14,23 +14,30 @@ import (
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
-// The faults, by name.
+// The faults, by name. docs/reliability.md describes each as what it is.
 const (
-	faultKill      = "kill"      // kill -9 a replica, start it again
-	faultPGRestart = "pgrestart" // stop PostgreSQL in immediate mode, start it
+	faultKill    = "kill"    // SIGKILL a replica's process group, start it again
+	faultRestart = "restart" // SIGTERM a replica: it drains, exits; start it again
+	faultPause   = "pause"   // SIGSTOP a replica, then SIGCONT
+	// Between the clients and one replica, at its front proxy: every
+	// connection hangs (its traffic is dropped), or every connection is
+	// closed and new ones are closed as soon as accepted.
+	faultPartition = "partition"
+	faultPGCrash   = "pgcrash"   // PostgreSQL's processes quit at once; the OS keeps their writes
+	faultPowerCut  = "powercut"  // PostgreSQL quits at once and every write not fsynced is lost
 	faultTerminate = "terminate" // pg_terminate_backend every client backend, repeatedly
 	faultCut       = "cut"       // close every database connection at the proxy, refuse new ones
-	faultLose      = "lose"      // the proxy drops all traffic silently
-	faultHold      = "hold"      // the proxy holds all traffic, then lets it through
-	faultLatency   = "latency"   // the proxy delays all traffic
-	faultPause     = "pause"     // SIGSTOP a replica, then SIGCONT
+	faultLose      = "lose"      // the proxy drops the database traffic silently
+	faultHold      = "hold"      // the proxy holds the database traffic, then lets it through
+	faultLatency   = "latency"   // the proxy delays the database traffic
 	// The proxy closes each connection that sends a create's committing
 	// batch before the database's answer reaches the replica: the commit
 	// happens, the replica cannot know.
 	faultCommitLost = "commitlost"
 )
 
-var allFaults = []string{faultKill, faultPGRestart, faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultPause, faultCommitLost}
+var allFaults = []string{faultKill, faultRestart, faultPause, faultPartition, faultPGCrash, faultPowerCut,
+	faultTerminate, faultCut, faultLose, faultHold, faultLatency, faultCommitLost}
 
 // answersFault is the shortest loss or hold of the database's answers:
 // longer than the store's query timeout (pgstore.QueryTimeout).
@@ -93,15 +100,37 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 		r.kill()
 		time.Sleep(d / 2)
 		return r.name, r.start(ctx)
+	case faultRestart:
+		r.stop()
+		return r.name, r.start(ctx)
+	case faultPartition:
+		if rand.IntN(2) == 0 {
+			r.front.Lose(pgtest.BothWays)
+			time.Sleep(d)
+			r.front.EndLoss()
+			return r.name + "/hang", nil
+		}
+		r.front.Cut()
+		time.Sleep(d)
+		r.front.Restore()
+		return r.name + "/refuse", nil
 	case faultPause:
 		r.signal(syscall.SIGSTOP)
 		time.Sleep(d)
 		r.signal(syscall.SIGCONT)
 		return r.name, nil
-	case faultPGRestart:
+	case faultPGCrash:
 		if err := n.pg.crash(ctx); err != nil {
 			return "postgres", err
 		}
+		time.Sleep(d / 2)
+		return "postgres", n.pg.start(ctx)
+	case faultPowerCut:
+		lost, err := n.pg.powerCut(ctx)
+		if err != nil {
+			return "postgres", err
+		}
+		n.log("power cut: %d KiB not fsynced lost", lost>>10)
 		time.Sleep(d / 2)
 		return "postgres", n.pg.start(ctx)
 	case faultTerminate:
