@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"syscall"
 	"time"
 
@@ -60,6 +61,7 @@ type nemesis struct {
 // system unhealed (a replica or the database that would not start).
 func (n *nemesis) run(ctx context.Context) error {
 	var order []string
+	first := true
 	for {
 		select {
 		case <-ctx.Done():
@@ -67,9 +69,16 @@ func (n *nemesis) run(ctx context.Context) error {
 		case <-time.After(time.Second + rand.N(time.Second)):
 		}
 		if len(order) == 0 {
-			// Every kind in each round, in a new order.
+			// Every kind in each round, in a new order; the first round
+			// begins with a power cut, so that a short run has one.
 			order = append(order, n.faults...)
 			rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			if first {
+				if i := slices.Index(order, faultPowerCut); i > 0 {
+					order[0], order[i] = order[i], order[0]
+				}
+				first = false
+			}
 		}
 		kind := order[0]
 		order = order[1:]
@@ -94,6 +103,19 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 	// main bounds the whole run.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	switch kind {
+	case faultKill, faultRestart, faultPartition, faultPause:
+		return n.injectReplica(ctx, kind, d)
+	case faultPGCrash, faultPowerCut, faultTerminate:
+		return "postgres", n.injectDatabase(ctx, kind, d)
+	case faultCut, faultLose, faultHold, faultCommitLost, faultLatency:
+		return n.injectProxy(kind, d), nil
+	}
+	return "", fmt.Errorf("unknown fault %q", kind)
+}
+
+// injectReplica plays a fault on a replica picked at random.
+func (n *nemesis) injectReplica(ctx context.Context, kind string, d time.Duration) (string, error) {
 	r := n.replicas[rand.IntN(len(n.replicas))]
 	switch kind {
 	case faultKill:
@@ -114,25 +136,31 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 		time.Sleep(d)
 		r.front.Restore()
 		return r.name + "/refuse", nil
-	case faultPause:
+	default: // faultPause
 		r.signal(syscall.SIGSTOP)
 		time.Sleep(d)
 		r.signal(syscall.SIGCONT)
-		return r.name, nil
+	}
+	return r.name, nil
+}
+
+// injectDatabase plays a fault on PostgreSQL itself.
+func (n *nemesis) injectDatabase(ctx context.Context, kind string, d time.Duration) error {
+	switch kind {
 	case faultPGCrash:
 		if err := n.pg.crash(ctx); err != nil {
-			return "postgres", err
+			return err
 		}
 		time.Sleep(d / 2)
-		return "postgres", n.pg.start(ctx)
+		return n.pg.start(ctx)
 	case faultPowerCut:
 		lost, err := n.pg.powerCut(ctx)
 		if err != nil {
-			return "postgres", err
+			return err
 		}
 		n.log("power cut: %d KiB not fsynced lost", lost>>10)
 		time.Sleep(d / 2)
-		return "postgres", n.pg.start(ctx)
+		return n.pg.start(ctx)
 	case faultTerminate:
 		// Again and again, to catch creates between their COMMIT and
 		// the end of their batch.
@@ -141,12 +169,19 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 			n.terminate(ctx)
 			time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
 		}
-		return "postgres", nil
+	}
+	return nil
+}
+
+// injectProxy plays a fault at the proxy between the replicas and the
+// database, and returns its target.
+func (n *nemesis) injectProxy(kind string, d time.Duration) string {
+	switch kind {
 	case faultCut:
 		n.proxy.Cut()
 		time.Sleep(d)
 		n.proxy.Restore()
-		return "proxy", nil
+		return "proxy"
 	case faultLose, faultHold:
 		// Both ways, briefly; or only the answers, for longer than the
 		// store's query timeout, so that creates the database committed
@@ -164,21 +199,21 @@ func (n *nemesis) inject(kind string, d time.Duration) (string, error) {
 			time.Sleep(d)
 			n.proxy.Release()
 		}
-		return target, nil
+		return target
 	case faultCommitLost:
 		// Only a create's committing batch carries the pet's name (a
 		// parameter), which the workload starts with this.
 		n.proxy.LoseAnswersTo(namePrefix)
 		time.Sleep(d)
 		n.proxy.LoseAnswersTo("")
-		return "proxy", nil
+		return "proxy"
 	case faultLatency:
 		n.proxy.SetLatency(time.Duration(20+rand.IntN(180)) * time.Millisecond)
 		time.Sleep(d)
 		n.proxy.SetLatency(0)
-		return "proxy", nil
+		return "proxy"
 	}
-	return "", fmt.Errorf("unknown fault %q", kind)
+	return "proxy"
 }
 
 // terminate ends every other client session of the database.
