@@ -57,12 +57,12 @@ CHAOS_DURATION ?= 60s
 CHAOS_OUT ?= bin/chaos
 CHAOS_RUN = bin/petstore-chaos run -duration $(CHAOS_DURATION)
 chaos: bin/petstore-chaos
-	.ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 2000 -min-faults 10
+	PG_FSYNC=on .ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 2000 -min-faults 10
 
 ## chaos-short: a 25 s chaos run (.ci/run)
 chaos-short: CHAOS_DURATION = 25s
 chaos-short: bin/petstore-chaos
-	.ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 500 -min-faults 5
+	PG_FSYNC=on .ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 500 -min-faults 5
 
 ## chaos-memory: the same load and audit on the memory store: one replica, pauses only
 chaos-memory: bin/petstore-chaos

@@ -14,21 +14,18 @@ import (
 	"github.com/petstore/petstore/internal/pets"
 )
 
-// A consumer adds two animals and lists those still available, with the
-// typed client generated from openapi.yaml. The server is the reference
-// implementation on a loopback port.
-func ExampleClientWithResponses() {
+// serve starts the reference server on store at a loopback port, and
+// returns a client of it and the server's stop.
+func serve(store pets.Store) (*gen.ClientWithResponses, func()) {
 	key, digest, err := apikey.Generate()
 	if err != nil {
 		log.Fatal(err)
 	}
-	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(digest)})
+	app, err := httpapi.New(httpapi.Config{Store: store, Keys: apikey.NewSet(digest)})
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(app)
-	defer srv.Close()
-
 	// Every request carries the key; the server's base path is /v1.
 	client, err := gen.NewClientWithResponses(srv.URL+"/v1", gen.WithRequestEditorFn(
 		func(_ context.Context, req *http.Request) error {
@@ -38,6 +35,15 @@ func ExampleClientWithResponses() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	return client, srv.Close
+}
+
+// A consumer adds two animals and lists those still available, with the
+// typed client generated from openapi.yaml. The server is the reference
+// implementation on a loopback port.
+func ExampleClientWithResponses() {
+	client, stop := serve(memstore.New())
+	defer stop()
 	ctx := context.Background()
 
 	sold := gen.Sold
@@ -95,24 +101,8 @@ func (s *lostCommit) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idemp
 // create sent without a key that gets outcome_unknown cannot be retried
 // blindly (list the pets first).
 func ExampleClientWithResponses_retry() {
-	key, digest, err := apikey.Generate()
-	if err != nil {
-		log.Fatal(err)
-	}
-	app, err := httpapi.New(httpapi.Config{Store: &lostCommit{Store: memstore.New()}, Keys: apikey.NewSet(digest)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(app)
-	defer srv.Close()
-	client, err := gen.NewClientWithResponses(srv.URL+"/v1", gen.WithRequestEditorFn(
-		func(_ context.Context, req *http.Request) error {
-			req.Header.Set("Authorization", "Bearer "+key)
-			return nil
-		}))
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, stop := serve(&lostCommit{Store: memstore.New()})
+	defer stop()
 
 	idem := "7d4c0f0e-rex" // one key for this one pet, sent with every retry
 	for attempt := 1; attempt <= 5; attempt++ {
