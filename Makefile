@@ -59,8 +59,8 @@ CHAOS_RUN = bin/petstore-chaos run -duration $(CHAOS_DURATION)
 chaos: bin/petstore-chaos
 	PG_FSYNC=on .ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 2000 -min-faults 10
 
-## chaos-short: a 25 s chaos run (.ci/run)
-chaos-short: CHAOS_DURATION = 25s
+## chaos-short: a 30 s chaos run (.ci/run)
+chaos-short: CHAOS_DURATION = 30s
 chaos-short: bin/petstore-chaos
 	PG_FSYNC=on .ci/with-postgres $(CHAOS_RUN) -out $(CHAOS_OUT) -min-acked 500 -min-faults 5
 
