@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/internal/chaos/history"
 )
@@ -37,5 +44,57 @@ func TestCreateOutcome(t *testing.T) {
 		if got := createOutcome(c.a); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestAnswersKeepTheContract: every answer is checked against openapi.yaml,
+// and a create's 201 that does not read as a pet is recorded as a violation
+// and left indeterminate, never taken for an acknowledgement.
+func TestAnswersKeepTheContract(t *testing.T) {
+	var body, location string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if location != "" {
+			w.Header().Set("Location", location)
+		}
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	h, err := history.CreateFile(path, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{name: "r1", addr: strings.TrimPrefix(srv.URL, "http://")}
+	l, err := newLoad(h, []*replica{r}, "k", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
+	body, location = `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`, "/v1/pets/1"
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.OK {
+		t.Fatalf("a 201 that keeps the contract: %s", out)
+	}
+	body = `{"id":2,"name":"Rex"}`
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.OK {
+		t.Fatalf("a 201 that reads as a pet: %s", out)
+	}
+	body = `{"id":"three"}`
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.Indeterminate {
+		t.Fatalf("an unreadable 201: %s, want indeterminate", out)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 3 || len(ops[0].Violations) != 0 || len(ops[1].Violations) == 0 || len(ops[2].Violations) == 0 || ops[2].Pet != nil {
+		for _, op := range ops {
+			t.Logf("%d %s %q", op.Status, op.Outcome, op.Violations)
+		}
+		t.Fatal("want no violation of the first answer, and violations of the others")
 	}
 }

@@ -105,7 +105,7 @@ func (r *Result) Print(w io.Writer) {
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%s %d", k, r.Faults[k])
 	}
-	fmt.Fprintf(w, "%-26s %d of %d kinds (%s)\n", "faults", r.FaultsTotal(), len(kinds), strings.Join(parts, ", "))
+	fmt.Fprintf(w, "%-26s %d, %d kinds (%s)\n", "faults", r.FaultsTotal(), len(kinds), strings.Join(parts, ", "))
 	fmt.Fprintf(w, "%-26s %d\n", "pets acknowledged", r.Acked)
 	fmt.Fprintf(w, "%-26s %d\n", "pets stored", r.Stored)
 	fmt.Fprintf(w, "%-26s %d (%d of them stored; not blamed)\n", "keyless, outcome unknown", r.KeylessUnknown, r.KeylessUnknownStored)

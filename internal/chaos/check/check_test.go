@@ -85,7 +85,7 @@ func TestClean(t *testing.T) {
 		t.Errorf("pets returned by reads: %d, want 11", r.Reads)
 	}
 	for _, want := range []string{
-		"faults                     1 of 1 kinds (kill 1)", "lost                       0", "aborted reads              0",
+		"faults                     1, 1 kinds (kill 1)", "lost                       0", "aborted reads              0",
 		"create, keyed    201: 1, 409 idempotency_key_in_flight: 1, 503 outcome_unknown: 1, 503 unavailable: 2, no answer: 2",
 		"walk             200: 8, 503 unavailable: 1",
 		"get              200: 1, 404 not_found: 1, 503 unavailable: 1",
