@@ -48,12 +48,21 @@ type FS struct {
 }
 
 // inodeCache is one file's cache (nil when the file is clean), with the
-// lock that orders its operations and the node that locates its backing
-// file.
+// lock that orders its operations and, while it is dirty, the backing file
+// opened for the flush (an open file, not a path: it stays the file's
+// through renames, and whatever the kernel forgets of the node).
 type inodeCache struct {
-	mu   sync.Mutex
-	c    *cache
-	node *node
+	mu sync.Mutex
+	c  *cache
+	w  *os.File
+}
+
+// clean forgets the cache and closes the backing file.
+func (ic *inodeCache) clean() {
+	if ic.w != nil {
+		ic.w.Close()
+	}
+	ic.c, ic.w = nil, nil
 }
 
 // Mount mounts a lazy view of the directory backing at mountpoint; other
@@ -83,7 +92,6 @@ func Mount(backing, mountpoint string) (*FS, error) {
 			Name:        "lazyfs",
 			// The kernel checks permissions as for a local filesystem.
 			Options: []string{"default_permissions"},
-			Debug:   os.Getenv("LAZYFS_DEBUG") != "",
 		},
 	})
 	if err != nil {
@@ -114,7 +122,7 @@ func (f *FS) Drop() (lost int64) {
 		if ic.c != nil {
 			lost += ic.c.bytes()
 		}
-		ic.c = nil
+		ic.clean()
 		ic.mu.Unlock()
 	}
 	return lost
@@ -175,22 +183,28 @@ func (f *FS) cacheOf(n *node, fd int) (*inodeCache, error) {
 	f.mu.Lock()
 	ic := f.caches[ino]
 	if ic == nil {
-		ic = &inodeCache{node: n}
+		ic = &inodeCache{}
 		f.caches[ino] = ic
 	}
 	f.mu.Unlock()
 	ic.mu.Lock()
 	if ic.c == nil {
-		var st syscall.Stat_t
-		stat := func() error { return syscall.Lstat(f.path(ic.node), &st) }
+		path := f.path(n)
 		if fd >= 0 {
-			stat = func() error { return syscall.Fstat(fd, &st) }
+			path = fmt.Sprintf("/proc/self/fd/%d", fd) // the same file, opened anew
 		}
-		if err := stat(); err != nil {
+		w, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
 			ic.mu.Unlock()
 			return nil, err
 		}
-		ic.c = newCache(st.Size)
+		st, err := w.Stat()
+		if err != nil {
+			w.Close()
+			ic.mu.Unlock()
+			return nil, err
+		}
+		ic.c, ic.w = newCache(st.Size()), w
 	}
 	return ic, nil
 }
@@ -201,7 +215,7 @@ func (f *FS) forget(ino uint64) {
 	defer f.mu.Unlock()
 	if ic := f.caches[ino]; ic != nil {
 		ic.mu.Lock()
-		ic.c = nil
+		ic.clean()
 		ic.mu.Unlock()
 		delete(f.caches, ino)
 	}
@@ -214,18 +228,10 @@ func (f *FS) flush(ic *inodeCache) error {
 	if ic.c == nil {
 		return nil
 	}
-	w, err := os.OpenFile(f.path(ic.node), os.O_WRONLY, 0)
-	if err != nil {
+	if err := ic.c.flush(ic.w); err != nil {
 		return err
 	}
-	err = ic.c.flush(w)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	ic.c = nil
+	ic.clean()
 	return nil
 }
 
