@@ -48,21 +48,13 @@ type FS struct {
 }
 
 // inodeCache is one file's cache (nil when the file is clean), with the
-// lock that orders its operations and, while it is dirty, the backing file
-// opened for the flush (an open file, not a path: it stays the file's
-// through renames, and whatever the kernel forgets of the node).
+// lock that orders its operations and the backing file, opened when it was
+// first written, for the flushes (an open file, not a path: it stays the
+// file's through renames, and whatever the kernel forgets of the node).
 type inodeCache struct {
 	mu sync.Mutex
 	c  *cache
 	w  *os.File
-}
-
-// clean forgets the cache and closes the backing file.
-func (ic *inodeCache) clean() {
-	if ic.w != nil {
-		ic.w.Close()
-	}
-	ic.c, ic.w = nil, nil
 }
 
 // Mount mounts a lazy view of the directory backing at mountpoint; other
@@ -105,6 +97,14 @@ func (f *FS) Unmount() error {
 	var err error
 	for range 50 { // busy while a process still has a file open
 		if err = f.server.Unmount(); err == nil {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			for ino, ic := range f.caches {
+				if ic.w != nil {
+					ic.w.Close()
+				}
+				delete(f.caches, ino)
+			}
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -122,7 +122,7 @@ func (f *FS) Drop() (lost int64) {
 		if ic.c != nil {
 			lost += ic.c.bytes()
 		}
-		ic.clean()
+		ic.c = nil
 		ic.mu.Unlock()
 	}
 	return lost
@@ -188,7 +188,7 @@ func (f *FS) cacheOf(n *node, fd int) (*inodeCache, error) {
 	}
 	f.mu.Unlock()
 	ic.mu.Lock()
-	if ic.c == nil {
+	if ic.w == nil {
 		path := f.path(n)
 		if fd >= 0 {
 			path = fmt.Sprintf("/proc/self/fd/%d", fd) // the same file, opened anew
@@ -198,13 +198,15 @@ func (f *FS) cacheOf(n *node, fd int) (*inodeCache, error) {
 			ic.mu.Unlock()
 			return nil, err
 		}
-		st, err := w.Stat()
+		ic.w = w
+	}
+	if ic.c == nil {
+		st, err := ic.w.Stat()
 		if err != nil {
-			w.Close()
 			ic.mu.Unlock()
 			return nil, err
 		}
-		ic.c, ic.w = newCache(st.Size()), w
+		ic.c = newCache(st.Size())
 	}
 	return ic, nil
 }
@@ -215,7 +217,10 @@ func (f *FS) forget(ino uint64) {
 	defer f.mu.Unlock()
 	if ic := f.caches[ino]; ic != nil {
 		ic.mu.Lock()
-		ic.clean()
+		if ic.w != nil {
+			ic.w.Close()
+		}
+		ic.c, ic.w = nil, nil
 		ic.mu.Unlock()
 		delete(f.caches, ino)
 	}
@@ -231,7 +236,7 @@ func (f *FS) flush(ic *inodeCache) error {
 	if err := ic.c.flush(ic.w); err != nil {
 		return err
 	}
-	ic.clean()
+	ic.c = nil
 	return nil
 }
 
