@@ -69,9 +69,13 @@ func (n *nemesis) run(ctx context.Context) error {
 		case <-time.After(time.Second + rand.N(time.Second)):
 		}
 		if len(order) == 0 {
-			// Every kind in each round, in a new order; the first round
-			// begins with a power cut, so that a short run has one.
+			// Every kind in each round, in a new order, and power cuts
+			// twice: the fault durability is about. The first round
+			// begins with one, so that a short run has one.
 			order = append(order, n.faults...)
+			if slices.Contains(n.faults, faultPowerCut) {
+				order = append(order, faultPowerCut)
+			}
 			rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if first {
 				if i := slices.Index(order, faultPowerCut); i > 0 {
