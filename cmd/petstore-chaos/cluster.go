@@ -359,7 +359,14 @@ func (pg *postgres) powerCut(ctx context.Context) (int64, error) {
 }
 
 func (pg *postgres) start(ctx context.Context) error {
-	return pg.pgCtl(ctx, "-l", pg.log, "-w", "-t", "60", "-o", pg.opts, "start")
+	err := pg.pgCtl(ctx, "-l", pg.log, "-w", "-t", "60", "-o", pg.opts, "start")
+	if err != nil {
+		if b, rerr := os.ReadFile(pg.log); rerr == nil {
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			err = fmt.Errorf("%w; the log ends: %s", err, strings.Join(lines[max(0, len(lines)-4):], " | "))
+		}
+	}
+	return err
 }
 
 // describe says how the cluster runs: its fsync and synchronous_commit

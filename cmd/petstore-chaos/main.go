@@ -243,6 +243,9 @@ type run struct {
 	replicas []*replica
 	h        *history.Writer
 	start    time.Time
+	// unrecovered is set when the database did not start again after a
+	// fault: the run goes on, and the final state is empty.
+	unrecovered *unrecovered
 }
 
 // execute is the run; everything it starts is stopped when it returns.
@@ -279,6 +282,9 @@ func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*che
 		return nil, err
 	}
 	res := check.Check(ops, state, cfg.opt)
+	if r.unrecovered != nil {
+		res.Short = append(res.Short, r.unrecovered.Error()+"; the final state is taken as empty")
+	}
 	fmt.Fprintf(stdout, "chaos run: %s, %v of load, %d replicas, %d operations; wall time %v\n",
 		r.what(), cfg.duration, len(r.replicas), len(ops), time.Since(wall).Round(time.Second))
 	res.Print(stdout)
@@ -485,7 +491,10 @@ func (r *run) runLoad(ctx context.Context) (*load, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if nemErr != nil {
+	if u := (*unrecovered)(nil); errors.As(nemErr, &u) {
+		r.logf("%v: the store holds nothing the service can read", u)
+		r.unrecovered = u
+	} else if nemErr != nil {
 		return nil, nemErr
 	}
 	r.logf("load ended after %v; reading the final state", time.Since(r.start).Round(time.Millisecond))
@@ -503,6 +512,9 @@ func (r *run) finalState(ctx context.Context, l *load) ([]history.Pet, error) {
 	}
 	for _, rep := range r.replicas {
 		rep.stop()
+	}
+	if r.unrecovered != nil {
+		return nil, nil
 	}
 	return readState(ctx, r.dbURL)
 }
