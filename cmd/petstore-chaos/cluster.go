@@ -275,7 +275,7 @@ func (pg *postgres) pgCtl(ctx context.Context, args ...string) error {
 	}
 	out, err := exec.CommandContext(ctx, name, full...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pg_ctl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("pg_ctl %s: %w: %s", strings.Join(args, " "), err, strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", " "))
 	}
 	return nil
 }
@@ -363,7 +363,7 @@ func (pg *postgres) start(ctx context.Context) error {
 	if err != nil {
 		if b, rerr := os.ReadFile(pg.log); rerr == nil {
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			err = fmt.Errorf("%w; the log ends: %s", err, strings.Join(lines[max(0, len(lines)-4):], " | "))
+			err = fmt.Errorf("%w; the log ends: %s", err, strings.Join(lines[max(0, len(lines)-8):], " | "))
 		}
 	}
 	return err
