@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/petstore/petstore/internal/chaos/lazyfs"
+	"github.com/petstore/petstore/internal/pgtest"
 )
 
 // buildServer builds the real binary (./cmd/petstore) into dir, with the
@@ -38,8 +42,18 @@ func goCmd() string {
 	return "go"
 }
 
-// freePort returns a port of 127.0.0.1 that nothing listens on now.
+// freePort returns a port of 127.0.0.1 that nothing listens on now, below
+// the range the kernel draws the local ports of connections from (32768
+// and up by default), so that no client connection takes it while a
+// replica restarts.
 func freePort() (int, error) {
+	for range 50 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 10000+rand.IntN(22000)))
+		if err == nil {
+			defer ln.Close()
+			return ln.Addr().(*net.TCPAddr).Port, nil
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -49,17 +63,42 @@ func freePort() (int, error) {
 }
 
 // replica is one server process, which the nemesis kills, restarts and
-// pauses. Its port stays the same across restarts, unless taken meanwhile.
+// pauses. Its port stays the same across restarts, unless taken meanwhile
+// (never when it has a front).
 type replica struct {
 	name string
 	bin  string
 	env  []string
 	log  *os.File
+	// drain is its -shutdown-delay: how long it serves on after SIGTERM,
+	// /readyz answering 503.
+	drain time.Duration
+	// front, if set, is the proxy clients reach it through, which a
+	// partition plays on (see addFront).
+	front *pgtest.Proxy
 
 	mu     sync.Mutex
 	addr   string
 	cmd    *exec.Cmd
 	exited chan struct{}
+}
+
+// addFront puts a proxy between the clients and the replica.
+func (r *replica) addFront() error {
+	p, err := pgtest.StartProxy(r.Addr())
+	if err != nil {
+		return err
+	}
+	r.front = p
+	return nil
+}
+
+// ClientAddr is where clients reach the replica: its front, if it has one.
+func (r *replica) ClientAddr() string {
+	if r.front != nil {
+		return r.front.Addr()
+	}
+	return r.Addr()
 }
 
 func newReplica(name, bin string, env []string, logPath string) (*replica, error) {
@@ -94,6 +133,11 @@ func (r *replica) start(ctx context.Context) error {
 			return err
 		}
 		r.kill()
+		if r.front != nil {
+			// The front proxies to this port: wait for it.
+			time.Sleep(time.Second)
+			continue
+		}
 		port, perr := freePort()
 		if perr != nil {
 			return perr
@@ -106,7 +150,7 @@ func (r *replica) start(ctx context.Context) error {
 }
 
 func (r *replica) startOnce(ctx context.Context) error {
-	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json", "-shutdown-delay", "0")
+	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json", "-shutdown-delay", r.drain.String())
 	cmd.Env = r.env
 	cmd.Stdout, cmd.Stderr = r.log, r.log
 	// A process group of its own, which a kill ends whole; and killed
@@ -161,8 +205,17 @@ func (r *replica) kill() {
 	}
 }
 
-// stop ends the replica gracefully (SIGCONT, SIGTERM), or kills it after
-// a few seconds.
+// close stops the replica at once, and its front.
+func (r *replica) close() {
+	r.kill()
+	if r.front != nil {
+		r.front.Close()
+	}
+	r.log.Close()
+}
+
+// stop ends the replica gracefully (SIGCONT, SIGTERM: it drains, then
+// shuts down), or kills it after its drain and 15 seconds.
 func (r *replica) stop() {
 	r.signal(syscall.SIGCONT)
 	r.signal(syscall.SIGTERM)
@@ -174,7 +227,7 @@ func (r *replica) stop() {
 	}
 	select {
 	case <-exited:
-	case <-time.After(15 * time.Second):
+	case <-time.After(r.drain + 15*time.Second):
 		r.kill()
 	}
 }
@@ -195,9 +248,13 @@ func (r *replica) signal(sig syscall.Signal) {
 }
 
 // postgres restarts the throwaway cluster of .ci/with-postgres, which
-// exports where it is (PG_BIN, PGDATA, PG_LOG, PG_OPTS).
+// exports where it is (PG_BIN, PGDATA, PG_LOG, PG_OPTS); the run moves it
+// onto a lazy filesystem for power cuts (onLazyFS).
 type postgres struct {
 	bin, data, log, opts string
+
+	backing string     // the data directory under the lazy one
+	lazy    *lazyfs.FS // nil until onLazyFS
 }
 
 func postgresFromEnv() (*postgres, error) {
@@ -218,17 +275,109 @@ func (pg *postgres) pgCtl(ctx context.Context, args ...string) error {
 	}
 	out, err := exec.CommandContext(ctx, name, full...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pg_ctl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("pg_ctl %s: %w: %s", strings.Join(args, " "), err, strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", " "))
 	}
 	return nil
 }
 
-// crash stops the cluster at once, as a power cut would (immediate mode:
-// no checkpoint; the start replays the WAL).
+// restart stops the cluster cleanly and starts it again with fsync as
+// given, on a lazy filesystem if lazy: its data directory is mounted at a
+// sibling directory, where PostgreSQL runs from then on.
+func (pg *postgres) restart(ctx context.Context, fsync, lazy bool) error {
+	if err := pg.pgCtl(ctx, "-m", "fast", "-w", "stop"); err != nil {
+		return err
+	}
+	pg.opts = setting(pg.opts, "fsync", map[bool]string{true: "on", false: "off"}[fsync])
+	if lazy {
+		mnt := pg.data + "-lazy"
+		var st syscall.Stat_t
+		if err := syscall.Stat(pg.data, &st); err != nil {
+			return err
+		}
+		if err := os.Mkdir(mnt, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chown(mnt, int(st.Uid), int(st.Gid)); err != nil {
+			return err
+		}
+		fs, err := lazyfs.Mount(pg.data, mnt)
+		if err != nil {
+			return err
+		}
+		pg.backing, pg.data, pg.lazy = pg.data, mnt, fs
+	}
+	return pg.start(ctx)
+}
+
+// setting returns PostgreSQL's command-line options with -c name=value,
+// in place of the option's value if it is there.
+func setting(opts, name, value string) string {
+	fields := strings.Fields(opts)
+	for i, f := range fields {
+		if strings.HasPrefix(f, name+"=") && i > 0 && fields[i-1] == "-c" {
+			fields[i] = name + "=" + value
+			return strings.Join(fields, " ")
+		}
+	}
+	return opts + " -c " + name + "=" + value
+}
+
+// close stops a cluster on a lazy filesystem and unmounts it, leaving the
+// data directory where .ci/with-postgres made it (and removes it).
+func (pg *postgres) close() {
+	if pg.lazy == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pg.crash(ctx)
+	pg.lazy.Sync()
+	if err := pg.lazy.Unmount(); err == nil {
+		os.Remove(pg.data)
+	}
+	pg.data, pg.lazy = pg.backing, nil
+}
+
+// crash stops the cluster at once (immediate mode: its processes quit
+// without a checkpoint; the start replays the WAL). The operating system
+// keeps every write they made, fsynced or not.
 func (pg *postgres) crash(ctx context.Context) error {
 	return pg.pgCtl(ctx, "-m", "immediate", "-w", "stop")
 }
 
+// powerCut stops the cluster at once and drops every write its files did
+// not fsync (the lazy filesystem's cache): what a machine losing power
+// loses. It returns the bytes dropped.
+func (pg *postgres) powerCut(ctx context.Context) (int64, error) {
+	if pg.lazy == nil {
+		return 0, errors.New("power cut: the cluster is not on a lazy filesystem")
+	}
+	if err := pg.crash(ctx); err != nil {
+		return 0, err
+	}
+	return pg.lazy.Drop(), nil
+}
+
 func (pg *postgres) start(ctx context.Context) error {
-	return pg.pgCtl(ctx, "-l", pg.log, "-w", "-t", "60", "-o", pg.opts, "start")
+	err := pg.pgCtl(ctx, "-l", pg.log, "-w", "-t", "60", "-o", pg.opts, "start")
+	if err != nil {
+		if b, rerr := os.ReadFile(pg.log); rerr == nil {
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			err = fmt.Errorf("%w; the log ends: %s", err, strings.Join(lines[max(0, len(lines)-8):], " | "))
+		}
+	}
+	return err
+}
+
+// describe says how the cluster runs: its fsync and synchronous_commit
+// settings, and whether on a lazy filesystem.
+func (pg *postgres) describe() string {
+	d := "fsync=on"
+	if strings.Contains(pg.opts, "fsync=off") {
+		d = "fsync=off"
+	}
+	if pg.lazy != nil {
+		d += ", on lazyfs"
+	}
+	return d
 }

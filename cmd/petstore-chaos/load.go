@@ -10,15 +10,18 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -29,6 +32,8 @@ const requestTimeout = 8 * time.Second
 var statuses = pets.Statuses
 
 // namePrefix starts every pet's name, and nothing else the clients send.
+// A name goes on with the run's id, the writer and its sequence number:
+// unique to one create (the audit's convention), and to one run.
 const namePrefix = "chaos "
 
 // load is the clients' shared state.
@@ -38,6 +43,7 @@ type load struct {
 	key      string // the API key
 	run      string // this run's id, in every Idempotency-Key
 	client   *http.Client
+	contract *contract.Contract // every answer is checked against openapi.yaml
 	creates  *rate.Limiter
 	reads    *rate.Limiter
 
@@ -45,7 +51,15 @@ type load struct {
 	acked []int64 // acknowledged ids, for the getters
 }
 
-func newLoad(h *history.Writer, replicas []*replica, key string, createRate, readRate float64) *load {
+func newLoad(h *history.Writer, replicas []*replica, key string, createRate, readRate float64) (*load, error) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	c, err := contract.New(spec, "/v1")
+	if err != nil {
+		return nil, err
+	}
 	tr := &http.Transport{
 		Proxy:               nil, // loopback only, never an HTTP proxy from the environment
 		DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
@@ -54,29 +68,31 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		DisableCompression:  true,
 	}
 	return &load{
-		h: h, replicas: replicas, key: key,
+		h: h, replicas: replicas, key: key, contract: c,
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
 		reads:   rate.NewLimiter(rate.Limit(readRate), 10),
-	}
+	}, nil
 }
 
 func (l *load) pick() *replica { return l.replicas[rand.IntN(len(l.replicas))] }
 
-// answer is what one request got.
+// answer is what one request got, and how it broke openapi.yaml.
 type answer struct {
-	status int
-	body   []byte
-	header http.Header
-	err    error
+	status     int
+	body       []byte
+	header     http.Header
+	err        error
+	violations []string
 }
 
-// do sends one request to r.
+// do sends one request to r (through its front, which partitions play on),
+// and checks the answer against openapi.yaml.
 func (l *load) do(ctx context.Context, r *replica, method, path string, body []byte, key string) answer {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.Addr()+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.ClientAddr()+path, bytes.NewReader(body))
 	if err != nil {
 		return answer{err: err}
 	}
@@ -101,7 +117,11 @@ func (l *load) do(ctx context.Context, r *replica, method, path string, body []b
 	if err != nil {
 		return answer{err: err}
 	}
-	return answer{status: resp.StatusCode, body: b, header: resp.Header}
+	a := answer{status: resp.StatusCode, body: b, header: resp.Header}
+	for _, v := range l.contract.Check(req, a.status, a.header, a.body) {
+		a.violations = append(a.violations, v.String())
+	}
+	return a
 }
 
 // notSent reports whether err means the request never reached a server:
@@ -119,14 +139,40 @@ func (a answer) message() string {
 	if a.err != nil {
 		return a.err.Error()
 	}
-	var e struct{ Message string }
-	json.Unmarshal(a.body, &e)
-	return e.Message
+	return a.errorBody().Message
 }
 
-// createOutcome classifies a create's answer: 201 ok; a 4xx, a 503 that
-// says nothing was written, or a connection never made, failed; anything
-// else (no answer, "may have been created", another 503, 500) indeterminate.
+// code is the Error body's code of a non-2xx answer.
+func (a answer) code() string {
+	if a.err != nil || a.status < 300 {
+		return ""
+	}
+	return string(a.errorBody().Code)
+}
+
+func (a answer) errorBody() gen.Error {
+	var e gen.Error
+	json.Unmarshal(a.body, &e)
+	return e
+}
+
+// record puts the answer's status, code, message and violations into op.
+func (a answer) record(op *history.Op) {
+	op.Status, op.Code = a.status, a.code()
+	if a.status >= 300 || a.err != nil {
+		op.Error = a.message()
+	}
+	op.Violations = append(op.Violations, a.violations...)
+	if a.answered() {
+		op.Answered++
+	}
+}
+
+// createOutcome classifies a create's answer by its status and Error code,
+// never by the message's words: 201 ok; a 4xx, a 503 unavailable
+// (nothing was written), or a connection never made, failed; anything else
+// (no answer, 503 outcome_unknown, a 503 of another code, a 500)
+// indeterminate.
 func createOutcome(a answer) string {
 	switch {
 	case a.err != nil && notSent(a.err):
@@ -137,7 +183,7 @@ func createOutcome(a answer) string {
 		return history.OK
 	case a.status >= 400 && a.status < 500:
 		return history.Failed
-	case a.status == http.StatusServiceUnavailable && strings.Contains(a.message(), "nothing was written"):
+	case a.status == http.StatusServiceUnavailable && a.code() == string(gen.ErrorCodeUnavailable):
 		return history.Failed
 	}
 	return history.Indeterminate
@@ -151,7 +197,7 @@ func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64
 			return
 		}
 		b := history.Body{
-			Name:       fmt.Sprintf("%s%d-%d", namePrefix, proc, seq),
+			Name:       fmt.Sprintf("%s%s-%d-%d", namePrefix, l.run, proc, seq),
 			CategoryID: 1 + rand.Int64N(9),
 			Status:     string(statuses[rand.IntN(len(statuses))]),
 		}
@@ -187,43 +233,57 @@ func (l *load) create(ctx context.Context, proc int, b history.Body, key string,
 	start := time.Now()
 	a := l.do(ctx, r, http.MethodPost, "/v1/pets", body, key)
 	op.Invoke, op.Complete = l.h.Since(start), l.h.Now()
-	op.Status = a.status
+	a.record(&op)
 	op.Outcome = createOutcome(a)
-	if a.answered() {
-		op.Answered = 1
-	}
 	if op.Outcome == history.OK {
-		var p history.Pet
-		if err := json.Unmarshal(a.body, &p); err != nil || p.ID <= 0 {
-			op.Outcome, op.Error = history.Indeterminate, fmt.Sprintf("201 with an unreadable pet: %v", err)
-		} else {
+		if p, ok := readPet(a, &op); ok {
 			op.Pet = &p
 			l.mu.Lock()
 			l.acked = append(l.acked, p.ID)
 			l.mu.Unlock()
+		} else {
+			op.Outcome = history.Indeterminate
 		}
-	} else {
-		op.Error = a.message()
 	}
 	l.h.Add(op)
 	return op.Outcome, op.Status
 }
 
-// getter reads acknowledged pets by id until ctx ends, the latest ones
-// most often.
+// readPet reads a 2xx answer's pet; one that does not read is a violation
+// of the contract, noted in op.
+func readPet(a answer, op *history.Op) (history.Pet, bool) {
+	var p history.Pet
+	if err := json.Unmarshal(a.body, &p); err != nil || p.ID <= 0 {
+		op.Violations = append(op.Violations, fmt.Sprintf("%d with an unreadable pet: %v", a.status, err))
+		return p, false
+	}
+	return p, true
+}
+
+// getID picks the id a get asks for: an acknowledged one, the latest most
+// often, or now and then one just above every acknowledged id (a pet being
+// created, or none: a read of a create not yet answered must still be
+// one that lasts). 0 while nothing is acknowledged.
+func (l *load) getID() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.acked)
+	if n == 0 {
+		return 0
+	}
+	switch rand.IntN(5) {
+	case 0:
+		return l.acked[rand.IntN(n)]
+	case 1:
+		return slices.Max(l.acked[max(0, n-50):]) + 1 + rand.Int64N(3)
+	}
+	return l.acked[n-1-rand.IntN(min(n, 50))]
+}
+
+// getter reads pets by id until ctx ends.
 func (l *load) getter(ctx context.Context, proc int) {
 	for l.reads.Wait(ctx) == nil {
-		l.mu.Lock()
-		n := len(l.acked)
-		var id int64
-		if n > 0 {
-			i := n - 1 - rand.IntN(min(n, 50))
-			if rand.IntN(2) == 0 {
-				i = rand.IntN(n)
-			}
-			id = l.acked[i]
-		}
-		l.mu.Unlock()
+		id := l.getID()
 		if id == 0 {
 			time.Sleep(10 * time.Millisecond)
 			continue
@@ -232,24 +292,22 @@ func (l *load) getter(ctx context.Context, proc int) {
 		op := history.Op{Kind: history.Get, Process: proc, Replica: r.name, ID: id, Requests: 1}
 		start := time.Now()
 		a := l.do(ctx, r, http.MethodGet, "/v1/pets/"+strconv.FormatInt(id, 10), nil, "")
-		op.Invoke, op.Complete, op.Status = l.h.Since(start), l.h.Now(), a.status
-		switch {
-		case a.status == http.StatusOK:
-			var p history.Pet
-			if err := json.Unmarshal(a.body, &p); err != nil {
-				op.Outcome, op.Error = history.Failed, "200 with an unreadable pet"
-			} else {
-				op.Outcome, op.Pet = history.OK, &p
-			}
-		case a.status == http.StatusNotFound:
-			op.Outcome, op.Error = history.OK, a.message()
-		case a.err != nil && ctx.Err() != nil:
-			continue // cut short by the end of the run
-		default:
-			op.Outcome, op.Error = history.Failed, a.message()
+		if a.err != nil && ctx.Err() != nil {
+			return // cut short by the end of the run
 		}
-		if a.answered() {
-			op.Answered = 1
+		op.Invoke, op.Complete = l.h.Since(start), l.h.Now()
+		a.record(&op)
+		switch a.status {
+		case http.StatusOK:
+			if p, ok := readPet(a, &op); ok {
+				op.Outcome, op.Pet = history.OK, &p
+			} else {
+				op.Outcome = history.Failed
+			}
+		case http.StatusNotFound:
+			op.Outcome = history.OK
+		default:
+			op.Outcome = history.Failed
 		}
 		l.h.Add(op)
 	}
@@ -257,14 +315,16 @@ func (l *load) getter(ctx context.Context, proc int) {
 
 var nextLink = regexp.MustCompile(`<([^>]*)>;\s*rel="next"`)
 
+// pageTries bounds the requests for one page of a walk.
+const pageTries = 30
+
 // walker walks the listing until ctx ends: from the first page to the
-// last by Link rel="next", each page from any replica, a failed page
-// retried, filtered by status or not.
+// last by Link rel="next", each page from any replica, filtered by status
+// or not. A page without an answer or answered 503 is asked again; any
+// other answer but 200 ends the walk, and so does a next link that does
+// not move the cursor on (it would loop). Every request is recorded.
 func (l *load) walker(ctx context.Context, proc int) {
-	for ctx.Err() == nil {
-		if l.reads.Wait(ctx) != nil {
-			return
-		}
+	for l.reads.Wait(ctx) == nil {
 		op := history.Op{Kind: history.Walk, Process: proc, Limit: []int{100, 100, 37}[rand.IntN(3)]}
 		path := "/v1/pets?limit=" + strconv.Itoa(op.Limit)
 		if rand.IntN(2) == 0 {
@@ -272,44 +332,85 @@ func (l *load) walker(ctx context.Context, proc int) {
 			path += "&status=" + op.Filter
 		}
 		op.Invoke = l.h.Now()
-		op.Outcome = history.OK
-		for path != "" && op.Outcome == history.OK {
-			var a answer
-			for try := 1; ; try++ {
-				r := l.pick()
-				if op.Replica == "" {
-					op.Replica = r.name
-				}
-				a = l.do(ctx, r, http.MethodGet, path, nil, "")
-				op.Requests++
-				if a.answered() {
-					op.Answered++
-				}
-				if a.err == nil && a.status == http.StatusOK || ctx.Err() != nil || try == 30 {
-					break
-				}
+		op.Outcome = history.Failed
+		var after int64
+		for tries := 0; path != "" && ctx.Err() == nil; {
+			next, got := l.walkPage(ctx, &op, path, after)
+			switch {
+			case got == pageAgain && tries < pageTries-1:
+				tries++
 				time.Sleep(100 * time.Millisecond)
-			}
-			if a.err != nil || a.status != http.StatusOK {
-				op.Outcome, op.Status, op.Error = history.Failed, a.status, a.message()
-				break
-			}
-			var page []history.Pet
-			if err := json.Unmarshal(a.body, &page); err != nil {
-				op.Outcome, op.Error = history.Failed, "unreadable page: "+err.Error()
-				break
-			}
-			for _, p := range page {
-				op.IDs = append(op.IDs, p.ID)
-			}
-			path = ""
-			if m := nextLink.FindStringSubmatch(a.header.Get("Link")); m != nil {
-				path = m[1]
+				continue
+			case got != pageRead:
+				path = ""
+			case next == "":
+				op.Outcome, path = history.OK, ""
+			case cursor(next) <= after:
+				path = "" // a loop: the audit reports the link
+			default:
+				path, after, tries = next, cursor(next), 0
 			}
 		}
 		op.Complete = l.h.Now()
 		l.h.Add(op)
 	}
+}
+
+// What became of a page request.
+const (
+	pageRead  = iota // answered 200 and read
+	pageAgain        // no answer, or 503: ask again
+	pageEnd          // another answer: the walk ends
+)
+
+// walkPage asks for one page of a walk and records it in op; it returns
+// the next link, and what became of the request.
+func (l *load) walkPage(ctx context.Context, op *history.Op, path string, after int64) (string, int) {
+	r := l.pick()
+	if op.Replica == "" {
+		op.Replica = r.name
+	}
+	a := l.do(ctx, r, http.MethodGet, path, nil, "")
+	if a.err != nil && ctx.Err() != nil {
+		return "", pageEnd // cut short by the end of the run: not an answer
+	}
+	op.Requests++
+	a.record(op)
+	pg := history.Page{After: after, Replica: r.name, Status: a.status, Code: a.code()}
+	if a.status != http.StatusOK {
+		pg.Error = a.message()
+		op.Pages = append(op.Pages, pg)
+		if a.err != nil || a.status == http.StatusServiceUnavailable {
+			return "", pageAgain
+		}
+		return "", pageEnd
+	}
+	var page []history.Pet
+	if err := json.Unmarshal(a.body, &page); err != nil {
+		op.Violations = append(op.Violations, "200 with an unreadable page: "+err.Error())
+		op.Pages = append(op.Pages, pg)
+		return "", pageEnd
+	}
+	for _, p := range page {
+		op.IDs = append(op.IDs, p.ID)
+	}
+	op.Pets = append(op.Pets, page...)
+	pg.N = len(page)
+	if m := nextLink.FindStringSubmatch(a.header.Get("Link")); m != nil {
+		pg.Next = m[1]
+	}
+	op.Pages = append(op.Pages, pg)
+	return pg.Next, pageRead
+}
+
+// cursor is the after parameter of a next link; 0 if it has none.
+func cursor(next string) int64 {
+	u, err := url.Parse(next)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(u.Query().Get("after"), 10, 64)
+	return n
 }
 
 // walkAll lists every pet from r, for the memory store's final state.

@@ -1,18 +1,28 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/internal/chaos/history"
 )
 
 // TestCreateOutcome: only an answer that rules the create out is failed;
 // whatever leaves it possible is indeterminate, so that the audit never
-// blames the server for a pet a create may have made.
+// blames the server for a pet a create may have made. A 503 is judged by
+// its code, never by its message's words.
 func TestCreateOutcome(t *testing.T) {
-	body := func(msg string) []byte { return []byte(`{"code":"unavailable","message":"` + msg + `","status":503}`) }
+	body := func(code, msg string) []byte {
+		return []byte(`{"code":"` + code + `","message":"` + msg + `","status":503}`)
+	}
 	for _, c := range []struct {
 		name string
 		a    answer
@@ -23,13 +33,68 @@ func TestCreateOutcome(t *testing.T) {
 		{"connection lost", answer{err: &net.OpError{Op: "read", Err: errors.New("connection reset")}}, history.Indeterminate},
 		{"409 in flight", answer{status: 409}, history.Failed},
 		{"422 reused", answer{status: 422}, history.Failed},
-		{"503 nothing written", answer{status: 503, body: body("the store is unavailable; nothing was written, retry later")}, history.Failed},
-		{"503 may have been created", answer{status: 503, body: body("the store failed after the create was sent: the pet may have been created")}, history.Indeterminate},
-		{"503 of another kind", answer{status: 503, body: body("the service is unavailable; retry later")}, history.Indeterminate},
+		{"503 unavailable", answer{status: 503, body: body("unavailable", "the store is unavailable; nothing was written, retry later")}, history.Failed},
+		{"503 unavailable, whatever it says", answer{status: 503, body: body("unavailable", "the pet may have been created")}, history.Failed},
+		{"503 outcome_unknown", answer{status: 503, body: body("outcome_unknown", "the store failed after the create was sent: the pet may have been created")}, history.Indeterminate},
+		{"503 outcome_unknown, whatever it says", answer{status: 503, body: body("outcome_unknown", "nothing was written")}, history.Indeterminate},
+		{"503 of another code", answer{status: 503, body: body("internal", "nothing was written")}, history.Indeterminate},
+		{"503 unreadable", answer{status: 503, body: []byte("nothing was written")}, history.Indeterminate},
 		{"500", answer{status: 500}, history.Indeterminate},
 	} {
 		if got := createOutcome(c.a); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestAnswersKeepTheContract: every answer is checked against openapi.yaml,
+// and a create's 201 that does not read as a pet is recorded as a violation
+// and left indeterminate, never taken for an acknowledgement.
+func TestAnswersKeepTheContract(t *testing.T) {
+	var body, location string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if location != "" {
+			w.Header().Set("Location", location)
+		}
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	h, err := history.CreateFile(path, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{name: "r1", addr: strings.TrimPrefix(srv.URL, "http://")}
+	l, err := newLoad(h, []*replica{r}, "k", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
+	body, location = `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`, "/v1/pets/1"
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.OK {
+		t.Fatalf("a 201 that keeps the contract: %s", out)
+	}
+	body = `{"id":2,"name":"Rex"}`
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.OK {
+		t.Fatalf("a 201 that reads as a pet: %s", out)
+	}
+	body = `{"id":"three"}`
+	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.Indeterminate {
+		t.Fatalf("an unreadable 201: %s, want indeterminate", out)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 3 || len(ops[0].Violations) != 0 || len(ops[1].Violations) == 0 || len(ops[2].Violations) == 0 || ops[2].Pet != nil {
+		for _, op := range ops {
+			t.Logf("%d %s %q", op.Status, op.Outcome, op.Violations)
+		}
+		t.Fatal("want no violation of the first answer, and violations of the others")
 	}
 }

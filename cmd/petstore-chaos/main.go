@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/signal"
@@ -30,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/chaos/broken"
 	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 	"github.com/petstore/petstore/internal/pgtest"
@@ -96,23 +98,39 @@ type runConfig struct {
 	createRate float64
 	readRate   float64
 	keyless    float64
+	drain      time.Duration
 	opt        check.Options
+}
+
+// brokenKinds are the defects -broken plants (make chaos-broken), each
+// with the kind of anomaly the audit must report for the run to pass.
+// fsyncoff is the cluster's (fsync=off); nolock lives in pgstore's create
+// path; the others are internal/chaos/broken's.
+var brokenKinds = map[string]string{
+	"nolock":           check.KindWalkAnomalies,
+	broken.AsyncCommit: check.KindLost,
+	broken.FsyncOff:    check.KindLost,
+	broken.NoKey:       check.KindDoubled,
+	broken.NoUnknown:   check.KindPhantom,
+	broken.DirtyRead:   check.KindAbortedReads,
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	var c runConfig
+	kinds := slices.Sorted(maps.Keys(brokenKinds))
 	fs := flag.NewFlagSet("petstore-chaos run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&c.duration, "duration", 60*time.Second, "how long the load and the faults run")
 	fs.StringVar(&c.store, "store", "postgres", "postgres (2 replicas, every fault) or memory (1 replica, pauses only)")
 	fs.IntVar(&c.replicas, "replicas", 2, "replicas of the server (postgres)")
 	faults := fs.String("faults", "", "comma-separated faults, of "+strings.Join(allFaults, ",")+" (default: all for postgres, pause for memory)")
-	fs.StringVar(&c.broken, "broken", "", "build the server with the chaosbroken tag and plant this fault: nolock, asynccommit, nokey or nounknown")
+	fs.StringVar(&c.broken, "broken", "", "plant this defect (a server built with the chaosbroken tag, or the cluster's fsync off), and pass only if the audit reports it: "+strings.Join(kinds, ", "))
 	fs.StringVar(&c.out, "out", "bin/chaos", "directory for the history, the final state and the replicas' logs")
 	fs.IntVar(&c.writers, "writers", 8, "concurrent writers")
 	fs.Float64Var(&c.createRate, "create-rate", 150, "creates a second, at most, across writers")
 	fs.Float64Var(&c.readRate, "read-rate", 100, "gets and walks begun a second, at most")
 	fs.Float64Var(&c.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
+	fs.DurationVar(&c.drain, "drain", time.Second, "the replicas' -shutdown-delay: how long they serve on after SIGTERM")
 	fs.IntVar(&c.opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
 	fs.IntVar(&c.opt.MinFaults, "min-faults", 0, "fail unless at least this many faults were injected")
 	if err := fs.Parse(args); err != nil {
@@ -143,8 +161,11 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if c.replicas < 1 || c.replicas > 8 || c.writers < 1 || c.writers > 64 {
 		return c, errors.New("want 1 to 8 replicas and 1 to 64 writers")
 	}
-	if !slices.Contains([]string{"", "nolock", "asynccommit", "nokey", "nounknown"}, c.broken) {
-		return c, fmt.Errorf("broken %q: want nolock, asynccommit, nokey or nounknown", c.broken)
+	if _, ok := brokenKinds[c.broken]; c.broken != "" && (!ok || c.store != "postgres") {
+		return c, fmt.Errorf("broken %q: want one of %s, on postgres", c.broken, strings.Join(kinds, ", "))
+	}
+	if c.drain < 0 || c.drain > 10*time.Second {
+		return c, fmt.Errorf("drain %v: want 0 to 10s", c.drain)
 	}
 	return c, nil
 }
@@ -178,122 +199,286 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintln(stderr, "petstore-chaos:", err)
 		return 2
+	case cfg.broken != "":
+		return caught(r, cfg.broken, stdout)
 	case !r.OK():
 		return 1
 	}
 	return 0
 }
 
+// caught reports whether the audit of a run with a planted defect found
+// it: the anomaly kind it must cause, whatever else it caused (0), or
+// not (1).
+func caught(r *check.Result, kind string, stdout io.Writer) int {
+	want := brokenKinds[kind]
+	var others []string
+	for _, k := range check.Kinds {
+		if n := len(r.Of(k)); n > 0 && k != want {
+			others = append(others, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		also = " (also: " + strings.Join(others, ", ") + ")"
+	}
+	if n := len(r.Of(want)); n > 0 {
+		fmt.Fprintf(stdout, "broken %s: caught, %d %s%s\n", kind, n, want, also)
+		return 0
+	}
+	fmt.Fprintf(stdout, "broken %s: MISSED: no %s%s\n", kind, want, also)
+	return 1
+}
+
+// run is one chaos run: what it started, and the history it writes.
+type run struct {
+	cfg      runConfig
+	logf     func(format string, args ...any)
+	tmp      string
+	key      string
+	env      []string
+	dbURL    string // direct, not through the proxy
+	pg       *postgres
+	proxy    *pgtest.Proxy // between the replicas and the database
+	replicas []*replica
+	h        *history.Writer
+	start    time.Time
+	// unrecovered is set when the database did not start again after a
+	// fault: the run goes on, and the final state is empty.
+	unrecovered *unrecovered
+}
+
 // execute is the run; everything it starts is stopped when it returns.
 func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*check.Result, error) {
 	wall := time.Now()
-	logf := func(format string, args ...any) {
+	r := &run{cfg: cfg, logf: func(format string, args ...any) {
 		fmt.Fprintf(stderr, "chaos: "+format+"\n", args...)
-	}
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+	}}
+	defer r.close()
+	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "petstore-chaos-")
+	if cfg.store == "postgres" {
+		if err := r.startDatabase(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.startReplicas(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.checkEmpty(ctx); err != nil {
+		return nil, err
+	}
+	l, err := r.runLoad(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	bin, err := buildServer(ctx, tmp, cfg.broken != "")
+	state, err := r.finalState(ctx, l)
+	if err != nil {
+		return nil, fmt.Errorf("final state: %w", err)
+	}
+	ops, err := r.saveHistory(state)
 	if err != nil {
 		return nil, err
 	}
+	res := check.Check(ops, state, cfg.opt)
+	if r.unrecovered != nil {
+		res.Short = append(res.Short, r.unrecovered.Error()+"; the final state is taken as empty")
+	}
+	fmt.Fprintf(stdout, "chaos run: %s, %v of load, %d replicas, %d operations; wall time %v\n",
+		r.what(), cfg.duration, len(r.replicas), len(ops), time.Since(wall).Round(time.Second))
+	res.Print(stdout)
+	return res, nil
+}
+
+func (r *run) what() string {
+	what := r.cfg.store
+	if r.pg != nil {
+		what += fmt.Sprintf(" (%s)", r.pg.describe())
+	}
+	if r.cfg.broken != "" {
+		what += ", broken=" + r.cfg.broken
+	}
+	return what
+}
+
+// close stops everything the run started.
+func (r *run) close() {
+	for _, rep := range r.replicas {
+		rep.close()
+	}
+	if r.h != nil {
+		r.h.Close()
+	}
+	if r.proxy != nil {
+		r.proxy.Close()
+	}
+	if r.pg != nil {
+		r.pg.close()
+	}
+	if r.tmp != "" {
+		os.RemoveAll(r.tmp)
+	}
+}
+
+// prepare makes the output directory, builds the server and makes its
+// key and environment.
+func (r *run) prepare(ctx context.Context) error {
+	if err := os.MkdirAll(r.cfg.out, 0o755); err != nil {
+		return err
+	}
+	var err error
+	if r.tmp, err = os.MkdirTemp("", "petstore-chaos-"); err != nil {
+		return err
+	}
+	if r.env, err = serverEnv(r.cfg.broken); err != nil {
+		return err
+	}
+	r.key = strings.TrimPrefix(r.env[len(r.env)-1], "PETSTORE_API_KEYS=")
+	return nil
+}
+
+// serverEnv is the replicas' environment: this one without PETSTORE_
+// variables, the defect to plant, and a new API key last.
+func serverEnv(brokenKind string) ([]string, error) {
 	key, _, err := apikey.Generate()
 	if err != nil {
 		return nil, err
 	}
-
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PETSTORE_") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "PETSTORE_API_KEYS="+key)
-	if cfg.broken != "" {
-		env = append(env, "PETSTORE_CHAOS_BROKEN="+cfg.broken)
+	if brokenKind != "" {
+		env = append(env, broken.Env+"="+brokenKind)
 	}
+	return append(env, "PETSTORE_API_KEYS="+key), nil
+}
 
-	var (
-		dbURL string
-		pg    *postgres
-		proxy *pgtest.Proxy
-	)
-	if cfg.store == "postgres" {
-		dbURL = os.Getenv(pgtest.EnvURL)
-		if dbURL == "" {
-			return nil, fmt.Errorf("%s is not set: run under .ci/with-postgres (make chaos)", pgtest.EnvURL)
-		}
-		if pg, err = postgresFromEnv(); err != nil {
-			return nil, err
-		}
-		u, err := url.Parse(dbURL)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pgtest.EnvURL, err)
-		}
-		if proxy, err = pgtest.StartProxy(u.Host); err != nil {
-			return nil, err
-		}
-		defer proxy.Close()
-		u.Host = proxy.Addr()
-		env = append(env, "PETSTORE_DATABASE_URL="+u.String())
+// startDatabase restarts the cluster of .ci/with-postgres as the run needs
+// it (fsync on, unless fsyncoff is planted; on a lazy filesystem when
+// power cuts are among the faults) and puts the faulty proxy in front.
+func (r *run) startDatabase(ctx context.Context) error {
+	r.dbURL = os.Getenv(pgtest.EnvURL)
+	if r.dbURL == "" {
+		return fmt.Errorf("%s is not set: run under .ci/with-postgres (make chaos)", pgtest.EnvURL)
 	}
+	var err error
+	if r.pg, err = postgresFromEnv(); err != nil {
+		return err
+	}
+	if err := r.pg.restart(ctx, r.cfg.broken != broken.FsyncOff, slices.Contains(r.cfg.faults, faultPowerCut)); err != nil {
+		return fmt.Errorf("restart PostgreSQL: %w", err)
+	}
+	u, err := url.Parse(r.dbURL)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pgtest.EnvURL, err)
+	}
+	if r.proxy, err = pgtest.StartProxy(u.Host); err != nil {
+		return err
+	}
+	u.Host = r.proxy.Addr()
+	r.env = append(r.env, "PETSTORE_DATABASE_URL="+u.String())
+	return nil
+}
 
-	var replicas []*replica
-	defer func() {
-		for _, r := range replicas {
-			r.kill()
-			r.log.Close()
-		}
-	}()
-	for i := 1; i <= cfg.replicas; i++ {
+// startReplicas builds the server and starts the replicas, each behind
+// its front (for partitions).
+func (r *run) startReplicas(ctx context.Context) error {
+	bin, err := buildServer(ctx, r.tmp, r.cfg.broken != "")
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= r.cfg.replicas; i++ {
 		name := fmt.Sprintf("r%d", i)
-		r, err := newReplica(name, bin, env, filepath.Join(cfg.out, name+".log"))
+		rep, err := newReplica(name, bin, r.env, filepath.Join(r.cfg.out, name+".log"))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		replicas = append(replicas, r)
-		if err := r.start(ctx); err != nil {
-			return nil, fmt.Errorf("start %s: %w (log: %s)", name, err, r.log.Name())
+		rep.drain = r.cfg.drain
+		r.replicas = append(r.replicas, rep)
+		if err := rep.addFront(); err != nil {
+			return err
+		}
+		if err := rep.start(ctx); err != nil {
+			return fmt.Errorf("start %s: %w (log: %s)", name, err, rep.log.Name())
 		}
 	}
-	addrs := make([]string, len(replicas))
-	for i, r := range replicas {
-		addrs[i] = r.name + "=" + r.Addr()
-	}
-	what := cfg.store
-	if cfg.broken != "" {
-		what += ", broken=" + cfg.broken
-	}
-	logf("%s for %v: %d replicas (%s), %d writers, faults %s; history in %s",
-		what, cfg.duration, len(replicas), strings.Join(addrs, " "), cfg.writers, strings.Join(cfg.faults, ","), cfg.out)
+	return nil
+}
 
-	start := time.Now()
-	h, err := history.CreateFile(filepath.Join(cfg.out, "history.jsonl"), start)
+// checkEmpty makes sure the store holds no pet before the load: every pet
+// at the end is this run's. On a lazy filesystem, it then writes back
+// everything so far (the migrated schema), as a machine's page cache would
+// have long before a power cut.
+func (r *run) checkEmpty(ctx context.Context) error {
+	var n int64
+	if r.pg == nil {
+		l, err := newLoad(nil, r.replicas, r.key, 1, 1)
+		if err != nil {
+			return err
+		}
+		pets, err := l.walkAll(ctx, r.replicas[0])
+		if err != nil {
+			return err
+		}
+		n = int64(len(pets))
+	} else {
+		conn, err := pgx.Connect(ctx, r.dbURL)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		if err := conn.QueryRow(ctx, "select count(*) from pets").Scan(&n); err != nil {
+			return err
+		}
+		if r.pg.lazy != nil {
+			if err := r.pg.lazy.Sync(); err != nil {
+				return err
+			}
+		}
+	}
+	if n != 0 {
+		return fmt.Errorf("the store holds %d pets before the run: want none, so that every pet is this run's", n)
+	}
+	return nil
+}
+
+// runLoad runs the clients and the nemesis for the run's duration, and
+// the keys' retries for a grace period after it.
+func (r *run) runLoad(ctx context.Context) (*load, error) {
+	addrs := make([]string, len(r.replicas))
+	for i, rep := range r.replicas {
+		addrs[i] = rep.name + "=" + rep.ClientAddr() + "->" + rep.Addr()
+	}
+	r.logf("%s for %v: %d replicas (%s, drain %v), %d writers, faults %s; history in %s",
+		r.what(), r.cfg.duration, len(r.replicas), strings.Join(addrs, " "), r.cfg.drain, r.cfg.writers, strings.Join(r.cfg.faults, ","), r.cfg.out)
+	r.start = time.Now()
+	var err error
+	if r.h, err = history.CreateFile(filepath.Join(r.cfg.out, "history.jsonl"), r.start); err != nil {
+		return nil, err
+	}
+	l, err := newLoad(r.h, r.replicas, r.key, r.cfg.createRate, r.cfg.readRate)
 	if err != nil {
 		return nil, err
 	}
-	defer h.Close()
-	l := newLoad(h, replicas, key, cfg.createRate, cfg.readRate)
-	loadCtx, stopLoad := context.WithTimeout(ctx, cfg.duration)
+	loadCtx, stopLoad := context.WithTimeout(ctx, r.cfg.duration)
 	defer stopLoad()
 	// Retries of keys begun before the end run on for a grace period.
-	grace, stopGrace := context.WithTimeout(ctx, cfg.duration+30*time.Second)
+	grace, stopGrace := context.WithTimeout(ctx, r.cfg.duration+30*time.Second)
 	defer stopGrace()
 
 	var nemErr error
 	var nemDone sync.WaitGroup
 	nemDone.Go(func() {
-		n := &nemesis{h: h, log: logf, faults: cfg.faults, replicas: replicas, proxy: proxy, pg: pg, dbURL: dbURL}
+		n := &nemesis{h: r.h, log: r.logf, faults: r.cfg.faults, replicas: r.replicas, proxy: r.proxy, pg: r.pg, dbURL: r.dbURL}
 		nemErr = n.run(loadCtx)
 	})
 	var writers, readers sync.WaitGroup
-	for i := range cfg.writers {
-		writers.Go(func() { l.writer(loadCtx, grace, 1+i, cfg.keyless) })
+	for i := range r.cfg.writers {
+		writers.Go(func() { l.writer(loadCtx, grace, 1+i, r.cfg.keyless) })
 	}
 	for i := range 2 {
 		readers.Go(func() { l.getter(loadCtx, 100+i) })
@@ -306,42 +491,46 @@ func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*che
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if nemErr != nil {
+	if u := (*unrecovered)(nil); errors.As(nemErr, &u) {
+		r.logf("%v: the store holds nothing the service can read", u)
+		r.unrecovered = u
+	} else if nemErr != nil {
 		return nil, nemErr
 	}
-	logf("load ended after %v; reading the final state", time.Since(start).Round(time.Millisecond))
+	r.logf("load ended after %v; reading the final state", time.Since(r.start).Round(time.Millisecond))
+	return l, nil
+}
 
-	var state []history.Pet
-	if cfg.store == "memory" {
-		if state, err = l.walkAll(ctx, replicas[0]); err != nil {
-			return nil, fmt.Errorf("final state: %w", err)
+// finalState reads every pet the store holds, once the replicas stopped.
+func (r *run) finalState(ctx context.Context, l *load) ([]history.Pet, error) {
+	if r.pg == nil {
+		state, err := l.walkAll(ctx, r.replicas[0])
+		for _, rep := range r.replicas {
+			rep.stop()
 		}
-		for _, r := range replicas {
-			r.stop()
-		}
-	} else {
-		for _, r := range replicas {
-			r.stop()
-		}
-		if state, err = readState(ctx, dbURL); err != nil {
-			return nil, fmt.Errorf("final state: %w", err)
-		}
+		return state, err
 	}
-	if err := h.Close(); err != nil {
-		return nil, err
+	for _, rep := range r.replicas {
+		rep.stop()
 	}
-	if err := history.WritePets(filepath.Join(cfg.out, "state.jsonl"), state); err != nil {
-		return nil, err
+	if r.unrecovered != nil {
+		return nil, nil
 	}
-	ops, err := history.ReadFile(filepath.Join(cfg.out, "history.jsonl"))
+	return readState(ctx, r.dbURL)
+}
+
+// saveHistory closes the history, writes the final state beside it, and
+// reads the history back: the audit reads what a later check would.
+func (r *run) saveHistory(state []history.Pet) ([]history.Op, error) {
+	err := r.h.Close()
+	r.h = nil
 	if err != nil {
 		return nil, err
 	}
-	r := check.Check(ops, state, cfg.opt)
-	fmt.Fprintf(stdout, "chaos run: %s, %v of load, %d replicas, %d operations; wall time %v\n",
-		what, cfg.duration, len(replicas), len(ops), time.Since(wall).Round(time.Second))
-	r.Print(stdout)
-	return r, nil
+	if err := history.WritePets(filepath.Join(r.cfg.out, "state.jsonl"), state); err != nil {
+		return nil, err
+	}
+	return history.ReadFile(filepath.Join(r.cfg.out, "history.jsonl"))
 }
 
 // readState reads every pet straight from the database, once no other

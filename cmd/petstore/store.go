@@ -20,7 +20,7 @@ const openTimeout = 30 * time.Second
 var (
 	plantEnv   string // the variable naming the defect
 	plantURL   func(kind, url string) (string, error)
-	plantStore func(kind string, s pets.Store) pets.Store
+	plantStore func(kind, url string, s pets.Store) pets.Store
 )
 
 // openStore returns the store the configuration selects: PostgreSQL when
@@ -35,7 +35,7 @@ func openStore(ctx context.Context, getenv func(string) string, databaseURL, sou
 		}
 		defer func() {
 			if err == nil {
-				store = plantStore(kind, store)
+				store = plantStore(kind, databaseURL, store)
 			}
 		}()
 	}

@@ -26,6 +26,16 @@ const (
 	// NoUnknown answers a create whose commit may have happened as if
 	// nothing was written.
 	NoUnknown = "nounknown"
+	// DirtyRead shows reads the pets of creates it rolled back: one create
+	// in twenty is inserted and rolled back, and answered 503 unavailable
+	// (true: nothing was written), but its pet is kept in memory and
+	// served by getPet and listPets as if stored: a read of uncommitted
+	// data.
+	DirtyRead = "dirtyread"
+	// FsyncOff is a broken configuration, not a broken server: the chaos
+	// run starts PostgreSQL with fsync=off, and a power cut loses what
+	// was acknowledged. The server ignores it.
+	FsyncOff = "fsyncoff"
 )
 
 // Env is the variable that names the kind a chaosbroken build plants.
@@ -51,14 +61,17 @@ func DatabaseURL(kind, u string) (string, error) {
 	return p.String(), nil
 }
 
-// Store returns s with kind's defect planted: NoKey and NoUnknown wrap it;
-// any other kind returns s.
-func Store(kind string, s pets.Store) pets.Store {
+// Store returns s, opened at the database URL u (empty for the memory
+// store), with kind's defect planted: NoKey, NoUnknown and DirtyRead wrap
+// it; any other kind returns s.
+func Store(kind, u string, s pets.Store) pets.Store {
 	switch kind {
 	case NoKey:
 		return noKey{wrapped{s}}
 	case NoUnknown:
 		return noUnknown{wrapped{s}}
+	case DirtyRead:
+		return newDirtyRead(s, rollbackAt(u), 20)
 	}
 	return s
 }

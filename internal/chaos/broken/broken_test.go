@@ -37,7 +37,7 @@ func TestAsyncCommitURL(t *testing.T) {
 
 func TestNoKeyCreatesTwice(t *testing.T) {
 	ctx := context.Background()
-	s := broken.Store(broken.NoKey, memstore.New())
+	s := broken.Store(broken.NoKey, "", memstore.New())
 	n := pets.NewPet{Name: "Rex", CategoryID: 1}
 	k := pets.IdempotencyKey{Owner: "o", Key: "k", TTL: 60e9}
 	a, _, err := s.CreateOnce(ctx, n, k)
@@ -63,12 +63,12 @@ func (f failing) Create(context.Context, pets.NewPet) (pets.Pet, error) { return
 
 func TestNoUnknownHidesTheUnknown(t *testing.T) {
 	lost := fmt.Errorf("commit: %w: %w: EOF", pets.ErrUnavailable, pets.ErrOutcomeUnknown)
-	s := broken.Store(broken.NoUnknown, failing{memstore.New(), lost})
+	s := broken.Store(broken.NoUnknown, "", failing{memstore.New(), lost})
 	_, err := s.Create(context.Background(), pets.NewPet{Name: "Rex", CategoryID: 1})
 	if errors.Is(err, pets.ErrOutcomeUnknown) || !errors.Is(err, pets.ErrUnavailable) {
 		t.Fatalf("got %v; want unavailable, not unknown", err)
 	}
-	sound := broken.Store("", failing{memstore.New(), lost})
+	sound := broken.Store("", "", failing{memstore.New(), lost})
 	if _, err := sound.Create(context.Background(), pets.NewPet{}); !errors.Is(err, pets.ErrOutcomeUnknown) {
 		t.Fatalf("no kind: got %v, want the error unchanged", err)
 	}

@@ -60,7 +60,12 @@ type Op struct {
 	Replica  string `json:"replica,omitempty"` // the replica asked; a walk's first
 	Outcome  string `json:"outcome,omitempty"`
 	Status   int    `json:"status,omitempty"` // HTTP status; 0 without an answer
+	Code     string `json:"code,omitempty"`   // the Error body's code, of a non-2xx answer
 	Error    string `json:"error,omitempty"`  // the error or the Error body's message
+	// Violations are the ways the answer broke openapi.yaml (a body that
+	// does not read, an undocumented status or header), as the client
+	// that got it found them (internal/contract); a walk's are its pages'.
+	Violations []string `json:"violations,omitempty"`
 
 	// Create: the request; Attempt counts from 1 over the retries of a key.
 	Key     string `json:"key,omitempty"`
@@ -71,11 +76,16 @@ type Op struct {
 	// Get: the id asked for.
 	ID int64 `json:"id,omitempty"`
 
-	// Walk: the status filter ("" for none), the page size, and the ids
-	// visited in order.
+	// Walk: the status filter ("" for none), the page size, the ids
+	// visited in order, and every request it made, in order.
 	Filter string  `json:"filter,omitempty"`
 	Limit  int     `json:"limit,omitempty"`
 	IDs    []int64 `json:"ids,omitempty"`
+	Pages  []Page  `json:"pages,omitempty"`
+	// Walk: the pets it visited, as the pages showed them. A Writer keeps
+	// only the versions (id and fields) that no earlier line recorded: a
+	// pet seen again as it was is in IDs alone.
+	Pets []Pet `json:"pets,omitempty"`
 
 	// Requests and Answered count the HTTP requests an operation made
 	// (a walk makes one a page, and retries a page) and those answered
@@ -88,6 +98,20 @@ type Op struct {
 	Target string `json:"target,omitempty"`
 }
 
+// Page is one request of a walk: the cursor it asked for (0: the first
+// page), the replica asked, and the answer: its status, Error code and
+// message, or, answered 200, the number of pets on the page (in the walk's
+// IDs, in order) and the target of its Link rel="next" ("" for none).
+type Page struct {
+	After   int64  `json:"after,omitempty"`
+	Replica string `json:"replica,omitempty"`
+	Status  int    `json:"status,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Error   string `json:"error,omitempty"`
+	N       int    `json:"n,omitempty"`
+	Next    string `json:"next,omitempty"`
+}
+
 // Writer appends ops to a JSON lines file; safe for concurrent use.
 type Writer struct {
 	mu    sync.Mutex
@@ -95,6 +119,7 @@ type Writer struct {
 	w     *bufio.Writer
 	start time.Time
 	err   error
+	seen  map[Pet]bool // the pet versions walks recorded
 }
 
 // CreateFile opens a new history at path; times are measured from start.
@@ -103,7 +128,7 @@ func CreateFile(path string, start time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{f: f, w: bufio.NewWriter(f), start: start}, nil
+	return &Writer{f: f, w: bufio.NewWriter(f), start: start, seen: map[Pet]bool{}}, nil
 }
 
 // Since is t in the history's time: nanoseconds since the start.
@@ -112,11 +137,21 @@ func (w *Writer) Since(t time.Time) int64 { return int64(t.Sub(w.start)) }
 // Now is the history's time now.
 func (w *Writer) Now() int64 { return w.Since(time.Now()) }
 
-// Add appends op.
+// Add appends op; of a walk's Pets, only those no earlier line recorded.
 func (w *Writer) Add(op Op) {
-	b, err := json.Marshal(op)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(op.Pets) > 0 {
+		var novel []Pet
+		for _, p := range op.Pets {
+			if !w.seen[p] {
+				w.seen[p] = true
+				novel = append(novel, p)
+			}
+		}
+		op.Pets = novel
+	}
+	b, err := json.Marshal(op)
 	if err == nil {
 		b = append(b, '\n')
 		_, err = w.w.Write(b)

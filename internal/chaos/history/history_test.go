@@ -45,3 +45,33 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("state read back as %+v, %v", got, err)
 	}
 }
+
+// TestWalkPetsOnce: a Writer records each version of a pet once; a walk
+// that shows it again as it was has it in IDs alone, and a new version of
+// it is recorded.
+func TestWalkPetsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	w, err := CreateFile(path, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := Pet{ID: 1, Name: "a", CategoryID: 1, Status: "sold"}, Pet{ID: 2, Name: "b", CategoryID: 1, Status: "sold"}
+	b2 := b
+	b2.Status = "pending"
+	w.Add(Op{Kind: Walk, IDs: []int64{1, 2}, Pets: []Pet{a, b}})
+	w.Add(Op{Kind: Walk, IDs: []int64{1, 2}, Pets: []Pet{a, b2}})
+	w.Add(Op{Kind: Walk, IDs: []int64{1, 2}, Pets: []Pet{a, b}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]Pet{{a, b}, {b2}, nil}
+	for i, op := range ops {
+		if !reflect.DeepEqual(op.Pets, want[i]) || len(op.IDs) != 2 {
+			t.Errorf("walk %d: pets %+v, ids %v; want pets %+v", i, op.Pets, op.IDs, want[i])
+		}
+	}
+}
