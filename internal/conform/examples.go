@@ -67,12 +67,12 @@ func (r *run) examples(ctx context.Context) error {
 	}
 	for i := range r.cfg.Examples {
 		seq := r.generate(i)
-		fails, _, err := r.execute(ctx, seq, false)
+		fails, lines, err := r.execute(ctx, seq, false)
 		if err != nil {
 			return err
 		}
 		if len(fails) > 0 {
-			return r.shrink(ctx, i, seq, fails[0])
+			return r.shrink(ctx, i, seq, fails[0], lines)
 		}
 	}
 	return nil

@@ -151,6 +151,7 @@ func TestExamplesShrink(t *testing.T) {
 			t.Errorf("shrunk to %d requests %v, want three creates and the get of the first:\n%s", len(lines), methods, f.Curl)
 		}
 		runs = append(runs, strings.ReplaceAll(f.Curl, base, "BASE"))
+		t.Logf("FAIL %s (%s)\n  want: %s\n  got:  %s\n  %s", f.Check, f.Operation, f.Want, f.Got, strings.ReplaceAll(f.Curl, "\n", "\n  "))
 	}
 	if runs[0] != runs[1] {
 		t.Errorf("two runs with one seed shrink to different sequences:\n%s\n\n%s", runs[0], runs[1])

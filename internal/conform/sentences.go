@@ -3,7 +3,6 @@ package conform
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -67,6 +66,19 @@ var sentences = []sentence{
 	{name: "no-key", where: "operation createPet", quote: "Without the header, every request creates an animal.", phase: "idempotency"},
 	{name: "key-scope", where: "operation createPet", quote: "Another API key sending the same Idempotency-Key never sees this answer", phase: "tenants"},
 	{name: "in-flight", where: "operation createPet", quote: "Either way one animal is created.", phase: "concurrency"},
+}
+
+// SentenceNames are the names of the sentences and answer rules the kit
+// holds a target to, in order.
+func SentenceNames() []string {
+	var out []string
+	for _, s := range sentences {
+		out = append(out, s.name)
+	}
+	for _, s := range answerRules {
+		out = append(out, s.name)
+	}
+	return out
 }
 
 // stated reports whether the spec states the sentence named name; a
@@ -181,6 +193,3 @@ func (r *run) quoted(where, lead string) []string {
 	}
 	return out
 }
-
-// itoa64 is strconv.FormatInt in base 10.
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -11,12 +12,8 @@ import (
 // the values of those left, re-running the sequence each time, at most
 // maxShrinkRuns times. It records the failure of the last sequence that
 // failed, with the curl lines of all its requests, in order.
-func (r *run) shrink(ctx context.Context, example int, seq []step, first Failure) error {
-	sh := &shrinker{r: r, check: first.Check, best: seq, fail: first}
-	// The failing run's lines; a re-run gives them as well, quietly.
-	if err := sh.try(ctx, seq); err != nil {
-		return err
-	}
+func (r *run) shrink(ctx context.Context, example int, seq []step, first Failure, lines []string) error {
+	sh := &shrinker{r: r, check: first.Check, best: seq, fail: first, lines: lines}
 	for changed := true; changed && sh.runs < maxShrinkRuns; {
 		changed = false
 		for j := len(sh.best) - 1; j >= 0 && sh.runs < maxShrinkRuns; j-- {
@@ -31,9 +28,11 @@ func (r *run) shrink(ctx context.Context, example int, seq []step, first Failure
 		}
 	}
 	for j := 0; j < len(sh.best) && sh.runs < maxShrinkRuns; j++ {
-		for _, simpler := range simplifications(sh.best, j) {
-			if _, err := sh.tryKeep(ctx, simpler); err != nil {
-				return err
+		for kind := 0; kind < simplerKinds+len(sh.best[j].values); kind++ {
+			if simpler, ok := simplified(sh.best, j, kind); ok {
+				if _, err := sh.tryKeep(ctx, simpler); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -51,12 +50,6 @@ type shrinker struct {
 	fail  Failure
 	lines []string
 	runs  int
-}
-
-// try runs seq and keeps it as the best when it fails the check.
-func (sh *shrinker) try(ctx context.Context, seq []step) error {
-	_, err := sh.tryKeep(ctx, seq)
-	return err
 }
 
 func (sh *shrinker) tryKeep(ctx context.Context, seq []step) (bool, error) {
@@ -99,25 +92,31 @@ func without(seq []step, j int) []step {
 	return out
 }
 
-// simplifications are copies of seq with one value of step j simpler.
-func simplifications(seq []step, j int) [][]step {
-	var out [][]step
-	vary := func(f func(*step) bool) {
-		c := append([]step(nil), seq...)
-		c[j].values = append([]int(nil), c[j].values...)
-		if f(&c[j]) {
-			out = append(out, c)
-		}
+// simplerKinds are the values of a step simplified besides its members':
+// tenant, form, filter, after, pages, limit, and a key left out.
+const simplerKinds = 7
+
+// simplified is a copy of seq with one value of step j simpler: kind
+// names which (a member's index after simplerKinds); ok is false when it
+// is as simple as it gets.
+func simplified(seq []step, j, kind int) ([]step, bool) {
+	c := append([]step(nil), seq...)
+	s := &c[j]
+	s.values = append([]int(nil), s.values...)
+	if kind == 6 { // a create without its key, unless a retry or a reuse needs it
+		needed := slices.ContainsFunc(seq, func(t step) bool { return t.of == j && (t.kind == stepRetry || t.kind == stepReuse) })
+		s.keyed = false
+		return c, seq[j].keyed && !needed
 	}
-	s := seq[j]
-	for k := range s.values {
-		vary(func(s *step) bool { changed := s.values[k] != 0; s.values[k] = 0; return changed })
+	field := []*int{&s.tenant, &s.form, &s.filter, &s.after, &s.pages, &s.limit}
+	simplest := []int{1, 0, 0, 0, 1, 0}
+	if kind >= simplerKinds {
+		field, simplest = []*int{&s.values[kind-simplerKinds]}, []int{0}
+		kind = 0
 	}
-	vary(func(s *step) bool { changed := s.tenant != 1; s.tenant = 1; return changed })
-	vary(func(s *step) bool { changed := s.form != 0; s.form = 0; return changed })
-	vary(func(s *step) bool { changed := s.filter != 0; s.filter = 0; return changed })
-	vary(func(s *step) bool { changed := s.after != 0; s.after = 0; return changed })
-	vary(func(s *step) bool { changed := s.pages > 1; s.pages = 1; return changed })
-	vary(func(s *step) bool { changed := s.limit != 0; s.limit = 0; return changed })
-	return out
+	if *field[kind] == simplest[kind] || kind == 4 && *field[kind] < 1 {
+		return nil, false
+	}
+	*field[kind] = simplest[kind]
+	return c, true
 }
