@@ -3,9 +3,9 @@
 # petstore conform, seeds 1001, 1002, …, one after another against one
 # bin/petstore on a free loopback port (on PostgreSQL when
 # PETSTORE_TEST_DATABASE_URL is set: .ci/with-postgres bash .ci/kit-seeds.sh),
-# with both keys. Prints a line a run (seed, requests, the kit's own time,
-# verdict) and a summary; exits 1 if any run failed. Needs bin/petstore
-# (make build).
+# with both keys. Prints a line a run (seed, requests, the kit's own time as
+# its report gives it, the kit's CPU, verdict) and a summary; exits 1 if any
+# run failed. Needs bin/petstore (make build) and /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-50}
@@ -22,7 +22,7 @@ done
 PETSTORE_API_KEYS="$key,$key2" PETSTORE_DATABASE_URL="${PETSTORE_TEST_DATABASE_URL:-}" \
 	bin/petstore serve -addr "127.0.0.1:$port" -log-format text >"$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$log"' EXIT
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$log" "${cpu:-}"' EXIT
 deadline=$((SECONDS + 60))
 until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do
 	((SECONDS < deadline)) || { echo "kit-seeds: the server did not start:"; cat "$log"; exit 1; }
@@ -32,9 +32,11 @@ store=memory
 [ -n "${PETSTORE_TEST_DATABASE_URL:-}" ] && store=PostgreSQL
 failed=0
 times=()
+cpus=()
+cpu=$(mktemp)
 for i in $(seq 1 "$runs"); do
 	seed=$((1000 + i))
-	if out=$(PETSTORE_CONFORM_KEY=$key PETSTORE_CONFORM_KEY2=$key2 bin/petstore conform -seed "$seed" "$@" "http://127.0.0.1:$port/v1"); then
+	if out=$(PETSTORE_CONFORM_KEY=$key PETSTORE_CONFORM_KEY2=$key2 /usr/bin/time -f '%U %S' -o "$cpu" bin/petstore conform -seed "$seed" "$@" "http://127.0.0.1:$port/v1"); then
 		verdict=pass
 	else
 		verdict=FAIL
@@ -45,8 +47,9 @@ for i in $(seq 1 "$runs"); do
 	requests=$(sed -E 's/.*: ([0-9]+) requests.*/\1/' <<<"$head")
 	secs=$(sed -E 's/.* in ([0-9.]+)s.*/\1/' <<<"$head")
 	times+=("$secs")
-	echo "seed $seed: $requests requests, ${secs}s, $verdict"
+	cpus+=("$(awk '{ printf "%.2f", $1 + $2 }' "$cpu")")
+	echo "seed $seed: $requests requests, ${secs}s, CPU ${cpus[-1]}s, $verdict"
 done
-sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-echo "kit-seeds: $runs runs on the $store store, $failed failed; kit time median $(sed -n "$(((runs + 1) / 2))p" <<<"$sorted")s, max $(tail -n1 <<<"$sorted")s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { sort -n | sed -n "$(((runs + 1) / 2))p"; }
+echo "kit-seeds: $runs runs on the $store store, $failed failed; kit time median $(printf '%s\n' "${times[@]}" | median)s, max $(printf '%s\n' "${times[@]}" | sort -n | tail -n1)s; kit CPU median $(printf '%s\n' "${cpus[@]}" | median)s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 ((failed == 0))

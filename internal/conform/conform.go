@@ -1,10 +1,15 @@
 // Package conform is the conformance kit: it holds any implementation of the
-// Pet Store contract to openapi.yaml. It loads the spec, derives cases for
-// each operation from it (valid values at their bounds, requests that break
-// exactly one rule), sends them to the target, judges every response with
-// internal/contract, and checks the behaviour the contract describes (auth
-// first, paging, defaults, refused writes leave no trace…). It creates pets
-// on the target.
+// Pet Store contract to openapi.yaml. It loads the spec and derives cases
+// from it: from each schema, parameter and header (valid values at their
+// bounds, values that break exactly one rule) and from the sentences of
+// its descriptions (sentences.go: every legal and illegal form they state).
+// It sends them to the target, judges every response with
+// internal/contract, and judges every create, get and page against a model
+// of what it created and was answered (model.go); it checks what the
+// contract says across two API keys and under concurrent retries, runs
+// random sequences of operations (-examples) and shrinks the first that
+// fails, and reads every pet it created back at the end. It creates pets on
+// the target.
 package conform
 
 import (
