@@ -13,14 +13,7 @@ import (
 // Integers in responses are held to their exact int64 range and spelling,
 // which kin-openapi's float64 comparison alone does not see.
 func TestExactIntegers(t *testing.T) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(spec, "/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embedded(t)
 	header := http.Header{
 		"Content-Type": {"application/json"},
 		"Deprecation":  {"@1767225600"},
@@ -61,14 +54,7 @@ func TestExactIntegers(t *testing.T) {
 // Every value of a declared header is judged, not only the first, and a
 // header the contract declares with one value comes once.
 func TestEveryHeaderValue(t *testing.T) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(spec, "/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embedded(t)
 	body := []byte(`{"code":"unauthorized","message":"missing API key","status":401}`)
 	for _, tc := range []struct {
 		challenges []string
@@ -92,4 +78,18 @@ func TestEveryHeaderValue(t *testing.T) {
 			t.Errorf("%q: got %q, want a violation saying %q", tc.challenges, got, tc.want)
 		}
 	}
+}
+
+// embedded is the embedded spec's contract under /v1.
+func embedded(t *testing.T) *contract.Contract {
+	t.Helper()
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(spec, "/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
