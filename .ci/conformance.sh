@@ -28,6 +28,7 @@ wait_port() {
 }
 
 key="conformance-key-$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')"
+key2="conformance-key2-$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')"
 seed=$(node -e 'console.log(require("crypto").randomBytes(4).readUInt32BE(0) + 1)')
 srv_port=$(free_port)
 proxy_port=$(free_port)
@@ -49,7 +50,7 @@ tails() {
 	echo "--- Prism mock log (tail)"; tail -n 40 "$logs/mock.log"
 }
 
-PETSTORE_API_KEYS="$key" bin/petstore serve -addr "127.0.0.1:$srv_port" -log-format text >"$logs/server.log" 2>&1 &
+PETSTORE_API_KEYS="$key,$key2" bin/petstore serve -addr "127.0.0.1:$srv_port" -log-format text >"$logs/server.log" 2>&1 &
 pids+=($!)
 # The proxy forwards the path as sent: the kit calls it at /v1, so the
 # server's Location and Link (/v1/pets...) lead back through it.
@@ -62,14 +63,14 @@ echo "conformance: server on 127.0.0.1:$srv_port, Prism proxy on :$proxy_port, P
 wait_port "$srv_port" server && wait_port "$proxy_port" "Prism proxy" && wait_port "$mock_port" "Prism mock" || { tails; exit 1; }
 
 echo "== 1. petstore conform, straight to the server"
-if ! PETSTORE_CONFORM_KEY="$key" bin/petstore conform -seed "$seed" \
+if ! PETSTORE_CONFORM_KEY="$key" PETSTORE_CONFORM_KEY2="$key2" bin/petstore conform -seed "$seed" \
 	-junit "$out/direct.junit.xml" -json "$out/direct.json" "http://127.0.0.1:$srv_port/v1" | tee "$out/direct.txt"; then
 	failed=1
 fi
 
 echo "== 2. the same cases through Prism's proxy; 3. against Prism's mock"
 if ! PETSTORE_PRISM_PROXY_URL="http://127.0.0.1:$proxy_port/v1" PETSTORE_PRISM_MOCK_URL="http://127.0.0.1:$mock_port" \
-	PETSTORE_CONFORM_KEY="$key" PETSTORE_CONFORM_SEED="$seed" \
+	PETSTORE_CONFORM_KEY="$key" PETSTORE_CONFORM_KEY2="$key2" PETSTORE_CONFORM_SEED="$seed" \
 	go test -race -count=1 -v -run '^TestPrism(Proxy|Mock)$' ./internal/conformance | tee "$out/prism.txt"; then
 	failed=1
 fi

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/mattn/go-isatty"
@@ -48,6 +49,12 @@ http://127.0.0.1:8080/v1, not …/v1/pets. Flags may come before or after it.
 Exit status: 0 every check passed, 1 a check failed, 2 it could not run
 (bad flags, target unreachable, key refused).
 
+With a second key (-key2, or PETSTORE_CONFORM_KEY2) it also checks what
+the contract promises across API keys (the scope of Idempotency-Key);
+without one those checks are skipped, and the report says so. -examples N
+adds N random sequences of operations judged against the kit's model of the
+contract; the first that fails is shrunk and printed as curl lines, in order.
+
 Example:
   PETSTORE_CONFORM_KEY=psk_… petstore conform http://127.0.0.1:8080/v1 -seed 42
 
@@ -63,51 +70,68 @@ From a clone of the repository: build, serve with a key, check.
 Flags:
 `
 
-// conformCmd runs the conformance kit against the API at its one argument.
-// The report goes to stdout, the progress line to stderr when it is a
-// terminal; -junit and -json write files as well.
-func conformCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// conformFlags are the flags of conform.
+type conformFlags struct {
+	fs                                            *flag.FlagSet
+	key, key2, spec, checks, exclude, junit, json *string
+	seed                                          *uint64
+	examples, maxRequests                         *int
+	timeout                                       *time.Duration
+}
+
+func newConformFlags() *conformFlags {
 	fs := flag.NewFlagSet("petstore conform", flag.ContinueOnError)
 	// Parse errors become run's one line; the usage is printed for -h only.
 	fs.SetOutput(io.Discard)
-	// The key's default is not the environment's: -h must not print it.
-	key := fs.String("key", "", "a `KEY` the target accepts (default: PETSTORE_CONFORM_KEY, which keeps it out of the process list)")
-	specFile := fs.String("spec", "", "hold the target to the OpenAPI document in `FILE` (default: the embedded openapi.yaml)")
-	checks := fs.String("checks", "", "run only the checks in `a,b` (comma-separated)")
-	exclude := fs.String("exclude-checks", "", "never run the checks in `a,b` (comma-separated)")
-	junitFile := fs.String("junit", "", "write a JUnit XML report to `FILE`: one testcase per (check, operation)")
-	jsonFile := fs.String("json", "", "write a JSON report to `FILE`")
-	seed := fs.Uint64("seed", 0, "derive the cases from seed `N`, to replay a run (0: a random seed; the one used is printed)")
-	maxRequests := fs.Int("max-requests", conform.DefaultMaxRequests, "send at most `N` requests; a run cut short says so, and judges what it sent")
-	timeout := fs.Duration("timeout", conform.DefaultTimeout, "time allowed for each request")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, conformUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-		fmt.Fprint(w, "\nChecks:\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, c := range conform.Checks {
-			fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Description)
-		}
-		tw.Flush()
+	// The keys' defaults are not the environment's: -h must not print them.
+	return &conformFlags{
+		fs:          fs,
+		key:         fs.String("key", "", "a `KEY` the target accepts (default: PETSTORE_CONFORM_KEY, which keeps it out of the process list)"),
+		key2:        fs.String("key2", "", "a second `KEY` the target accepts, another tenant, for the checks across keys (default: PETSTORE_CONFORM_KEY2); without one they are skipped, and the report says so"),
+		spec:        fs.String("spec", "", "hold the target to the OpenAPI document in `FILE` (default: the embedded openapi.yaml); bounds come from it"),
+		checks:      fs.String("checks", "", "run only the checks in `a,b` (comma-separated)"),
+		exclude:     fs.String("exclude-checks", "", "never run the checks in `a,b` (comma-separated)"),
+		junit:       fs.String("junit", "", "write a JUnit XML report to `FILE`: one testcase per (check, operation)"),
+		json:        fs.String("json", "", "write a JSON report to `FILE`"),
+		seed:        fs.Uint64("seed", 0, "derive the cases from seed `N`, to replay a run (0: a random seed; the one used is printed)"),
+		examples:    fs.Int("examples", 0, "also run `N` random sequences of operations against the kit's model; the first that fails is shrunk and printed as curl lines"),
+		maxRequests: fs.Int("max-requests", 0, fmt.Sprintf("send at most `N` requests (default %d, and %d more a sequence of -examples plus %d for shrinking); a run cut short says so, and judges what it sent", conform.DefaultMaxRequests, conform.ExamplesBudget, conform.ShrinkBudget)),
+		timeout:     fs.Duration("timeout", conform.DefaultTimeout, "time allowed for each request"),
 	}
-	cannotRun := func(format string, a ...any) error {
-		msg := strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " ")
-		return fmt.Errorf("conform: %w: %s (see petstore conform -h)", conform.ErrCannotRun, msg)
+}
+
+func (f *conformFlags) usage(w io.Writer) {
+	fmt.Fprint(w, conformUsage)
+	f.fs.SetOutput(w)
+	f.fs.PrintDefaults()
+	f.fs.SetOutput(io.Discard)
+	fmt.Fprint(w, "\nChecks:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range conform.Checks {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Description)
 	}
-	// Flags may follow BASE_URL: parse again after each argument, until
-	// the arguments or a "--" end.
+	tw.Flush()
+}
+
+// cannotRun is a usage error of conform: it exits 2.
+func cannotRun(format string, a ...any) error {
+	msg := strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " ")
+	return fmt.Errorf("conform: %w: %s (see petstore conform -h)", conform.ErrCannotRun, msg)
+}
+
+// parse parses args, flags before or after BASE_URL: it parses again after
+// each argument, until the arguments or a "--" end. It returns the one
+// BASE_URL.
+func (f *conformFlags) parse(args []string) (string, error) {
 	var positional []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
+		if err := f.fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				usage(stdout)
-				return nil
+				return "", err
 			}
-			return cannotRun("%v", err)
+			return "", cannotRun("%v", err)
 		}
-		left := fs.Args()
+		left := f.fs.Args()
 		if len(left) == 0 {
 			break
 		}
@@ -119,81 +143,138 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 		rest = left[1:]
 	}
 	if len(positional) != 1 {
-		return cannotRun("want one BASE_URL argument, got %d; flags go before or after it", len(positional))
+		return "", cannotRun("want one BASE_URL argument, got %d; flags go before or after it", len(positional))
 	}
-	if *maxRequests <= 0 {
-		return cannotRun("-max-requests %d: want a positive number", *maxRequests)
-	}
-	if *timeout <= 0 {
-		return cannotRun("-timeout %v: want a positive duration", *timeout)
-	}
-	if *key == "" {
-		*key = getenv("PETSTORE_CONFORM_KEY")
+	return positional[0], nil
+}
+
+// config is the kit's configuration from the flags and the environment.
+func (f *conformFlags) config(ctx context.Context, base string, getenv func(string) string) (conform.Config, error) {
+	switch {
+	case *f.maxRequests < 0 || *f.maxRequests == 0 && flagSet(f.fs, "max-requests"):
+		return conform.Config{}, cannotRun("-max-requests %d: want a positive number", *f.maxRequests)
+	case *f.timeout <= 0:
+		return conform.Config{}, cannotRun("-timeout %v: want a positive duration", *f.timeout)
+	case *f.examples < 0:
+		return conform.Config{}, cannotRun("-examples %d: want 0 or more", *f.examples)
 	}
 	cfg := conform.Config{
-		BaseURL:     positional[0],
-		Key:         *key,
-		Checks:      splitList(*checks),
-		Exclude:     splitList(*exclude),
-		Seed:        *seed,
-		MaxRequests: *maxRequests,
-		Timeout:     *timeout,
+		BaseURL: base, Key: *f.key, Key2: *f.key2,
+		Checks: splitList(*f.checks), Exclude: splitList(*f.exclude),
+		Seed: *f.seed, Examples: *f.examples, MaxRequests: *f.maxRequests, Timeout: *f.timeout,
 	}
-	if *specFile != "" {
-		spec, err := loadSpec(ctx, *specFile)
+	if cfg.Key == "" {
+		cfg.Key = getenv("PETSTORE_CONFORM_KEY")
+	}
+	if cfg.Key2 == "" {
+		cfg.Key2 = getenv("PETSTORE_CONFORM_KEY2")
+	}
+	if *f.spec != "" {
+		spec, err := loadSpec(ctx, *f.spec)
 		if err != nil {
-			return cannotRun("-spec %s: %v", *specFile, err)
+			return conform.Config{}, cannotRun("-spec %s: %v", *f.spec, err)
 		}
 		cfg.Spec = spec
 	}
-	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		cfg.Progress = stderr
-	}
-	// Open the report files first: a run whose report cannot be written
-	// has not run. A run that cannot judge the target leaves none behind.
-	var reports []func(*conform.Report) error
-	var created []string
+	return cfg, nil
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// reports are the -junit and -json files of a run, opened before it: a run
+// whose report cannot be written has not run.
+type reports struct {
+	files  []*os.File
+	writes []func(*conform.Report, io.Writer) error
+	flags  []string
+}
+
+func openReports(junitFile, jsonFile string) (*reports, error) {
+	rs := &reports{}
 	for _, out := range []struct {
 		flag, file string
 		write      func(*conform.Report, io.Writer) error
 	}{
-		{"-junit", *junitFile, (*conform.Report).WriteJUnit},
-		{"-json", *jsonFile, (*conform.Report).WriteJSON},
+		{"-junit", junitFile, (*conform.Report).WriteJUnit},
+		{"-json", jsonFile, (*conform.Report).WriteJSON},
 	} {
 		if out.file == "" {
 			continue
 		}
 		f, err := os.Create(out.file)
 		if err != nil {
-			return cannotRun("%s: %v", out.flag, err)
+			rs.discard()
+			return nil, cannotRun("%s: %v", out.flag, err)
 		}
-		defer f.Close()
-		created = append(created, out.file)
-		reports = append(reports, func(rep *conform.Report) error {
-			if err := out.write(rep, f); err != nil {
-				return fmt.Errorf("conform: %s: %w", out.flag, err)
-			}
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("conform: %s: %w", out.flag, err)
-			}
-			return nil
-		})
+		rs.files, rs.writes, rs.flags = append(rs.files, f), append(rs.writes, out.write), append(rs.flags, out.flag)
 	}
+	return rs, nil
+}
 
+// discard closes and removes the files: a run that cannot judge the target
+// leaves none behind.
+func (rs *reports) discard() {
+	for _, f := range rs.files {
+		f.Close()
+		os.Remove(f.Name())
+	}
+}
+
+// write writes rep to each file and closes it.
+func (rs *reports) write(rep *conform.Report) error {
+	var first error
+	for i, f := range rs.files {
+		err := rs.writes[i](rep, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("conform: %s: %w", rs.flags[i], err)
+		}
+	}
+	return first
+}
+
+// conformCmd runs the conformance kit against the API at its one argument.
+// The report goes to stdout, the progress line to stderr when it is a
+// terminal; -junit and -json write files as well.
+func conformCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	f := newConformFlags()
+	base, err := f.parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		f.usage(stdout)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cfg, err := f.config(ctx, base, getenv)
+	if err != nil {
+		return err
+	}
+	if file, ok := stderr.(*os.File); ok && isatty.IsTerminal(file.Fd()) {
+		cfg.Progress = stderr
+	}
+	rs, err := openReports(*f.junit, *f.json)
+	if err != nil {
+		return err
+	}
 	rep, err := conform.Run(ctx, cfg)
 	if err != nil {
-		for _, file := range created {
-			os.Remove(file)
-		}
+		rs.discard()
 		return fmt.Errorf("conform: %w", err)
 	}
 	if err := rep.WriteText(stdout); err != nil {
+		rs.discard()
 		return fmt.Errorf("conform: %w", err)
 	}
-	for _, write := range reports {
-		if err := write(rep); err != nil {
-			return err
-		}
+	if err := rs.write(rep); err != nil {
+		return err
 	}
 	var failed []string
 	for _, c := range conform.Checks {

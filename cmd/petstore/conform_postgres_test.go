@@ -12,9 +12,9 @@ import (
 // the kit, as a user would: petstore serve over a fresh schema, then
 // petstore conform against it, which must pass every check.
 func TestPostgresConform(t *testing.T) {
-	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey, "PETSTORE_DATABASE_URL": pgtest.Schema(t)})
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": bothKeys, "PETSTORE_DATABASE_URL": pgtest.Schema(t)})
 	jsonFile := filepath.Join(t.TempDir(), "report.json")
-	stdout, _, err := conformRun(nil, "-key", conformKey, "-json", jsonFile, base+"/v1")
+	stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-json", jsonFile, base+"/v1")
 	if err != nil {
 		t.Fatalf("conform on PostgreSQL: got %v (exit %d), want exit 0\n%s", err, exitCode(err), stdout)
 	}

@@ -19,7 +19,11 @@ import (
 	"github.com/petstore/petstore/internal/conform"
 )
 
-const conformKey = "conform-cmd-key-0123456789abcdef"
+const (
+	conformKey  = "conform-cmd-key-0123456789abcdef"
+	conformKey2 = "conform-cmd-key2-0123456789abcdef"
+	bothKeys    = conformKey + "," + conformKey2
+)
 
 // conformRun runs "petstore conform args..." with env as the environment.
 func conformRun(env map[string]string, args ...string) (stdout, stderr string, err error) {
@@ -35,6 +39,7 @@ type jsonReport struct {
 	Requests int
 	Results  []conform.Result
 	Failures []conform.Failure
+	Skipped  []conform.Skip
 	Checks   []conform.CheckInfo
 }
 
@@ -66,17 +71,20 @@ func readJUnit(t *testing.T, file string) junit.Testsuites {
 
 // TestConformPassesAgainstTheServer runs the kit through the binary's run
 // against the whole program on loopback: exit 0, the request count and the
-// table on stdout, and the -json and -junit reports agree with it.
+// table on stdout, and the -json and -junit reports agree with it. Without
+// a second key, the checks across keys are skipped, and the report says so.
 func TestConformPassesAgainstTheServer(t *testing.T) {
-	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": bothKeys})
 	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		args []string
+		name    string
+		env     map[string]string
+		args    []string
+		skipped []string // checks skipped
 	}{
-		{"key flag", nil, []string{"-key", conformKey}},
-		{"key from the environment", map[string]string{"PETSTORE_CONFORM_KEY": conformKey}, nil},
-		{"flag beats the environment", map[string]string{"PETSTORE_CONFORM_KEY": "not-the-key"}, []string{"-key", conformKey}},
+		{"key flags", nil, []string{"-key", conformKey, "-key2", conformKey2}, nil},
+		{"keys from the environment", map[string]string{"PETSTORE_CONFORM_KEY": conformKey, "PETSTORE_CONFORM_KEY2": conformKey2}, nil, nil},
+		{"flags beat the environment", map[string]string{"PETSTORE_CONFORM_KEY": "not-the-key", "PETSTORE_CONFORM_KEY2": "not-the-key"}, []string{"-key", conformKey, "-key2", conformKey2}, nil},
+		{"no second key", nil, []string{"-key", conformKey}, []string{"idempotency_scope"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -102,16 +110,25 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 				t.Errorf("stdout lacks the request count %q:\n%s", want, stdout)
 			}
 			for _, c := range conform.Checks {
-				if !containsRow(stdout, c.Name, "PASS") {
-					t.Errorf("stdout has no PASS row for %s:\n%s", c.Name, stdout)
+				verdict := "PASS"
+				if slices.Contains(tc.skipped, c.Name) {
+					verdict = "skipped"
+				}
+				if !containsRow(stdout, c.Name, verdict) {
+					t.Errorf("stdout has no %s row for %s:\n%s", verdict, c.Name, stdout)
+				}
+			}
+			for _, check := range tc.skipped {
+				if !strings.Contains(stdout, "  "+check+": needs a second key") {
+					t.Errorf("stdout does not say why %s was skipped:\n%s", check, stdout)
 				}
 			}
 			suites := readJUnit(t, junitFile)
-			if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != len(rep.Results) || suites.Failures != 0 {
-				t.Errorf("-junit: %d suites, %d failures; want one suite with a testcase per result (%d), none failed", len(suites.Suites), suites.Failures, len(rep.Results))
+			if n := len(rep.Results) + len(rep.Skipped); len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != n || suites.Failures != 0 {
+				t.Errorf("-junit: %d suites, %d failures; want one suite with a testcase per result and skip (%d), none failed", len(suites.Suites), suites.Failures, n)
 			}
-			if strings.Contains(stdout+stderr, conformKey) {
-				t.Errorf("the key appears in the output")
+			if strings.Contains(stdout+stderr, conformKey) || strings.Contains(stdout+stderr, conformKey2) {
+				t.Errorf("a key appears in the output")
 			}
 		})
 	}
@@ -135,7 +152,7 @@ func TestConformFailedChecks(t *testing.T) {
 	if !containsRow(stdout, "negative_data_rejection", "FAIL") || !containsRow(stdout, "positive_data_acceptance", "PASS") || !containsRow(stdout, "ignored_auth", "not run") {
 		t.Errorf("table: want negative_data_rejection FAIL, positive_data_acceptance PASS, the rest not run:\n%s", stdout)
 	}
-	for _, want := range []string{"FAIL negative_data_rejection (createPet)", "want: 400 for body name: too long", "curl -i -X POST", `"Authorization: Bearer $PETSTORE_KEY"`} {
+	for _, want := range []string{"FAIL negative_data_rejection (createPet)", "want: 400 invalid_request for body name: too long", "curl -i -X POST", `"Authorization: Bearer $PETSTORE_KEY"`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -154,17 +171,18 @@ func TestConformFailedChecks(t *testing.T) {
 	}
 }
 
-// TestConformSeedReplays checks that -seed replays a run: the same seed
-// sends the same cases, so the same failures come back.
+// TestConformSeedReplays checks that -seed replays a run: against two
+// servers in the same state (fresh), the same seed sends the same cases,
+// so the same failures come back.
 func TestConformSeedReplays(t *testing.T) {
-	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
 	spec := stricterSpec(t)
-	var runs [2][]string // each failure's want and curl; what came back holds the server's new ids
+	var runs [2][]string // each failure's want and curl
 	for i := range runs {
+		base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
 		jsonFile := filepath.Join(t.TempDir(), "report.json")
 		conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection", "-seed", "99", "-json", jsonFile, base+"/v1")
 		for _, f := range readJSONReport(t, jsonFile).Failures {
-			runs[i] = append(runs[i], f.Want+"\n"+f.Curl)
+			runs[i] = append(runs[i], f.Want+"\n"+strings.ReplaceAll(f.Curl, base, "BASE"))
 		}
 	}
 	if len(runs[0]) == 0 || !slices.Equal(runs[0], runs[1]) {
@@ -197,6 +215,8 @@ func TestConformCannotRun(t *testing.T) {
 		{"unknown check", nil, append(key, "-checks", "not_a_check", base+"/v1"), `cannot run: unknown check "not_a_check"`},
 		{"unknown excluded check", nil, append(key, "-exclude-checks", "ordering,nope", base+"/v1"), `cannot run: unknown check "nope"`},
 		{"zero max requests", nil, append(key, "-max-requests", "0", base+"/v1"), "cannot run: -max-requests 0"},
+		{"negative examples", nil, append(key, "-examples", "-1", base+"/v1"), "cannot run: -examples -1"},
+		{"second key refused", nil, append(key, "-key2", "wrong-key-0123456789abcdef", base+"/v1"), "cannot run: the target refused the second key"},
 		{"bad timeout", nil, append(key, "-timeout", "-1s", base+"/v1"), "cannot run: -timeout -1s"},
 		{"missing spec", nil, append(key, "-spec", filepath.Join(dir, "nope.yaml"), base+"/v1"), "cannot run: -spec"},
 		{"invalid spec", nil, append(key, "-spec", badSpec, base+"/v1"), "cannot run: -spec"},
@@ -258,7 +278,7 @@ func TestConformHelp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-h: got %v, want nil", err)
 	}
-	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY", "not …/v1/pets", "before or after it", "make build", "bin/petstore conform"} {
+	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY", "-key2", "PETSTORE_CONFORM_KEY2", "-examples", "not …/v1/pets", "before or after it", "make build", "bin/petstore conform"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-h lacks %q:\n%s", want, stdout)
 		}

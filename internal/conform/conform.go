@@ -1,10 +1,15 @@
 // Package conform is the conformance kit: it holds any implementation of the
-// Pet Store contract to openapi.yaml. It loads the spec, derives cases for
-// each operation from it (valid values at their bounds, requests that break
-// exactly one rule), sends them to the target, judges every response with
-// internal/contract, and checks the behaviour the contract describes (auth
-// first, paging, defaults, refused writes leave no trace…). It creates pets
-// on the target.
+// Pet Store contract to openapi.yaml. It loads the spec and derives cases
+// from it: from each schema, parameter and header (valid values at their
+// bounds, values that break exactly one rule) and from the sentences of
+// its descriptions (sentences.go: every legal and illegal form they state).
+// It sends them to the target, judges every response with
+// internal/contract, and judges every create, get and page against a model
+// of what it created and was answered (model.go); it checks what the
+// contract says across two API keys and under concurrent retries, runs
+// random sequences of operations (-examples) and shrinks the first that
+// fails, and reads every pet it created back at the end. It creates pets on
+// the target.
 package conform
 
 import (
@@ -20,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -38,11 +44,13 @@ const (
 type Config struct {
 	BaseURL     string        // the API's base address: http://127.0.0.1:8080/v1, or http://127.0.0.1:4010 for an API at the root
 	Key         string        // a key the target accepts
+	Key2        string        // a second key, another tenant; "" skips the checks across keys
 	Spec        *openapi3.T   // the contract; nil = the embedded one
 	Checks      []string      // run only these; empty = all
 	Exclude     []string      // never these
 	Seed        uint64        // 0 = pick one; the one used is in the Report
-	MaxRequests int           // 0 = DefaultMaxRequests
+	Examples    int           // random sequences of operations to run against the model (0: none)
+	MaxRequests int           // 0 = DefaultMaxRequests, plus ExamplesBudget a sequence of -examples and ShrinkBudget
 	Timeout     time.Duration // per request; 0 = DefaultTimeout
 	HTTPClient  *http.Client  // nil = a default client; its Transport is used, redirects are not followed
 	Progress    io.Writer     // nil = no progress line
@@ -58,9 +66,17 @@ type Report struct {
 	BaseURL   string        `json:"baseUrl"`
 	Requests  int           `json:"requests"`
 	Elapsed   time.Duration `json:"elapsedNs"`
+	Examples  int           `json:"examples"`
 	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent
 	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
 	Failures  []Failure     `json:"failures"`
+	Skipped   []Skip        `json:"skipped"` // checks and sentences that could not run, and why
+}
+
+// Skip is a check, or a sentence of the contract, the run could not judge.
+type Skip struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
 }
 
 // Result counts the cases of one check on one operation.
@@ -72,7 +88,8 @@ type Result struct {
 }
 
 // Failure is one case a check failed: what the contract wants, what came
-// back, and a curl command that sends the same request.
+// back, and a curl command that sends the same request (for a sequence of
+// -examples, one curl line a request, in order).
 type Failure struct {
 	Check     string `json:"check"`
 	Operation string `json:"operation"`
@@ -107,6 +124,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	for _, phase := range r.phases() {
+		if phase.skip != "" {
+			r.skip(phase.checks[0], phase.skip)
+			continue
+		}
 		if !r.wants(phase) {
 			continue
 		}
@@ -132,14 +153,22 @@ type run struct {
 	rng      *rand.Rand
 	enabled  map[string]bool
 	hc       *http.Client // the kit's client: every request through the recorder
-	client   *gen.ClientWithResponses
+	roles    roles
+	bounds   bounds
+	model    *model
+	main     *scope // the run's own: judgments to the report, pets to model
+	rules    []answerRule
+	clock    atomic.Uint64
 
-	mu       sync.Mutex
-	sent     int
-	truncate bool
-	results  map[[2]string]*Result
-	failures []Failure
-	uniq     int // for unique names
+	mu         sync.Mutex
+	sent       int
+	truncate   bool
+	results    map[[2]string]*Result
+	failures   []Failure
+	skipped    []Skip
+	uniq       int    // for unique names
+	executions int    // sequences of -examples run
+	tag        string // in every name of this run: the first pet's id
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -150,8 +179,14 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.Key == "" {
 		return nil, errors.New("no key: give one with -key or PETSTORE_CONFORM_KEY")
 	}
+	if cfg.Examples < 0 {
+		return nil, fmt.Errorf("examples %d: want 0 or more", cfg.Examples)
+	}
 	if cfg.MaxRequests == 0 {
 		cfg.MaxRequests = DefaultMaxRequests
+		if cfg.Examples > 0 {
+			cfg.MaxRequests += cfg.Examples*ExamplesBudget + ShrinkBudget
+		}
 	}
 	if cfg.MaxRequests < 0 {
 		return nil, fmt.Errorf("max requests %d: want a positive number", cfg.MaxRequests)
@@ -194,6 +229,11 @@ func newRun(cfg Config) (*run, error) {
 	if err := r.checkBase(); err != nil {
 		return nil, err
 	}
+	r.roles = findRoles(r.ops)
+	r.bounds = r.findBounds()
+	r.model = r.newModel(r.tracked)
+	r.rules = r.statedRules()
+	r.main = &scope{run: r, model: r.model}
 	transport := http.DefaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		transport = cfg.HTTPClient.Transport
@@ -204,14 +244,6 @@ func newRun(cfg Config) (*run, error) {
 		// The kit talks to BASE_URL's host alone and judges redirects as
 		// answers: it never follows one.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	r.client, err = gen.NewClientWithResponses(base.String(), gen.WithHTTPClient(r.hc),
-		gen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			req.Header.Set("Authorization", "Bearer "+cfg.Key)
-			return nil
-		}))
-	if err != nil {
-		return nil, err
 	}
 	return r, nil
 }
@@ -291,7 +323,8 @@ func (r *run) record(check, op string, f *Failure) {
 func (r *run) report(elapsed time.Duration) *Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Elapsed: elapsed, Truncated: r.truncate, Failures: r.failures}
+	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Elapsed: elapsed, Examples: r.cfg.Examples,
+		Truncated: r.truncate, Failures: r.failures, Skipped: r.skipped}
 	for _, c := range Checks {
 		var rows []Result
 		for k, res := range r.results {
@@ -326,10 +359,31 @@ func (r *run) progressDone() {
 	}
 }
 
-// name returns a pet name no other case of this run uses.
+// skip notes what the run could not judge, and why.
+func (r *run) skip(what, reason string) {
+	if strings.Contains(what, " ") || r.enabled[what] {
+		r.mu.Lock()
+		r.skipped = append(r.skipped, Skip{What: what, Reason: reason})
+		r.mu.Unlock()
+	}
+}
+
+// name returns a pet name (or an Idempotency-Key) no other request of this
+// run uses, nor any other run's: it holds the run's tag, the id of the first
+// pet the run created, which no other run was given.
 func (r *run) name(prefix string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.uniq++
-	return fmt.Sprintf("%s-%d-%d", prefix, r.cfg.Seed%100000, r.uniq)
+	if r.tag == "" {
+		return fmt.Sprintf("%s-s%d.%d", prefix, r.cfg.Seed%1000000, r.uniq)
+	}
+	return fmt.Sprintf("%s-%s.%d", prefix, r.tag, r.uniq)
+}
+
+// tracked reports whether name is one of this run's (after its tag).
+func (r *run) tracked(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tag != "" && strings.Contains(name, "-"+r.tag+".")
 }

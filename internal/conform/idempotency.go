@@ -2,71 +2,273 @@ package conform
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-
-	"github.com/petstore/petstore/gen"
+	"slices"
+	"sync"
 )
 
-// idempotentReplay creates a pet with an Idempotency-Key, sends the same
-// create again in another form (members reordered, the default status spelt
-// out), then the key with another pet. The retry must be the first answer
-// replayed (201, the same body and Location, Idempotent-Replayed: true) with
-// no second pet stored; the other pet must be refused 422.
-func (r *run) idempotentReplay(ctx context.Context) error {
-	const check = "idempotent_replay"
-	key, name := r.name("conform-idem"), r.name("conform-once")
-	var res *gen.CreatePetResponse
-	x, err := r.typed(ctx, func(ctx context.Context) (err error) {
-		res, err = r.client.CreatePetWithResponse(ctx, &gen.CreatePetParams{IdempotencyKey: &key}, gen.NewPet{Name: name, CategoryId: 11})
-		return err
-	})
-	if err != nil || x == nil {
-		return err
-	}
-	if res == nil || res.JSON201 == nil {
-		r.expect(check, x, false, "201 for a create with an Idempotency-Key")
+// The sequences that hold a target to createPet's promises on retries:
+// each phase sends the requests and says what each answer must be; the
+// model judges what the answers show (the first answer replayed, no second
+// pet, a pet of its own for another key).
+
+// idempotencyCases: a retry in every equivalent form replays the first
+// answer; the key with another pet is 422; a refused create keeps no
+// outcome; without a key every create creates.
+func (r *run) idempotencyCases(ctx context.Context) error {
+	if r.roles.create == nil || !r.stated("replay") {
 		return nil
 	}
-	pet := *res.JSON201
-	header := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {key}}
-	y, err := r.send(ctx, request{method: http.MethodPost, target: "/pets", header: header,
-		body: fmt.Appendf(nil, `{"status":"available","categoryId":11,"name":%q}`, name)})
-	if err != nil {
-		return err
-	}
-	r.expect(check, y, y.status == http.StatusCreated && sameJSON(y.body, x.body) &&
-		y.header.Get("Location") == x.header.Get("Location") && y.header.Get("Idempotent-Replayed") == "true",
-		fmt.Sprintf("the first answer replayed: 201, body %s, Location %s, Idempotent-Replayed: true", x.body, x.header.Get("Location")))
-
-	// Nothing after the pet bears its name: the retry stored nothing.
-	after, limit := pet.Id, gen.Limit(100)
-	var list *gen.ListPetsResponse
-	z, err := r.typed(ctx, func(ctx context.Context) (err error) {
-		list, err = r.client.ListPetsWithResponse(ctx, &gen.ListPetsParams{After: &after, Limit: &limit})
-		return err
-	})
-	if err != nil || z == nil {
-		return err
-	}
-	again := 0
-	if list != nil && list.JSON200 != nil {
-		for _, p := range *list.JSON200 {
-			if p.Name == name {
-				again++
-			}
+	for _, step := range []func(context.Context) error{r.replays, r.refusedKeepsNothing, r.unkeyedTwice} {
+		if err := step(ctx); err != nil {
+			return err
 		}
 	}
-	r.expect(check, z, list != nil && list.JSON200 != nil && again == 0, fmt.Sprintf("no pet named %q after id %d: the retry stores nothing", name, pet.Id))
+	return nil
+}
 
-	w, err := r.send(ctx, request{method: http.MethodPost, target: "/pets", header: header,
-		body: fmt.Appendf(nil, `{"name":%q,"categoryId":11}`, name+"-other")})
+func keyHeader(key string) http.Header { return http.Header{"Idempotency-Key": {key}} }
+
+func (r *run) replays(ctx context.Context) error {
+	const check = "idempotent_replay"
+	key := r.name("conform-idem")
+	body := r.newPet("conform-once", nil)
+	x, _, ok, err := r.post(ctx, body, keyHeader(key), 1)
 	if err != nil {
 		return err
 	}
-	var e gen.Error
-	r.expect(check, w, w.status == http.StatusUnprocessableEntity && json.Unmarshal(w.body, &e) == nil && e.Code == gen.ErrorCodeIdempotencyKeyReused,
-		"422 idempotency_key_reused for the same key with another pet")
+	r.expect(check, x, ok, "201 for a create with an Idempotency-Key")
+	if !ok {
+		return nil
+	}
+	var retries []struct {
+		label string
+		body  []byte
+		key   string
+	}
+	if r.stated("equivalent-requests") {
+		full := body
+		for k, v := range r.defaults() {
+			if _, ok := full[k]; !ok {
+				full = with(full, k, jsonRaw(v))
+			}
+		}
+		retries = append(retries, struct {
+			label string
+			body  []byte
+			key   string
+		}{"its members reordered, white space, escapes, the defaults spelt out", spaced(full), key})
+	}
+	if r.stated("key-quoted") {
+		retries = append(retries, struct {
+			label string
+			body  []byte
+			key   string
+		}{"the key in double quotes", mustJSON(body), `"` + key + `"`})
+	}
+	for _, retry := range retries {
+		y, err := r.send(ctx, r.createReq(retry.body, keyHeader(retry.key)))
+		if err != nil {
+			return err
+		}
+		r.expect(check, y, y.status == http.StatusCreated, "201, the first answer replayed, for the retry with "+retry.label)
+	}
+	if !r.stated("key-reused") {
+		return nil
+	}
+	w, err := r.send(ctx, r.createReq(mustJSON(r.newPet("conform-other", nil)), keyHeader(key)))
+	if err != nil {
+		return err
+	}
+	r.expect(check, w, refusedWith(w, http.StatusUnprocessableEntity, "idempotency_key_reused"), "422 idempotency_key_reused for the same key with another pet")
+	return nil
+}
+
+// refusedWith reports whether x is status with an Error of code.
+func refusedWith(x *exchange, status int, code string) bool {
+	ok, _ := refused(status, code).judge(x, "")
+	return ok
+}
+
+// jsonRaw is canonical JSON text as a value to marshal again.
+type jsonRaw string
+
+func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
+
+// refusedKeepsNothing: a create refused 400 stores no outcome for its key;
+// the key's next create, a valid one, is processed afresh.
+func (r *run) refusedKeepsNothing(ctx context.Context) error {
+	if !r.stated("refused-no-outcome") {
+		return nil
+	}
+	key := r.name("conform-refused-key")
+	invalid := with(r.newPet("conform-refused", nil), r.roles.create.body.Required[0], absent)
+	x, err := r.send(ctx, r.createReq(mustJSON(invalid), keyHeader(key)))
+	if err != nil {
+		return err
+	}
+	r.expect("negative_data_rejection", x, x.status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
+	y, _, ok, err := r.post(ctx, r.newPet("conform-afresh", nil), keyHeader(key), 1)
+	if err != nil {
+		return err
+	}
+	r.expect("idempotent_replay", y, ok, "201: the key's earlier create was refused, so it kept no outcome")
+	return nil
+}
+
+// unkeyedTwice: the same create twice without a key creates two pets (the
+// model judges the second).
+func (r *run) unkeyedTwice(ctx context.Context) error {
+	if !r.stated("no-key") {
+		return nil
+	}
+	body := mustJSON(r.newPet("conform-twice", nil))
+	for range 2 {
+		x, _, ok, err := r.post(ctx, body, nil, 1)
+		if err != nil {
+			return err
+		}
+		r.expect("idempotent_replay", x, ok, "201 for each create without an Idempotency-Key")
+	}
+	return nil
+}
+
+// tenantCases: another API key's use of an Idempotency-Key is its own: the
+// same key and request get a pet of their own, another request is not 422.
+func (r *run) tenantCases(ctx context.Context) error {
+	const check = "idempotency_scope"
+	if r.roles.create == nil || !r.stated("key-scope") {
+		return nil
+	}
+	same, other := r.name("conform-scope"), r.name("conform-scope")
+	body := r.newPet("conform-scoped", nil)
+	steps := []struct {
+		tenant int
+		key    string
+		body   map[string]any
+		want   string
+	}{
+		{1, same, body, ""},
+		{2, same, body, "201, a pet of the second key's own (not the first key's answer replayed), for the first key's Idempotency-Key and request"},
+		{2, same, body, ""}, // the second key's own replay (the model)
+		{1, other, r.newPet("conform-scoped", nil), ""},
+		{2, other, r.newPet("conform-scoped", nil), "201 for the first key's Idempotency-Key with another request: the key is the first API key's, not this one's"},
+	}
+	for _, s := range steps {
+		x, _, ok, err := r.post(ctx, s.body, keyHeader(s.key), s.tenant)
+		if err != nil {
+			return err
+		}
+		if s.want != "" {
+			r.expect(check, x, ok && x.header.Get("Idempotent-Replayed") == "", s.want)
+		}
+	}
+	return nil
+}
+
+// concurrencyCases: concurrent creates get distinct ids; a key retried
+// concurrently creates one pet. The requests are fixed by the seed; only
+// their interleaving is the target's.
+func (r *run) concurrencyCases(ctx context.Context) error {
+	if r.roles.create == nil {
+		return nil
+	}
+	if err := r.uniqueIDs(ctx); err != nil {
+		return err
+	}
+	if !r.stated("in-flight") {
+		return nil
+	}
+	return r.concurrentRetries(ctx)
+}
+
+// concurrently sends reqs at once (from a start line) and returns their
+// exchanges in order.
+func (r *run) concurrently(ctx context.Context, reqs []request) ([]*exchange, error) {
+	xs := make([]*exchange, len(reqs))
+	errs := make([]error, len(reqs))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Go(func() {
+			<-start
+			xs[i], errs[i] = r.send(ctx, req)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return xs, nil
+}
+
+// uniqueIDs creates pets concurrently: every id distinct.
+func (r *run) uniqueIDs(ctx context.Context) error {
+	const n = 8
+	reqs := make([]request, n)
+	for i := range reqs {
+		reqs[i] = r.createReq(mustJSON(r.newPet("conform-concurrent", nil)), nil)
+	}
+	xs, err := r.concurrently(ctx, reqs)
+	if err != nil {
+		return err
+	}
+	ids := map[int64]int{}
+	var dups []int64
+	for _, x := range xs {
+		pet, ok := decodeObject(x.body)
+		id, ok2 := idOf(pet)
+		if x.status != http.StatusCreated || !ok || !ok2 {
+			r.expect("unique_ids", x, false, "201 for each of concurrent creates")
+			continue
+		}
+		if ids[id]++; ids[id] == 2 {
+			dups = append(dups, id)
+		}
+	}
+	r.expect("unique_ids", xs[n-1], len(dups) == 0, fmt.Sprintf("%d concurrent creates, %d distinct ids (duplicated: %v)", n, n, dups))
+	return nil
+}
+
+// concurrentRetries sends one keyed create six times at once: each answer
+// is the one pet or 409 idempotency_key_in_flight; a retry after them all
+// is that pet replayed, and no other pet bears its name (the model).
+func (r *run) concurrentRetries(ctx context.Context) error {
+	const check, n = "concurrent_retries", 6
+	key := r.name("conform-race")
+	body := mustJSON(r.newPet("conform-raced", nil))
+	reqs := make([]request, n)
+	for i := range reqs {
+		reqs[i] = r.createReq(body, keyHeader(key))
+	}
+	ctx = context.WithValue(ctx, blameKey{}, check)
+	xs, err := r.concurrently(ctx, reqs)
+	if err != nil {
+		return err
+	}
+	var pets []int64
+	for _, x := range xs {
+		pet, _ := decodeObject(x.body)
+		id, ok := idOf(pet)
+		switch {
+		case x.status == http.StatusCreated && ok:
+			if !slices.Contains(pets, id) {
+				pets = append(pets, id)
+			}
+			r.expect(check, x, len(pets) == 1, fmt.Sprintf("one pet for one Idempotency-Key retried concurrently (got pets %v)", pets))
+		default:
+			r.expect(check, x, refusedWith(x, http.StatusConflict, "idempotency_key_in_flight"), "201 with the key's pet, or 409 idempotency_key_in_flight")
+		}
+	}
+	y, id, ok, err := r.post(ctx, body, keyHeader(key), 1)
+	if err != nil {
+		return err
+	}
+	r.expect(check, y, ok && (len(pets) == 0 || id == pets[0]) && y.header.Get("Idempotent-Replayed") == "true",
+		fmt.Sprintf("the key's one pet %v replayed, after the concurrent retries", pets))
 	return nil
 }

@@ -93,7 +93,7 @@ var (
 
 func TestLetterMutants(t *testing.T) {
 	for _, m := range []mutant{
-		{"sign and leading zeros on petId accepted", "negative_data_rejection", func(app http.Handler) http.Handler {
+		{"sign and leading zeros on petId accepted", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if id, ok := strings.CutPrefix(r.URL.Path, "/v1/pets/"); ok {
 					r.URL.Path = "/v1/pets/" + lenientInt.ReplaceAllString(id, "$1")
@@ -102,14 +102,14 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
-		{"sign and leading zeros in the query accepted", "negative_data_rejection", rewriteQuery(func(q url.Values) {
+		{"sign and leading zeros in the query accepted", "illegal", "negative_data_rejection", rewriteQuery(func(q url.Values) {
 			for name, vs := range q {
 				if name != "status" && len(vs) == 1 && vs[0] != "-0" {
 					q[name] = []string{lenientInt.ReplaceAllString(vs[0], "$1")}
 				}
 			}
 		})},
-		{"1.0 taken as 1", "negative_data_rejection", func(app http.Handler) http.Handler {
+		{"1.0 taken as 1", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost {
 					body, _ := io.ReadAll(r.Body)
@@ -118,7 +118,7 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
-		{"charset and parameters ignored", "negative_data_rejection", func(app http.Handler) http.Handler {
+		{"charset and parameters ignored", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if ct := r.Header.Values("Content-Type"); len(ct) == 1 {
 					mt, _, _ := strings.Cut(ct[0], ";")
@@ -127,7 +127,7 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
-		{"first Content-Type wins", "negative_data_rejection", func(app http.Handler) http.Handler {
+		{"first Content-Type wins", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if ct := r.Header.Values("Content-Type"); len(ct) > 1 {
 					r.Header.Set("Content-Type", ct[0])
@@ -135,7 +135,7 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
-		{"a list of media types read as its first", "negative_data_rejection", func(app http.Handler) http.Handler {
+		{"a list of media types read as its first", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if ct := r.Header.Values("Content-Type"); len(ct) == 1 {
 					first, _, _ := strings.Cut(ct[0], ",")
@@ -144,7 +144,7 @@ func TestLetterMutants(t *testing.T) {
 				app.ServeHTTP(w, r)
 			})
 		}},
-		{"categoryId 2^63 in answers", "response_schema_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+		{"categoryId 2^63 in answers", "form", "response_schema_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 			return categoryID.ReplaceAll(body, []byte(`"categoryId":9223372036854775808`))
 		})},
 	} {

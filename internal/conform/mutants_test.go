@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,20 +19,29 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
 )
 
 // A mutant is the real app with one defect a rival implementation could
-// plausibly have, and the check of the kit that must catch it.
+// plausibly have, the family of defect it stands for, and the check of the
+// kit that must catch it.
 type mutant struct {
-	name  string
-	check string
-	wrap  func(app http.Handler) http.Handler
+	name   string
+	family string
+	check  string
+	wrap   func(app http.Handler) http.Handler
 }
 
-// mutants is the table the kit proves itself on.
-var mutants = []mutant{
-	{"403 for a missing key", "ignored_auth", func(app http.Handler) http.Handler {
+// mutants is the table the kit proves itself on: the first ones, then
+// those of issue 42, a table a family (mutants42_test.go).
+var mutants = slices.Concat(baseMutants, meaningMutants, legalMutants, illegalMutants, tenancyMutants, headerMutants)
+
+// baseMutants are the defects the kit caught before it had a model.
+var baseMutants = []mutant{
+	{"403 for a missing key", "illegal", "ignored_auth", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") == "" {
 				writeError(w, http.StatusForbidden, "forbidden")
@@ -40,7 +50,7 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"lower-case bearer scheme refused", "ignored_auth", func(app http.Handler) http.Handler {
+	{"lower-case bearer scheme refused", "legal", "ignored_auth", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasPrefix(r.Header.Get("Authorization"), "bearer ") {
 				writeError(w, http.StatusUnauthorized, "bad scheme")
@@ -49,7 +59,7 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"validation before authentication", "auth_before_validation", func(app http.Handler) http.Handler {
+	{"validation before authentication", "illegal", "auth_before_validation", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") == "" {
 				body, _ := io.ReadAll(r.Body)
@@ -67,22 +77,22 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"limit above its maximum served as 100", "negative_data_rejection", rewriteQuery(func(q url.Values) {
+	{"limit above its maximum served as 100", "illegal", "negative_data_rejection", rewriteQuery(func(q url.Values) {
 		if n, err := strconv.Atoi(q.Get("limit")); err == nil && n > 100 {
 			q.Set("limit", "100")
 		}
 	})},
-	{"categoryId 0 taken as 1", "negative_data_rejection", rewriteBody(func(m map[string]any) {
+	{"categoryId 0 taken as 1", "illegal", "negative_data_rejection", rewriteBody(func(m map[string]any) {
 		if m["categoryId"] == json.Number("0") {
 			m["categoryId"] = 1
 		}
 	})},
-	{"name over 100 characters cut to 100", "negative_data_rejection", rewriteBody(func(m map[string]any) {
+	{"name over 100 characters cut to 100", "illegal", "negative_data_rejection", rewriteBody(func(m map[string]any) {
 		if s, ok := m["name"].(string); ok && len([]rune(s)) > 100 {
 			m["name"] = string([]rune(s)[:100])
 		}
 	})},
-	{"C1 controls and bidi overrides stripped from names", "negative_data_rejection", func(app http.Handler) http.Handler {
+	{"C1 controls and bidi overrides stripped from names", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 		// A rival that sanitises instead of refusing: the characters go,
 		// the rest of the body is passed on byte for byte.
 		strip := func(r rune) rune {
@@ -99,14 +109,14 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"unknown members silently dropped", "negative_data_rejection", rewriteBody(func(m map[string]any) {
+	{"unknown members silently dropped", "illegal", "negative_data_rejection", rewriteBody(func(m map[string]any) {
 		for k := range m {
 			if k != "name" && k != "categoryId" && k != "status" {
 				delete(m, k)
 			}
 		}
 	})},
-	{"trailing data after the body ignored", "negative_data_rejection", func(app http.Handler) http.Handler {
+	{"trailing data after the body ignored", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				dec := json.NewDecoder(r.Body)
@@ -118,26 +128,26 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"status filter ignored", "pagination", rewriteQuery(func(q url.Values) { q.Del("status") })},
-	{"null for an empty list", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"status filter ignored", "meaning", "pagination", rewriteQuery(func(q url.Values) { q.Del("status") })},
+	{"null for an empty list", "form", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if r.Method == http.MethodGet && string(body) == "[]\n" {
 			return []byte("null\n")
 		}
 		return body
 	})},
-	{"listing wrapped in an envelope", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"listing wrapped in an envelope", "form", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if r.Method == http.MethodGet && r.URL.Path == "/v1/pets" && status == http.StatusOK {
 			return fmt.Appendf(nil, `{"items":%s}`, body)
 		}
 		return body
 	})},
-	{"extra member in Pet", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"extra member in Pet", "form", contractSchema, rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status == http.StatusCreated {
 			return append([]byte(`{"createdAt":"2026-01-01",`), body[1:]...)
 		}
 		return body
 	})},
-	{"listing in descending order", "ordering", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"listing in descending order", "meaning", "ordering", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if r.Method == http.MethodGet && r.URL.Path == "/v1/pets" && status == http.StatusOK {
 			var page []json.RawMessage
 			json.Unmarshal(body, &page)
@@ -147,30 +157,30 @@ var mutants = []mutant{
 		}
 		return body
 	})},
-	{"next link repeats the last pet", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"next link repeats the last pet", "meaning", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		shiftAfter(h, -1)
 		return body
 	})},
-	{"next link skips a pet", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"next link skips a pet", "meaning", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		shiftAfter(h, +1)
 		return body
 	})},
-	{"no next link", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"no next link", "meaning", "pagination", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if r.URL.Path == "/v1/pets" {
 			h.Del("Link")
 		}
 		return body
 	})},
-	{"pages one longer than limit", "pagination", rewriteQuery(func(q url.Values) {
+	{"pages one longer than limit", "meaning", "pagination", rewriteQuery(func(q url.Values) {
 		if n, err := strconv.Atoi(q.Get("limit")); err == nil && n < 100 {
 			q.Set("limit", strconv.Itoa(n+1))
 		}
 	})},
-	{"no Location on 201", "use_after_create", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"no Location on 201", "form", "use_after_create", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		h.Del("Location")
 		return body
 	})},
-	{"create acknowledged, not stored", "use_after_create", func(app http.Handler) http.Handler {
+	{"create acknowledged, not stored", "meaning", "use_after_create", func(app http.Handler) http.Handler {
 		var n int64
 		var mu sync.Mutex
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -199,26 +209,26 @@ var mutants = []mutant{
 			json.NewEncoder(w).Encode(p)
 		})
 	}},
-	{"default status pending", "default_status", rewriteBody(func(m map[string]any) {
+	{"default status pending", "meaning", "default_status", rewriteBody(func(m map[string]any) {
 		if _, ok := m["status"]; !ok {
 			m["status"] = "pending"
 		}
 	})},
-	{"no Deprecation header", "deprecation", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"no Deprecation header", "form", "deprecation", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		h.Del("Deprecation")
 		return body
 	})},
-	{"no WWW-Authenticate on 401", "response_headers_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"no WWW-Authenticate on 401", "form", "response_headers_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		h.Del("WWW-Authenticate")
 		return body
 	})},
-	{"405 without Allow", "unsupported_method", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"405 without Allow", "form", "unsupported_method", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		h.Del("Allow")
 		return body
 	})},
-	{"wrong method answered 404", "unsupported_method", rewriteStatus(http.StatusMethodNotAllowed, http.StatusNotFound)},
-	{"unknown path answered 401", "unknown_path", rewriteStatus(http.StatusNotFound, http.StatusUnauthorized)},
-	{"500 on the largest id", "not_a_server_error", func(app http.Handler) http.Handler {
+	{"wrong method answered 404", "illegal", "unsupported_method", rewriteStatus(http.StatusMethodNotAllowed, http.StatusNotFound)},
+	{"unknown path answered 401", "illegal", "unknown_path", rewriteStatus(http.StatusNotFound, http.StatusUnauthorized)},
+	{"500 on the largest id", "legal", "not_a_server_error", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.Contains(r.URL.String(), "9223372036854775807") {
 				writeError(w, http.StatusInternalServerError, "overflow")
@@ -227,17 +237,17 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"Error status member always 400", "error_body", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"Error status member always 400", "form", "error_body", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		return bytes.Replace(body, fmt.Appendf(nil, `"status":%d`, status), []byte(`"status":400`), 1)
 	})},
-	{"errors in plain text", "error_body", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"errors in plain text", "form", "error_body", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status >= 400 {
 			h.Set("Content-Type", "text/plain; charset=utf-8")
 			return []byte(http.StatusText(status))
 		}
 		return body
 	})},
-	{"success as text/plain", "content_type_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"success as text/plain", "form", "content_type_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status < 300 {
 			h.Set("Content-Type", "text/plain")
 		}
@@ -245,7 +255,7 @@ var mutants = []mutant{
 	})},
 	// On GET: createPet documents 422 (an Idempotency-Key reused), where
 	// negative_data_rejection catches a 422 for an invalid body.
-	{"undocumented 422 for invalid queries", "status_code_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"undocumented 422 for invalid queries", "form", "status_code_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if r.Method == http.MethodGet && status == http.StatusBadRequest {
 			return bytes.Replace(body, []byte(`"status":400`), []byte(`"status":422`), 1)
 		}
@@ -256,7 +266,7 @@ var mutants = []mutant{
 		}
 		return status
 	})},
-	{"refused create stored anyway", "refused_write", func(app http.Handler) http.Handler {
+	{"refused create stored anyway", "meaning", "refused_write", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodPost {
 				app.ServeHTTP(w, r)
@@ -278,7 +288,7 @@ var mutants = []mutant{
 			copyResponse(w, rec)
 		})
 	}},
-	{"id in the body honoured", "negative_data_rejection", func(app http.Handler) http.Handler {
+	{"id in the body honoured", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			var id any
 			strip := rewriteBody(func(m map[string]any) { id = m["id"]; delete(m, "id") })
@@ -296,7 +306,7 @@ var mutants = []mutant{
 			strip(honour(app)).ServeHTTP(w, r)
 		})
 	}},
-	{"ids reused under load", "unique_ids", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"ids reused under load", "tenancy", "unique_ids", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status != http.StatusCreated {
 			return body
 		}
@@ -307,7 +317,7 @@ var mutants = []mutant{
 		b, _ := json.Marshal(p)
 		return b
 	})},
-	{"any Idempotency-Key syntax accepted", "negative_data_rejection", func(app http.Handler) http.Handler {
+	{"any Idempotency-Key syntax accepted", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 		// A rival that takes whatever the header holds (too long, any
 		// character, given twice, empty) as the key: the app sees it as a
 		// digest, which its syntax allows.
@@ -319,13 +329,13 @@ var mutants = []mutant{
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"Idempotency-Key ignored", "idempotent_replay", func(app http.Handler) http.Handler {
+	{"Idempotency-Key ignored", "meaning", "idempotent_replay", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del("Idempotency-Key")
 			app.ServeHTTP(w, r)
 		})
 	}},
-	{"replay not marked", "idempotent_replay", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
+	{"replay not marked", "meaning", "idempotent_replay", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		h.Del("Idempotent-Replayed")
 		return body
 	})},
@@ -340,7 +350,7 @@ func TestMutantsAreCaught(t *testing.T) {
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, m.wrap), Key: testKey, Seed: 1})
+			rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, m.wrap)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,6 +368,44 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Logf("caught by %s; failed: %s", m.check, strings.Join(failed, ", "))
 		})
 	}
+}
+
+// TestMutantEvidence prints, for each mutant, the checks the kit fails
+// against it, and never fails itself: .ci/kit-mutants.sh runs it on this
+// tree and on an older one (the same mutants, the older kit) to show which
+// mutants only the newer kit catches.
+func TestMutantEvidence(t *testing.T) {
+	if os.Getenv("CONFORM_MUTANT_EVIDENCE") == "" {
+		t.Skip("set CONFORM_MUTANT_EVIDENCE=1 (.ci/kit-mutants.sh does)")
+	}
+	for _, m := range mutants {
+		rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, m.wrap)))
+		var failed []string
+		if err == nil {
+			for _, c := range conform.Checks {
+				if rep.Failed(c.Name) {
+					failed = append(failed, c.Name)
+				}
+			}
+		}
+		fmt.Printf("MUTANT\t%s\t%s\t%s\t%s\t%v\n", m.name, m.family, m.check, strings.Join(failed, ","), err)
+	}
+}
+
+// testKey2 is the second tenant's key of the mutants' server.
+const testKey2 = "conform-test-key2-0123456789"
+
+// serveMutant starts the real app over a memory store on loopback, taking
+// testKey and testKey2, with wrap around it.
+func serveMutant(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(wrap(app))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
 }
 
 // ---- mutation helpers

@@ -3,34 +3,58 @@ package conform_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/conform"
 )
 
-// The README's mutants table is the suite's: one row per mutant, in order,
-// with the check that catches it.
+// The docs' mutants table is the suite's: one row per mutant, in order,
+// with its family and the check that catches it, and the older kit's
+// verdict (.ci/kit-mutants.sh).
 func TestMutantsTableInREADME(t *testing.T) {
 	var got, want []string
-	for _, row := range apitest.READMETable(t, "| mutant | caught by |") {
-		got = append(got, fmt.Sprint(row))
+	for _, row := range apitest.READMETable(t, "| mutant | family | caught by | kit at 5953675 |") {
+		if len(row) != 4 || row[3] == "" {
+			t.Errorf("row %q: want four cells, the last the older kit's verdict", row)
+			continue
+		}
+		got = append(got, fmt.Sprint(row[:3]))
 	}
 	for _, m := range mutants {
-		want = append(want, fmt.Sprint([]string{m.name, "`" + m.check + "`"}))
+		want = append(want, fmt.Sprint([]string{m.name, m.family, "`" + m.check + "`"}))
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("README.md's mutants table:\n%q\nwant:\n%q", got, want)
+		t.Errorf("the docs' mutants table:\n%q\nwant:\n%q", got, want)
+	}
+	for _, m := range mutants {
+		if !slices.Contains(conform.Families, m.family) {
+			t.Errorf("mutant %q: family %q is none of %v", m.name, m.family, conform.Families)
+		}
 	}
 }
 
-// The README's checks table names every check of the kit, in its order.
+// The docs' checks table names every check of the kit, in its order, with
+// its families.
 func TestChecksTableInREADME(t *testing.T) {
-	var want []string
-	for _, c := range conform.Checks {
-		want = append(want, c.Name)
+	var got, want []string
+	for _, row := range apitest.READMETable(t, "| check | families | what it catches |") {
+		got = append(got, fmt.Sprint(row[:2]))
 	}
-	if got := apitest.READMEColumn(t, "| check | what it catches |"); !slices.Equal(got, want) {
-		t.Errorf("README.md's checks table lists %v, the kit has %v", got, want)
+	for _, c := range conform.Checks {
+		want = append(want, fmt.Sprint([]string{"`" + c.Name + "`", strings.Join(c.Families, ", ")}))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the docs' checks table:\n%q\nthe kit has:\n%q", got, want)
+	}
+}
+
+// The docs' table of sentences names every sentence and answer rule of the
+// kit, in its order.
+func TestSentencesTableInDocs(t *testing.T) {
+	got := apitest.READMEColumn(t, "| sentence | where the spec states it | legal forms, accepted | illegal forms, refused |")
+	if want := conform.SentenceNames(); !slices.Equal(got, want) {
+		t.Errorf("the docs' sentences table lists\n%v\nthe kit has\n%v", got, want)
 	}
 }

@@ -20,23 +20,25 @@ const failuresShown = 3
 // command that sends the request again.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "conform %s: %d requests in %.2fs, seed %d\n\n", r.BaseURL, r.Requests, r.Elapsed.Seconds(), r.Seed)
+	fmt.Fprintf(&b, "conform %s: %d requests in %.2fs, seed %d", r.BaseURL, r.Requests, r.Elapsed.Seconds(), r.Seed)
+	if r.Examples > 0 {
+		fmt.Fprintf(&b, ", %d examples", r.Examples)
+	}
+	b.WriteString("\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tCASES\tFAILED\t")
 	for _, c := range Checks {
-		cases, failed := r.count(c.Name)
-		verdict := "PASS"
-		switch {
-		case cases == 0:
-			verdict = "not run"
-		case failed > 0:
-			verdict = "FAIL"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, cases, failed, verdict)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, r.cases(c.Name), r.failed(c.Name), r.verdict(c.Name))
 	}
 	tw.Flush()
 	if r.Truncated {
 		fmt.Fprintf(&b, "\nThe request budget (-max-requests) ran out: later cases were not sent.\n")
+	}
+	for i, s := range r.Skipped {
+		if i == 0 {
+			b.WriteString("\nSkipped:\n")
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", s.What, s.Reason)
 	}
 	shown := map[string]int{}
 	for _, f := range r.Failures {
@@ -49,7 +51,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		case n > failuresShown:
 			continue
 		}
-		fmt.Fprintf(&b, "\nFAIL %s (%s)\n  want: %s\n  got:  %s\n  %s\n", f.Check, f.Operation, f.Want, oneLine(f.Got), f.Curl)
+		fmt.Fprintf(&b, "\nFAIL %s (%s)\n  want: %s\n  got:  %s\n  %s\n", f.Check, f.Operation, f.Want, oneLine(f.Got), strings.ReplaceAll(f.Curl, "\n", "\n  "))
 	}
 	failed := 0
 	for _, c := range Checks {
@@ -60,7 +62,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if failed == 0 {
 		fmt.Fprintf(&b, "\nAll checks passed.\n")
 	} else {
-		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl line after export PETSTORE_KEY=<your key>.\n", failed, plural(failed, "check", "checks"))
+		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl lines, in order, after export PETSTORE_KEY=<your key> (and PETSTORE_KEY2=<the second key> for its requests).\n", failed, plural(failed, "check", "checks"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -75,6 +77,27 @@ func plural(n int, one, many string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+func (r *Report) cases(check string) int  { n, _ := r.count(check); return n }
+func (r *Report) failed(check string) int { _, n := r.count(check); return n }
+
+// verdict is a check's word in the table: PASS, FAIL, skipped (the run
+// could not judge it, and says why) or not run.
+func (r *Report) verdict(check string) string {
+	cases, failed := r.count(check)
+	switch {
+	case failed > 0:
+		return "FAIL"
+	case cases > 0:
+		return "PASS"
+	}
+	for _, s := range r.Skipped {
+		if s.What == check {
+			return "skipped"
+		}
+	}
+	return "not run"
 }
 
 // count returns the cases and failures of check over all operations.
@@ -126,6 +149,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: cleanText(res.Check), Data: cleanText(data.String())}
 		}
 		suite.AddTestcase(tc)
+	}
+	for _, s := range r.Skipped {
+		suite.AddTestcase(junit.Testcase{Name: cleanText(s.What), Classname: "skipped", Skipped: &junit.Result{Message: cleanText(s.Reason)}})
 	}
 	var suites junit.Testsuites
 	suites.AddSuite(suite)

@@ -36,8 +36,9 @@ func FuzzReportWellFormed(f *testing.F) {
 			Results: []Result{{Check: "negative_data_rejection", Operation: text, Cases: 1, Failed: 1}},
 			Failures: []Failure{{
 				Check: "negative_data_rejection", Operation: text,
-				Want: "400 for " + text, Got: got, Curl: "curl " + text,
+				Want: "400 for " + text, Got: got, Curl: "curl " + text + "\ncurl " + text,
 			}},
+			Skipped: []Skip{{What: "sentence " + text, Reason: "not stated: " + text}},
 		}
 
 		var x bytes.Buffer
@@ -61,8 +62,8 @@ func FuzzReportWellFormed(f *testing.F) {
 		if err := xml.Unmarshal(x.Bytes(), &suites); err != nil {
 			t.Fatalf("JUnit: %v", err)
 		}
-		if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != 1 || suites.Suites[0].Testcases[0].Failure == nil {
-			t.Fatalf("JUnit: want one suite with one failed case:\n%s", x.String())
+		if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != 2 || suites.Suites[0].Testcases[0].Failure == nil || suites.Suites[0].Testcases[1].Skipped == nil {
+			t.Fatalf("JUnit: want one suite with one failed case and one skipped:\n%s", x.String())
 		}
 		// XML reads CR and CR LF as LF; the rest of the text is kept.
 		wantData := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(cleanText(got))

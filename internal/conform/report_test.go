@@ -43,6 +43,11 @@ func sampleReport() *conform.Report {
 	for _, rule := range []string{"too short", "too long", "wrong type", "unknown member", "id in the body"} {
 		rep.Failures = append(rep.Failures, conform.Failure{Check: "negative_data_rejection", Operation: "createPet", Want: "400 for body name: " + rule, Got: "201 {}", Curl: curl})
 	}
+	// A shrunk sequence of -examples: its curl lines, in order.
+	rep.Results = append(rep.Results, conform.Result{Check: "durability", Operation: "getPet", Cases: 3, Failed: 1})
+	rep.Failures = append(rep.Failures, conform.Failure{Check: "durability", Operation: "getPet", Want: "200 with pet 7, created before (in example 3 of seed 42, shrunk to 2 steps)", Got: "404 {}",
+		Curl: curl + "\ncurl -i -X GET 'http://127.0.0.1:8080/v1/pets/7' -H \"Authorization: Bearer $PETSTORE_KEY\""})
+	rep.Skipped = []conform.Skip{{What: "idempotency_scope", Reason: "needs a second key"}, {What: "sentence key-scope", Reason: "not stated by this spec"}}
 	return rep
 }
 
@@ -92,9 +97,11 @@ func TestReportFormats(t *testing.T) {
 	for _, c := range conform.Checks {
 		want := "PASS"
 		switch c.Name {
-		case "not_a_server_error", "negative_data_rejection":
+		case "not_a_server_error", "negative_data_rejection", "durability":
 			want = "FAIL"
 		case "ignored_auth":
+		case "idempotency_scope":
+			want = "skipped"
 		default:
 			want = "not run"
 		}
@@ -102,7 +109,9 @@ func TestReportFormats(t *testing.T) {
 			t.Errorf("text: no %q row for %s", want, c.Name)
 		}
 	}
-	for _, want := range []string{"137 requests in 1.23s, seed 42", "-max-requests", "got:  500 { \"code\": \"internal\" }", "(negative_data_rejection: 2 more failures", "2 checks failed"} {
+	for _, want := range []string{"137 requests in 1.23s, seed 42", "-max-requests", "got:  500 { \"code\": \"internal\" }", "(negative_data_rejection: 2 more failures", "3 checks failed",
+		"Skipped:\n  idempotency_scope: needs a second key\n  sentence key-scope: not stated by this spec\n",
+		"--data-binary '{\"name\":\"\"}'\n  curl -i -X GET 'http://127.0.0.1:8080/v1/pets/7'"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
@@ -123,15 +132,15 @@ func TestReportFormats(t *testing.T) {
 		t.Fatalf("JUnit: %d suites, want 1", len(suites.Suites))
 	}
 	s := suites.Suites[0]
-	if s.Tests != len(rep.Results) || s.Failures != 2 || len(s.Testcases) != len(rep.Results) {
-		t.Errorf("JUnit: %d tests, %d failures; want %d tests (one per check and operation), 2 failures", s.Tests, s.Failures, len(rep.Results))
+	if n := len(rep.Results) + len(rep.Skipped); s.Tests != n || s.Failures != 3 || s.Skipped != 2 || len(s.Testcases) != n {
+		t.Errorf("JUnit: %d tests, %d failures, %d skipped; want %d tests (one per check and operation, one per skip), 3 failures, 2 skipped", s.Tests, s.Failures, s.Skipped, n)
 	}
-	for i, tc := range s.Testcases {
+	for i, tc := range s.Testcases[:len(rep.Results)] {
 		res := rep.Results[i]
 		if tc.Name != res.Check+"/"+res.Operation || tc.Classname != res.Check || (tc.Failure != nil) != (res.Failed > 0) {
 			t.Errorf("JUnit testcase %d: %s (%s), failed %v; want %s/%s, failed %v", i, tc.Name, tc.Classname, tc.Failure != nil, res.Check, res.Operation, res.Failed > 0)
 		}
-		if tc.Failure != nil && strings.Count(tc.Failure.Data, "curl ") != res.Failed {
+		if tc.Failure != nil && strings.Count(tc.Failure.Data, "\n\n") != res.Failed {
 			t.Errorf("JUnit testcase %s: want each of its %d failures with a curl line:\n%s", tc.Name, res.Failed, tc.Failure.Data)
 		}
 	}

@@ -28,7 +28,12 @@ type exchange struct {
 	status  int
 	header  http.Header
 	body    []byte
-	op      string // the operation the contract routes the request to, or noOperation
+	op      string            // the operation the contract routes the request to, or noOperation
+	tenant  int               // 1 for -key, 2 for -key2, 0 for no key of the kit's
+	sentAt  uint64            // the run's clock when it was sent
+	doneAt  uint64            // and when its answer was read
+	in      *scope            // where its judgments go
+	sent    map[string]string // a create's members, canonical; nil otherwise
 }
 
 const noOperation = "(no operation)"
@@ -67,25 +72,31 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			rc.Close()
 		}
 	}
-	x := &exchange{req: req, reqBody: reqBody, op: noOperation}
+	x := &exchange{req: req, reqBody: reqBody, op: noOperation, tenant: r.tenant(req.Header), in: scopeOf(req.Context(), r)}
 	if route, _, err := r.contract.Route(req); err == nil {
 		x.op = route.Operation.OperationID
 	}
 	if holder, ok := req.Context().Value(exchangeKey{}).(**exchange); ok {
 		*holder = x
 	}
+	r.sending(x)
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
+		x.doneAt = r.clock.Add(1)
+		r.observe(x)
 		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
+	x.doneAt = r.clock.Add(1)
 	if err != nil {
+		r.observe(x)
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	x.status, x.header, x.body = resp.StatusCode, resp.Header, body
 	r.judge(x)
+	r.observe(x)
 	return resp, nil
 }
 
@@ -97,17 +108,18 @@ func (r *run) judge(x *exchange) {
 	}
 	for _, kind := range []string{contract.StatusCode, contract.ContentType, contract.ResponseHeaders, contract.ResponseSchema, contract.ErrorBody} {
 		if msgs := byKind[kind]; len(msgs) > 0 {
-			r.record(kind, x.op, r.fail(x, "a response that keeps openapi.yaml", strings.Join(msgs, "; ")))
+			x.in.record(kind, x.op, r.fail(x, "a response that keeps openapi.yaml", strings.Join(msgs, "; ")))
 		} else {
-			r.record(kind, x.op, nil)
+			x.in.record(kind, x.op, nil)
 		}
 	}
 	var f *Failure
 	if x.status >= 500 {
 		f = r.fail(x, "no 5xx for any request", "")
 	}
-	r.record("not_a_server_error", x.op, f)
+	x.in.record("not_a_server_error", x.op, f)
 	r.judgeDeprecation(x)
+	r.judgeAnswer(x)
 }
 
 // judgeDeprecation holds every answer of an operation the spec marks
@@ -142,7 +154,7 @@ func (r *run) judgeDeprecation(x *exchange) {
 	if len(missing) > 0 {
 		f = r.fail(x, "the deprecated operation's answer carries "+strings.Join(want, ", "), "no "+strings.Join(missing, ", "))
 	}
-	r.record("deprecation", x.op, f)
+	x.in.record("deprecation", x.op, f)
 }
 
 // fail makes the Failure of a case whose request and response are x.
@@ -175,6 +187,7 @@ type request struct {
 	header http.Header
 	body   []byte
 	noKey  bool // send no Authorization of the kit's
+	tenant int  // 2: send -key2's key; otherwise -key's
 }
 
 // send sends req and returns what came back, already judged.
@@ -196,7 +209,7 @@ func (r *run) send(ctx context.Context, req request) (*exchange, error) {
 		hr.Header[name] = values
 	}
 	if !req.noKey && hr.Header.Get("Authorization") == "" {
-		hr.Header.Set("Authorization", "Bearer "+r.cfg.Key)
+		hr.Header.Set("Authorization", "Bearer "+r.key(req.tenant))
 	}
 	resp, err := r.hc.Do(hr)
 	if err != nil {
@@ -214,7 +227,7 @@ func (r *run) noAnswer(ctx context.Context, x *exchange, err error) (*exchange, 
 		return nil, err
 	}
 	x.body = []byte("no answer: " + err.Error())
-	r.record("not_a_server_error", x.op, r.fail(x, "an answer", string(x.body)))
+	x.in.record("not_a_server_error", x.op, r.fail(x, "an answer", string(x.body)))
 	return x, nil
 }
 
@@ -232,8 +245,8 @@ func (r *run) resolve(ref string) (string, error) {
 	return u.String(), nil
 }
 
-// curl is a command that sends the request of x again, the key shown as
-// $PETSTORE_KEY.
+// curl is a command that sends the request of x again, the keys shown as
+// $PETSTORE_KEY and $PETSTORE_KEY2.
 func (r *run) curl(x *exchange) string {
 	var b strings.Builder
 	b.WriteString("curl -i -X ")
@@ -246,8 +259,8 @@ func (r *run) curl(x *exchange) string {
 	slices.Sort(names)
 	for _, name := range names {
 		for _, v := range x.req.Header[name] {
-			if name == "Authorization" && strings.Contains(v, r.cfg.Key) {
-				b.WriteString(` -H "Authorization: ` + strings.ReplaceAll(v, r.cfg.Key, `$PETSTORE_KEY`) + `"`)
+			if masked, ok := r.maskKey(name, v); ok {
+				b.WriteString(` -H "` + name + `: ` + masked + `"`)
 				continue
 			}
 			b.WriteString(" -H " + shellQuote(name+": "+v))
@@ -258,9 +271,34 @@ func (r *run) curl(x *exchange) string {
 		b.WriteString(" -H 'Content-Type:'")
 	}
 	if len(x.reqBody) > 0 {
-		b.WriteString(" --data-binary " + shellQuote(string(x.reqBody)))
+		b.WriteString(" --data-binary " + curlData(x.reqBody))
 	}
 	return b.String()
+}
+
+// maskKey shows a key of the run in an Authorization value as the variable
+// that holds it.
+func (r *run) maskKey(name, v string) (string, bool) {
+	if name != "Authorization" {
+		return "", false
+	}
+	for _, k := range []struct{ key, env string }{{r.cfg.Key2, "$PETSTORE_KEY2"}, {r.cfg.Key, "$PETSTORE_KEY"}} {
+		if k.key != "" && strings.Contains(v, k.key) {
+			return strings.ReplaceAll(v, k.key, k.env), true
+		}
+	}
+	return "", false
+}
+
+// curlData is curl's --data-binary argument for body: the body quoted, or,
+// for a body padded with many spaces (the size cases), a process
+// substitution that writes them (bash, zsh).
+func curlData(body []byte) string {
+	trimmed := bytes.TrimRight(body, " ")
+	if pad := len(body) - len(trimmed); pad >= 256 {
+		return fmt.Sprintf(`@<(printf %%s %s; printf "%%%ds" "")`, shellQuote(string(trimmed)), pad)
+	}
+	return shellQuote(string(body))
 }
 
 // shellQuote quotes s for a POSIX shell; bytes that are not printable UTF-8

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -126,7 +127,7 @@ func (c *Contract) checkOperation(req *http.Request, route *routers.Route, param
 		return []Violation{{StatusCode, fmt.Sprintf("%s: status %d is not documented for %s (documented: %s)", what, status, route.Operation.OperationID, strings.Join(documented(responses), ", "))}}
 	}
 	var vs []Violation
-	validate := func(r *routers.Route, excludeBody bool) error {
+	validate := func(r *routers.Route, header http.Header, excludeBody bool) error {
 		in := &openapi3filter.ResponseValidationInput{
 			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r},
 			Status:                 status,
@@ -136,8 +137,25 @@ func (c *Contract) checkOperation(req *http.Request, route *routers.Route, param
 		in.SetBodyBytes(body)
 		return openapi3filter.ValidateResponse(context.Background(), in)
 	}
-	if err := validate(route, true); err != nil {
+	if err := validate(route, header, true); err != nil {
 		vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("%s: %v", what, err)})
+	}
+	// kin-openapi judges a header's first value only: a header the contract
+	// declares with one value must come once, and each other value is
+	// judged on its own.
+	for _, name := range slices.Sorted(maps.Keys(ref.Value.Headers)) {
+		values := header.Values(name)
+		if len(values) < 2 {
+			continue
+		}
+		vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("%s: %s given %d times (%q); the contract declares one value", what, name, len(values), values)})
+		for i, v := range values[1:] {
+			one := header.Clone()
+			one[http.CanonicalHeaderKey(name)] = []string{v}
+			if err := validate(route, one, true); err != nil {
+				vs = append(vs, Violation{ResponseHeaders, fmt.Sprintf("%s: %s, value %d: %v", what, name, i+2, err)})
+			}
+		}
 	}
 	// The same response without its headers, for the content type and body.
 	resp := *ref.Value
@@ -146,7 +164,7 @@ func (c *Contract) checkOperation(req *http.Request, route *routers.Route, param
 	op.Responses = openapi3.NewResponses(openapi3.WithStatus(status, &openapi3.ResponseRef{Value: &resp}))
 	bare := *route
 	bare.Operation = &op
-	if err := validate(&bare, false); err != nil {
+	if err := validate(&bare, header, false); err != nil {
 		kind := ResponseSchema
 		if re, ok := err.(*openapi3filter.ResponseError); ok && strings.Contains(re.Reason, "Content-Type") {
 			kind = ContentType

@@ -13,14 +13,7 @@ import (
 // Integers in responses are held to their exact int64 range and spelling,
 // which kin-openapi's float64 comparison alone does not see.
 func TestExactIntegers(t *testing.T) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(spec, "/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := embedded(t)
 	header := http.Header{
 		"Content-Type": {"application/json"},
 		"Deprecation":  {"@1767225600"},
@@ -56,4 +49,47 @@ func TestExactIntegers(t *testing.T) {
 			t.Errorf("%s %s: got %q, want none", tc.path, tc.body, bad)
 		}
 	}
+}
+
+// Every value of a declared header is judged, not only the first, and a
+// header the contract declares with one value comes once.
+func TestEveryHeaderValue(t *testing.T) {
+	c := embedded(t)
+	body := []byte(`{"code":"unauthorized","message":"missing API key","status":401}`)
+	for _, tc := range []struct {
+		challenges []string
+		want       string // in a response_headers_conformance violation; "" none
+	}{
+		{[]string{`Bearer realm="petstore"`}, ""},
+		{[]string{`Bearer realm="petstore"`, `Basic realm="petstore"`}, "value 2"},
+		{[]string{`Bearer realm="petstore"`, `Bearer realm="petstore"`}, "given 2 times"},
+	} {
+		header := http.Header{"Content-Type": {"application/json"}, "Www-Authenticate": tc.challenges}
+		var got []string
+		for _, v := range c.Check(httptest.NewRequest("GET", "/v1/pets", nil), http.StatusUnauthorized, header, body) {
+			if v.Kind == contract.ResponseHeaders {
+				got = append(got, v.Message)
+			}
+		}
+		switch all := strings.Join(got, "\n"); {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: got %q, want none", tc.challenges, got)
+		case tc.want != "" && !strings.Contains(all, tc.want):
+			t.Errorf("%q: got %q, want a violation saying %q", tc.challenges, got, tc.want)
+		}
+	}
+}
+
+// embedded is the embedded spec's contract under /v1.
+func embedded(t *testing.T) *contract.Contract {
+	t.Helper()
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(spec, "/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# kit-seeds.sh [RUNS] [-- CONFORM FLAGS]: RUNS (default 50) runs of
+# petstore conform, seeds 1001, 1002, …, one after another against one
+# bin/petstore on a free loopback port (on PostgreSQL when
+# PETSTORE_TEST_DATABASE_URL is set: .ci/with-postgres bash .ci/kit-seeds.sh),
+# with both keys. Prints a line a run (seed, requests, the kit's own time as
+# its report gives it, the kit's CPU, verdict) and a summary; exits 1 if any
+# run failed. Needs bin/petstore (make build) and /usr/bin/time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-50}
+shift || true
+[ "${1:-}" = "--" ] && shift
+key=kit-seeds-key-$RANDOM$RANDOM$RANDOM
+key2=kit-seeds-key2-$RANDOM$RANDOM$RANDOM
+log=$(mktemp)
+port=
+for _ in 1 2 3 4 5 6 7 8; do
+	port=$((20000 + RANDOM % 40000))
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+done
+PETSTORE_API_KEYS="$key,$key2" PETSTORE_DATABASE_URL="${PETSTORE_TEST_DATABASE_URL:-}" \
+	bin/petstore serve -addr "127.0.0.1:$port" -log-format text >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$log" "${cpu:-}"' EXIT
+deadline=$((SECONDS + 60))
+until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do
+	((SECONDS < deadline)) || { echo "kit-seeds: the server did not start:"; cat "$log"; exit 1; }
+	sleep 0.1
+done
+store=memory
+[ -n "${PETSTORE_TEST_DATABASE_URL:-}" ] && store=PostgreSQL
+failed=0
+times=()
+cpus=()
+cpu=$(mktemp)
+for i in $(seq 1 "$runs"); do
+	seed=$((1000 + i))
+	if out=$(PETSTORE_CONFORM_KEY=$key PETSTORE_CONFORM_KEY2=$key2 /usr/bin/time -f '%U %S' -o "$cpu" bin/petstore conform -seed "$seed" "$@" "http://127.0.0.1:$port/v1"); then
+		verdict=pass
+	else
+		verdict=FAIL
+		failed=$((failed + 1))
+		echo "$out"
+	fi
+	head=$(head -n1 <<<"$out")
+	requests=$(sed -E 's/.*: ([0-9]+) requests.*/\1/' <<<"$head")
+	secs=$(sed -E 's/.* in ([0-9.]+)s.*/\1/' <<<"$head")
+	times+=("$secs")
+	cpus+=("$(awk '{ printf "%.2f", $1 + $2 }' "$cpu")")
+	echo "seed $seed: $requests requests, ${secs}s, CPU ${cpus[-1]}s, $verdict"
+done
+median() { sort -n | sed -n "$(((runs + 1) / 2))p"; }
+echo "kit-seeds: $runs runs on the $store store, $failed failed; kit time median $(printf '%s\n' "${times[@]}" | median)s, max $(printf '%s\n' "${times[@]}" | sort -n | tail -n1)s; kit CPU median $(printf '%s\n' "${cpus[@]}" | median)s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+((failed == 0))

@@ -1,0 +1,318 @@
+package conform
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The cases of the sentences on request bodies, names and keys.
+
+func jsonObjectCases(r *run) []kase {
+	if r.roles.create == nil {
+		return nil
+	}
+	valid := mustJSON(r.newPet("conform-json", nil))
+	name := r.roles.create.body.Required[0]
+	var ks []kase
+	for _, raw := range []struct{ label, body string }{
+		{"not an object (array)", "[]"},
+		{"not an object (string)", `"pet"`},
+		{"not an object (null)", "null"},
+		{"malformed JSON", string(valid[:len(valid)-1])},
+		{"trailing data", string(valid) + " {}"},
+		{"duplicate member", `{"` + name + `":1,` + string(valid[1:])},
+		{"empty", ""},
+		{"invalid UTF-8 in a string", strings.Replace(string(valid), `":"`, "\":\"\xff", 1)},
+		{"invalid UTF-8 after the object", string(valid) + "\xff"},
+	} {
+		ks = append(ks, negCase("body: "+raw.label, r.createReq([]byte(raw.body), nil)))
+	}
+	bare := request{method: r.roles.create.method, target: r.roles.create.path, header: http.Header{}, body: valid}
+	ks = append(ks, negCase("Content-Type: missing", bare))
+	ks = append(ks, negCase("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
+	// Legal forms: white space around every token, members in another
+	// order, every character of the strings escaped, a surrogate pair.
+	body := r.newPet("conform-spaced", nil)
+	body[r.nameMember()] = body[r.nameMember()].(string) + " \U0001F408/"
+	ks = append(ks, posCase("body: white space, members reordered, escapes", r.createReq(spaced(body), nil), created()))
+	return ks
+}
+
+// nameMember is the member of the created resource that the kit names: the
+// first required string without an enum.
+func (r *run) nameMember() string {
+	s := r.roles.create.body
+	for _, m := range s.Required {
+		if ps := flat(s.Properties[m].Value); ps != nil && isType(ps, "string") && len(ps.Enum) == 0 {
+			return m
+		}
+	}
+	return s.Required[0]
+}
+
+// nameSchema is the schema of that member.
+func (r *run) nameSchema() *openapi3.Schema {
+	return flat(r.roles.create.body.Properties[r.nameMember()].Value)
+}
+
+// spaced writes body as JSON in a legal but uncommon form: white space
+// around every token, the members in reverse order, every character of its
+// strings escaped (\u00XX, surrogate pairs, \/).
+func spaced(body map[string]any) []byte {
+	keys := sortedKeys(body)
+	slices.Reverse(keys)
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" ,\r\n")
+		}
+		fmt.Fprintf(&b, "\t%q :  ", k)
+		if s, ok := body[k].(string); ok {
+			b.WriteString(escaped(s))
+		} else {
+			b.Write(mustJSON(body[k]))
+		}
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes()
+}
+
+func escaped(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '/':
+			b.WriteString(`\/`)
+		case c > 0xffff:
+			hi, lo := utf16.EncodeRune(c)
+			fmt.Fprintf(&b, `\u%04x\u%04X`, hi, lo)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// bodySizeCases: a body of exactly the size the contract allows is taken,
+// one byte more is answered 413.
+func bodySizeCases(r *run) []kase {
+	n := r.bounds.bodyMax
+	if r.roles.create == nil || n == 0 {
+		return nil
+	}
+	pad := func(b []byte, size int64) []byte {
+		return append(b, bytes.Repeat([]byte(" "), int(size)-len(b))...)
+	}
+	at := mustJSON(r.newPet("conform-size", nil))
+	over := mustJSON(r.newPet("conform-size", nil))
+	return []kase{
+		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.createReq(pad(at, n), nil), created()),
+		{label: fmt.Sprintf("body of %d bytes", n+1), check: "negative_data_rejection", req: r.createReq(pad(over, n+1), nil), want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
+	}
+}
+
+// contentTypeCases: application/json in any case, with a charset of utf-8
+// in any case, quoted or not, is taken; another charset, another
+// parameter, two headers or a list are refused.
+func contentTypeCases(r *run) []kase {
+	if r.roles.create == nil {
+		return nil
+	}
+	var ks []kase
+	for _, ct := range []string{"APPLICATION/JSON", "Application/Json; charset=UTF-8", "application/json;charset=utf-8", `application/json; charset="utf-8"`, `application/json; charset="UTF-8"`} {
+		ks = append(ks, posCase("Content-Type: "+ct, r.createReq(mustJSON(r.newPet("conform-ct", nil)), http.Header{"Content-Type": {ct}}), created()))
+	}
+	valid := mustJSON(r.newPet("conform-ct", nil))
+	charsets := r.quoted("info.description", "Another charset")
+	if len(charsets) == 0 {
+		charsets = []string{"latin1"}
+	}
+	for _, cs := range charsets {
+		ks = append(ks, negCase("Content-Type: charset "+cs, r.createReq(valid, http.Header{"Content-Type": {"application/json; charset=" + cs}})))
+	}
+	for _, c := range []struct {
+		label  string
+		values []string
+	}{
+		{"unknown parameter", []string{"application/json; conform=1"}},
+		{"given twice", []string{"application/json", "application/json"}},
+		{"a list", []string{"application/json, text/plain"}},
+	} {
+		ks = append(ks, negCase("Content-Type: "+c.label, r.createReq(valid, http.Header{"Content-Type": c.values})))
+	}
+	return ks
+}
+
+// wholeRange are integers a narrower type than the format loses: past
+// int16, int32 and uint32, past 2^53 (a JavaScript number), the largest.
+func wholeRange(format string) []*big.Int {
+	var out []*big.Int
+	for _, s := range []string{"32768", "2147483647", "2147483648", "4294967296", "9007199254740993", "9223372036854775807"} {
+		n, _ := new(big.Int).SetString(s, 10)
+		if format == "int32" && !n.IsInt64() || format == "int32" && n.Int64() > 1<<31-1 {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// integerCases: every integer a parameter or member's format and bounds
+// allow is taken, the ones a narrower type would lose included; a created
+// pet keeps it exactly (the model).
+func integerCases(r *run) []kase {
+	var ks []kase
+	inRange := func(s *openapi3.Schema) []*big.Int {
+		lo, hi := intBounds(s)
+		var out []*big.Int
+		for _, n := range wholeRange(s.Format) {
+			if n.Cmp(lo) >= 0 && n.Cmp(hi) <= 0 {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	for _, op := range r.ops {
+		for _, p := range append(slices.Clone(op.inPath), op.query...) {
+			if s := flat(p.Schema.Value); s != nil && isType(s, "integer") {
+				for _, n := range inRange(s) {
+					req := r.validRequest(op, "1")
+					if p.In == openapi3.ParameterInPath {
+						req.target = op.target(map[string]string{p.Name: n.String()}, "")
+					} else {
+						req.target = op.target(r.pathValues(op, "1"), p.Name+"="+n.String())
+					}
+					ks = append(ks, posCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, n), req, r.acceptedBy(op)))
+				}
+			}
+		}
+	}
+	if op := r.roles.create; op != nil {
+		for _, name := range sortedKeys(op.body.Properties) {
+			if s := flat(op.body.Properties[name].Value); s != nil && isType(s, "integer") {
+				for _, n := range inRange(s) {
+					body := r.newPet("conform-int", map[string]any{name: intNumber(n)})
+					ks = append(ks, posCase(fmt.Sprintf("body %s: %s", name, n), r.createReq(mustJSON(body), nil), created()))
+				}
+			}
+		}
+	}
+	return ks
+}
+
+// assignedCases: a body naming a member the service assigns, or one NewPet
+// does not have, is refused.
+func assignedCases(r *run) []kase {
+	op := r.roles.create
+	if op == nil {
+		return nil
+	}
+	ks := []kase{negCase("body: unknown member", r.createReq(mustJSON(r.newPet("conform-assigned", map[string]any{"conformUnknown": 1})), nil))}
+	for _, name := range sortedKeys(op.created.Properties) {
+		if _, ok := op.body.Properties[name]; ok {
+			continue
+		}
+		if vs := r.valid(op.created.Properties[name].Value); len(vs) > 0 {
+			body := r.newPet("conform-assigned", map[string]any{name: vs[0].json})
+			ks = append(ks, negCase(fmt.Sprintf("body: %s, which the service assigns", name), r.createReq(mustJSON(body), nil)))
+		}
+	}
+	return ks
+}
+
+// namedCases creates a pet for each name the schema accepts, made of a
+// name of the run and a sample: it must be taken and stored as sent.
+func namedCases(r *run, what string, samples []string, join func(name, sample string) string) []kase {
+	if r.roles.create == nil {
+		return nil
+	}
+	var ks []kase
+	for _, sample := range samples {
+		name := join(r.name("conform-"+what), sample)
+		if !stringOK(r.nameSchema(), name) {
+			continue
+		}
+		body := r.newPet("conform", map[string]any{r.nameMember(): name})
+		ks = append(ks, posCase(fmt.Sprintf("body %s: %s %s", r.nameMember(), what, strconv.Quote(sample)), r.createReq(mustJSON(body), nil), created()))
+	}
+	return ks
+}
+
+func nameMarkCases(r *run) []kase {
+	return namedCases(r, "marks", []string{"\u200fשלום\u200f", "\u200eabc\u200e", "\u061cمرحبا", "👩\u200d🚀", "👨\u200d👩\u200d👧"},
+		func(name, s string) string { return name + " " + s })
+}
+
+func nameSpaceCases(r *run) []kase {
+	return namedCases(r, "space", []string{" leading and trailing ", "\u00a0inner\u00a0", "\u3000ideographic"},
+		func(name, s string) string { return s[:len(s)/2] + name + s[len(s)/2:] })
+}
+
+// nameLengthCases: the longest name, in characters outside the Basic
+// Multilingual Plane (two UTF-16 units, four bytes each).
+func nameLengthCases(r *run) []kase {
+	if r.roles.create == nil || r.nameSchema().MaxLength == nil {
+		return nil
+	}
+	n := int(*r.nameSchema().MaxLength)
+	return namedCases(r, "longest", []string{"🐈"}, func(name, s string) string {
+		if k := n - len([]rune(name)) - 1; k > 0 {
+			return name + " " + strings.Repeat(s, k)
+		}
+		return name
+	})
+}
+
+// keySyntaxCases: keys in every mark the syntax allows, and in the
+// structured-field form (in double quotes), are taken.
+func keySyntaxCases(r *run) []kase {
+	op := r.roles.create
+	if op == nil {
+		return nil
+	}
+	var p *openapi3.Parameter
+	for _, h := range op.header {
+		if http.CanonicalHeaderKey(h.Name) == "Idempotency-Key" {
+			p = h
+		}
+	}
+	if p == nil {
+		return nil
+	}
+	s := flat(p.Schema.Value)
+	var ks []kase
+	for _, key := range []string{r.name("conform-key") + "~:+/=_", `"` + r.name("conform-key") + `"`, `"` + r.name("conform-key") + `=/+:~"`} {
+		if stringOK(s, key) {
+			req := r.createReq(mustJSON(r.newPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {key}})
+			ks = append(ks, posCase("Idempotency-Key: "+key, req, created()))
+		}
+	}
+	req := r.createReq(mustJSON(r.newPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {`""`}})
+	return append(ks, negCase(`Idempotency-Key: "" (quotes around nothing)`, req))
+}
+
+// noBodyCases: a body, of any length, to an operation that takes none.
+func noBodyCases(r *run) []kase {
+	var ks []kase
+	for _, op := range r.ops {
+		if op.body != nil {
+			continue
+		}
+		target := op.target(r.pathValues(op, "1"), "")
+		ks = append(ks,
+			negCase("a JSON body where none is taken", request{method: op.method, target: target, header: jsonHeader, body: []byte("{}")}),
+			negCase("a one-byte body without Content-Type where none is taken", request{method: op.method, target: target, header: http.Header{}, body: []byte("x")}))
+	}
+	return ks
+}

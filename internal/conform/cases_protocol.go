@@ -1,0 +1,320 @@
+package conform
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// The cases of the sentences on authentication, methods, paths, queries
+// and CORS.
+
+func bearerCases(r *run) []kase {
+	var ks []kase
+	mixed := []byte("bearer")
+	for i := range mixed {
+		if r.rng.IntN(2) == 0 || i == 1 {
+			mixed[i] -= 'a' - 'A'
+		}
+	}
+	for _, op := range r.ops {
+		for _, scheme := range []string{"bearer", "BEARER", string(mixed)} {
+			req := r.validRequest(op, "1")
+			req.header = cloneWith(req.header, "Authorization", scheme+" "+r.cfg.Key)
+			ks = append(ks, kase{label: "scheme " + scheme, check: "ignored_auth", req: req, want: r.acceptedBy(op)})
+		}
+		for _, v := range []struct{ label, header string }{
+			{"no Authorization", ""},
+			{"Basic scheme", "Basic Y29uZm9ybTpjb25mb3Jt"},
+			{"unknown key", "Bearer psk_" + strings.Repeat("A", 43)},
+			{"empty bearer", "Bearer "},
+		} {
+			req := r.validRequest(op, "1")
+			req.noKey = v.header == ""
+			if v.header != "" {
+				req.header = cloneWith(req.header, "Authorization", v.header)
+			}
+			ks = append(ks, kase{label: v.label, check: "ignored_auth", req: req, want: refused(http.StatusUnauthorized, "unauthorized")})
+		}
+	}
+	return ks
+}
+
+// authFirstCases: requests that are invalid and unauthenticated are
+// answered 401.
+func authFirstCases(r *run) []kase {
+	var ks []kase
+	first := func(label string, req request) {
+		req.noKey = true
+		ks = append(ks, kase{label: "no key, and " + label, check: "auth_before_validation", req: req, want: refused(http.StatusUnauthorized, "unauthorized")})
+	}
+	for _, op := range r.ops {
+		for _, k := range r.schemaNegatives(op)[:min(2, len(r.schemaNegatives(op)))] {
+			first(k.label, k.req)
+		}
+	}
+	if op := r.roles.create; op != nil {
+		valid := mustJSON(r.newPet("conform-noauth", nil))
+		first("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}}))
+		if n := r.bounds.bodyMax; n > 0 {
+			first(fmt.Sprintf("a body of %d bytes", n+1), r.createReq(append(valid, []byte(strings.Repeat(" ", int(n)+1-len(valid)))...), nil))
+		}
+	}
+	return ks
+}
+
+// paths are the paths of the spec, in order, each with its methods.
+func (r *run) paths() (order []string, methods map[string][]string) {
+	methods = map[string][]string{}
+	for _, op := range r.ops {
+		if methods[op.path] == nil {
+			order = append(order, op.path)
+		}
+		methods[op.path] = append(methods[op.path], op.method)
+	}
+	return order, methods
+}
+
+// concrete is a path of the spec with its parameters filled.
+func (r *run) concrete(path string) string {
+	op := r.operation(r.opAt(path))
+	return op.target(r.pathValues(op, "1"), "")
+}
+
+// routed reports whether target (relative to BASE_URL) names an operation
+// of the spec.
+func (r *run) routed(method, target string) bool {
+	req, err := http.NewRequest(method, r.base.String()+target, nil)
+	if err != nil {
+		return false
+	}
+	_, _, err = r.contract.Route(req)
+	return err == nil
+}
+
+func notFound(label string, req request) kase {
+	return kase{label: label, check: "unknown_path", req: req, want: refused(http.StatusNotFound, "not_found")}
+}
+
+// notFoundCases: paths that name no resource, near the ones that do: a
+// segment more, a trailing slash, an empty segment, another case.
+func notFoundCases(r *run) []kase {
+	ks := []kase{notFound("an unknown collection", request{method: http.MethodGet, target: "/conform-no-such-collection"})}
+	order, _ := r.paths()
+	for _, path := range order {
+		target := r.concrete(path)
+		for _, v := range []struct{ label, target string }{
+			{"a segment more", r.unrouted(target)},
+			{"a trailing slash", target + "/"},
+			{"an empty segment", "/" + target},
+			{"in upper case", strings.ToUpper(target)},
+		} {
+			if !r.routed(http.MethodGet, v.target) {
+				ks = append(ks, notFound(v.label+": "+v.target, request{method: http.MethodGet, target: v.target}))
+			}
+		}
+	}
+	return ks
+}
+
+// unrouted extends target until it names no operation of the spec.
+func (r *run) unrouted(target string) string {
+	for range 3 {
+		target += "/conform-no-such-resource"
+		if !r.routed(http.MethodGet, target) {
+			break
+		}
+	}
+	return target
+}
+
+func (r *run) opAt(path string) string {
+	for _, op := range r.ops {
+		if op.path == path {
+			return op.id
+		}
+	}
+	return ""
+}
+
+// allows wants an Allow header listing methods, and not method.
+func allows(methods []string, method string) func(*exchange) string {
+	return func(x *exchange) string {
+		allow := splitList(x.header.Values("Allow"))
+		ok := !slices.ContainsFunc(allow, func(m string) bool { return strings.EqualFold(m, method) })
+		for _, m := range methods {
+			ok = ok && slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, m) })
+		}
+		if !ok {
+			return fmt.Sprintf("with Allow listing %v and not %s", methods, method)
+		}
+		return ""
+	}
+}
+
+func notAllowed(label string, req request, methods []string) kase {
+	want := refused(http.StatusMethodNotAllowed, "method_not_allowed")
+	if req.method == http.MethodHead {
+		want.code = "" // no body
+	}
+	return kase{label: label, check: "unsupported_method", req: req, want: want.and(allows(methods, req.method))}
+}
+
+// methodCases: every method a path does not support is answered 405 with
+// Allow.
+func methodCases(r *run) []kase {
+	var ks []kase
+	order, methods := r.paths()
+	for _, path := range order {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if !slices.Contains(methods[path], m) {
+				ks = append(ks, notAllowed(m+" "+path, request{method: m, target: r.concrete(path)}, methods[path]))
+			}
+		}
+	}
+	return ks
+}
+
+func headCases(r *run) []kase {
+	var ks []kase
+	order, methods := r.paths()
+	for _, path := range order {
+		ks = append(ks, notAllowed("HEAD "+path, request{method: http.MethodHead, target: r.concrete(path)}, methods[path]))
+	}
+	return ks
+}
+
+// optionsCases: an OPTIONS that is not a preflight is answered 405.
+func optionsCases(r *run) []kase {
+	var ks []kase
+	order, methods := r.paths()
+	for _, path := range order {
+		ks = append(ks,
+			notAllowed("OPTIONS "+path, request{method: http.MethodOptions, target: r.concrete(path)}, methods[path]),
+			notAllowed("OPTIONS "+path+" with Origin, not a preflight", request{method: http.MethodOptions, target: r.concrete(path), header: http.Header{"Origin": {corsOrigin}}}, methods[path]))
+	}
+	return ks
+}
+
+// unauthenticatedProtocolCases: 404 and 405 need no key.
+func unauthenticatedProtocolCases(r *run) []kase {
+	var ks []kase
+	order, methods := r.paths()
+	for _, path := range order {
+		for _, m := range []string{http.MethodDelete, http.MethodPut} {
+			if !slices.Contains(methods[path], m) {
+				ks = append(ks, notAllowed(m+" "+path+" without a key", request{method: m, target: r.concrete(path), noKey: true}, methods[path]))
+				break
+			}
+		}
+		target := r.unrouted(r.concrete(path))
+		ks = append(ks, notFound("without a key: "+target, request{method: http.MethodGet, target: target, noKey: true}))
+	}
+	return ks
+}
+
+// queryCases: an unknown query parameter, and each parameter given twice.
+func queryCases(r *run) []kase {
+	var ks []kase
+	for _, op := range r.ops {
+		base := r.validRequest(op, "1")
+		withQuery := func(label, query string) {
+			req := base
+			req.target = op.target(r.pathValues(op, "1"), query)
+			ks = append(ks, negCase(label, req))
+		}
+		withQuery("query: unknown parameter", "conformUnknown=1")
+		for _, p := range op.query {
+			if vs := r.valid(p.Schema.Value); len(vs) > 0 {
+				q := url.QueryEscape(p.Name) + "=" + url.QueryEscape(vs[0].text)
+				withQuery(fmt.Sprintf("query %s: given twice", p.Name), q+"&"+q)
+			}
+		}
+	}
+	return ks
+}
+
+func percentCases(r *run) []kase {
+	var ks []kase
+	for _, op := range r.ops {
+		for _, p := range op.query {
+			req := r.validRequest(op, "1")
+			req.target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
+			ks = append(ks, negCase(fmt.Sprintf("query %s: not valid percent-encoding", p.Name), req))
+		}
+	}
+	return ks
+}
+
+// corsOrigin is the Origin of the kit's CORS cases.
+const corsOrigin = "https://conform.example"
+
+// allowsOrigin wants Access-Control-Allow-Origin: *, alone.
+func allowsOrigin(x *exchange) string {
+	if v := x.header.Values("Access-Control-Allow-Origin"); len(v) != 1 || v[0] != "*" {
+		return "with Access-Control-Allow-Origin: * (an Origin was sent)"
+	}
+	return ""
+}
+
+// originCases: answers of every kind, to requests with an Origin, carry
+// Access-Control-Allow-Origin: *.
+func originCases(r *run) []kase {
+	origin := http.Header{"Origin": {corsOrigin}}
+	with := func(req request) request { req.header = cloneWith(req.header, "Origin", corsOrigin); return req }
+	cors := func(label string, req request, want outcome) kase {
+		return kase{label: label + ", with Origin", check: "cors", req: with(req), want: want.and(allowsOrigin)}
+	}
+	var ks []kase
+	for _, op := range r.ops {
+		ks = append(ks, cors(op.id, r.validRequest(op, "1"), r.acceptedBy(op)))
+		noKey := r.validRequest(op, "1")
+		noKey.noKey = true
+		ks = append(ks, cors(op.id+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
+	}
+	ks = append(ks, cors("an unknown path", request{method: http.MethodGet, target: "/conform-no-such-collection", header: origin}, refused(http.StatusNotFound, "not_found")))
+	if op := r.roles.list; op != nil {
+		ks = append(ks, cors("an unknown query parameter", request{method: http.MethodGet, target: op.target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
+		ks = append(ks, cors("DELETE "+op.path, request{method: http.MethodDelete, target: op.path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
+	}
+	return ks
+}
+
+// preflightCases: a preflight for each operation is answered 204, without
+// a body, allowing its method and the headers asked for.
+func preflightCases(r *run) []kase {
+	var ks []kase
+	for _, op := range r.ops {
+		asked := []string{"authorization"}
+		if op.body != nil {
+			asked = append(asked, "content-type")
+		}
+		for _, h := range op.header {
+			asked = append(asked, strings.ToLower(h.Name))
+		}
+		req := request{method: http.MethodOptions, target: r.concrete(op.path), noKey: true, header: http.Header{
+			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
+		}}
+		want := outcome{status: []int{http.StatusNoContent}}.and(allowsOrigin).and(preflightAllows(op.method, asked))
+		ks = append(ks, kase{label: "a preflight for " + op.id, check: "cors", req: req, want: want})
+	}
+	return ks
+}
+
+func preflightAllows(method string, headers []string) func(*exchange) string {
+	return func(x *exchange) string {
+		methods := splitList(x.header.Values("Access-Control-Allow-Methods"))
+		allowed := splitList(x.header.Values("Access-Control-Allow-Headers"))
+		ok := len(x.body) == 0 && slices.ContainsFunc(methods, func(m string) bool { return strings.EqualFold(m, method) })
+		for _, h := range headers {
+			// A wildcard never covers Authorization (Fetch).
+			ok = ok && slices.ContainsFunc(allowed, func(a string) bool { return strings.EqualFold(a, h) || a == "*" && h != "authorization" })
+		}
+		if !ok {
+			return fmt.Sprintf("no body, Access-Control-Allow-Methods with %s, Access-Control-Allow-Headers with %v", method, headers)
+		}
+		return ""
+	}
+}

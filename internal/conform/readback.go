@@ -1,0 +1,65 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// readBackPages bounds the walk of the read-back: the run's range of the
+// listing, at the largest limit, on a target that others may share.
+const readBackPages = 200
+
+// readBack reads every pet the run created, at the end: by its id (the
+// model judges each answer: 404 fails durability, another pet
+// stored_as_sent) and in one walk of the listing from the run's first pet,
+// where each must be found once. A store that loses or alters data during
+// the run fails here.
+func (r *run) readBack(ctx context.Context) error {
+	pets := r.model.confirmed()
+	if len(pets) == 0 || r.roles.list == nil {
+		return nil
+	}
+	if r.roles.get != nil {
+		for _, p := range pets {
+			x, err := r.send(ctx, request{method: "GET", target: r.getTarget(p.id)})
+			if err != nil {
+				return err
+			}
+			x.in.record("durability", x.op, nil)
+		}
+	}
+	from := pets[0].id - 1
+	if first := r.firstID(); first > 0 && first <= pets[len(pets)-1].id {
+		from = first - 1 // pets before the run's first are read by id only
+	}
+	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.limitMax)
+	seen, last, err := r.walk(ctx, query, readBackPages)
+	if err != nil || last == nil {
+		return err
+	}
+	var lost, twice []int64
+	for _, p := range pets {
+		switch {
+		case p.id <= from:
+		case seen[p.id] == 0:
+			lost = append(lost, p.id)
+		case seen[p.id] > 1:
+			twice = append(twice, p.id)
+		}
+	}
+	r.expect("durability", last, len(lost) == 0 && len(twice) == 0,
+		fmt.Sprintf("every pet the run created found once walking %q (lost %s, more than once %s)", query, cut(lost), cut(twice)))
+	return nil
+}
+
+// firstID is the id of the run's first pet, from its tag; 0 without one.
+func (r *run) firstID() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.tag) < 2 {
+		return 0
+	}
+	id, _ := strconv.ParseInt(r.tag[1:], 36, 64)
+	return id
+}

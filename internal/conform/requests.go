@@ -1,0 +1,286 @@
+package conform
+
+import (
+	"encoding/json"
+	"maps"
+	"math/big"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// roles are the operations the model follows, found in the spec by what
+// they do, not by their names.
+type roles struct {
+	create *operation // answers 201 with the created resource
+	list   *operation // GET without path parameters, a 200 array
+	get    *operation // GET of one resource by its id
+	filter string     // the listing's query parameter that is a member of the pet ("status")
+}
+
+func findRoles(ops []*operation) roles {
+	var rs roles
+	for _, op := range ops {
+		switch {
+		case op.created != nil && op.body != nil && rs.create == nil:
+			rs.create = op
+		case op.method == http.MethodGet && len(op.inPath) == 0 && isType(okSchema(op), "array") && rs.list == nil:
+			rs.list = op
+		case op.method == http.MethodGet && len(op.inPath) == 1 && isType(okSchema(op), "object") && rs.get == nil:
+			rs.get = op
+		}
+	}
+	if rs.list != nil && rs.create != nil && rs.create.created != nil {
+		for _, p := range rs.list.query {
+			if _, ok := rs.create.created.Properties[p.Name]; ok {
+				rs.filter = p.Name
+			}
+		}
+	}
+	return rs
+}
+
+// okSchema is the schema of an operation's 200 JSON body, or an empty one.
+func okSchema(op *operation) *openapi3.Schema {
+	if ref := op.op.Responses.Status(http.StatusOK); ref != nil && ref.Value != nil {
+		if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+			return mt.Schema.Value
+		}
+	}
+	return &openapi3.Schema{}
+}
+
+// bounds are the limits the spec being checked sets, read from it, never
+// assumed: a new major may lower them.
+type bounds struct {
+	limitMax     int   // the listing's limit maximum
+	limitDefault int   // and its default (the maximum without one)
+	bodyMax      int64 // the largest body info.description allows; 0 unstated
+}
+
+var bodyMaxRE = regexp.MustCompile(`Bodies larger than (\d+) (bytes|KiB|MiB) are answered 413`)
+
+func (r *run) findBounds() bounds {
+	b := bounds{limitMax: 100, limitDefault: 100}
+	if r.roles.list != nil {
+		for _, p := range r.roles.list.query {
+			if p.Name != "limit" || p.Schema == nil || p.Schema.Value == nil {
+				continue
+			}
+			s := flat(p.Schema.Value)
+			_, hi := intBounds(s)
+			if hi.IsInt64() && hi.Int64() < 1<<20 {
+				b.limitMax = int(hi.Int64())
+			}
+			b.limitDefault = b.limitMax
+			if d, ok := s.Default.(float64); ok && d >= 1 && d <= float64(b.limitMax) {
+				b.limitDefault = int(d)
+			}
+		}
+	}
+	if m := bodyMaxRE.FindStringSubmatch(plain(r.spec.Info.Description)); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		b.bodyMax = n << map[string]int{"bytes": 0, "KiB": 10, "MiB": 20}[m[2]]
+	}
+	return b
+}
+
+// newModel is a model of the target for names tracked reports.
+func (r *run) newModel(tracked func(string) bool) *model {
+	name := ""
+	if r.roles.create != nil {
+		name = r.nameMember()
+	}
+	return newModel(r.defaults(), r.roles.filter, name, tracked)
+}
+
+// defaults are the defaults of the created resource's members, as canonical
+// JSON.
+func (r *run) defaults() map[string]string {
+	d := map[string]string{}
+	if r.roles.create == nil {
+		return d
+	}
+	for name, ref := range r.roles.create.body.Properties {
+		if s := flat(ref.Value); s != nil && s.Default != nil {
+			d[name] = string(mustJSON(s.Default))
+		}
+	}
+	return d
+}
+
+// plain is spec text as the sentences quote it: no backquotes, white space
+// collapsed.
+func plain(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "`", "")), " ")
+}
+
+// target fills the path template of op with values.
+func (op *operation) target(values map[string]string, query string) string {
+	path := op.path
+	for name, v := range values {
+		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(v))
+	}
+	if query != "" {
+		path += "?" + query
+	}
+	return path
+}
+
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
+
+// validRequest is a request op accepts: path parameters from id (a pet
+// that exists where one does), a body with every required member.
+func (r *run) validRequest(op *operation, id string) request {
+	req := request{method: op.method, target: op.target(r.pathValues(op, id), "")}
+	if op.body != nil {
+		req.header = jsonHeader.Clone()
+		req.body = mustJSON(r.baseBody(op.body))
+	}
+	return req
+}
+
+func (r *run) pathValues(op *operation, id string) map[string]string {
+	values := map[string]string{}
+	for _, p := range op.inPath {
+		values[p.Name] = id
+	}
+	return values
+}
+
+// baseBody is a valid body of schema s with its required members only; a
+// string member without an enum takes a name unique to this run.
+func (r *run) baseBody(s *openapi3.Schema) map[string]any {
+	return r.baseBodyNamed(s, "")
+}
+
+// baseBodyNamed is baseBody with name, when not empty, for its string
+// members, and the first valid value for the others: the same body for the
+// same name.
+func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
+	body := map[string]any{}
+	for _, member := range s.Required {
+		ref := s.Properties[member]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		ps := flat(ref.Value)
+		if isType(ps, "string") && len(ps.Enum) == 0 && stringOK(ps, "conform") {
+			if name != "" && stringOK(ps, name) {
+				body[member] = name
+			} else {
+				body[member] = r.name("conform")
+			}
+			continue
+		}
+		if vs := r.valid(ps); len(vs) > 0 {
+			if name != "" {
+				body[member] = vs[0].json // the same body for the same name
+			} else {
+				body[member] = vs[len(vs)-1].json
+			}
+		}
+	}
+	return body
+}
+
+// newPet is a valid create body named prefix-…, unique to this run, with
+// the members of extra on top.
+func (r *run) newPet(prefix string, extra map[string]any) map[string]any {
+	body := r.baseBodyNamed(r.roles.create.body, r.name(prefix))
+	maps.Copy(body, extra)
+	return body
+}
+
+// createReq is a create of body, as JSON, with header's fields on top of
+// a JSON Content-Type.
+func (r *run) createReq(body []byte, header http.Header) request {
+	h := jsonHeader.Clone()
+	for k, v := range header {
+		h[k] = v
+	}
+	return request{method: r.roles.create.method, target: r.roles.create.path, header: h, body: body}
+}
+
+// listTarget is the listing with query.
+func (r *run) listTarget(query string) string { return r.roles.list.target(nil, query) }
+
+// getTarget is the get of the pet id.
+func (r *run) getTarget(id int64) string {
+	return r.roles.get.target(r.pathValues(r.roles.get, strconv.FormatInt(id, 10)), "")
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// with returns a copy of body with member name set to v (absent when v is
+// the absent marker).
+func with(body map[string]any, name string, v any) map[string]any {
+	c := maps.Clone(body)
+	if v == absent {
+		delete(c, name)
+	} else {
+		c[name] = v
+	}
+	return c
+}
+
+var absent = &struct{}{}
+
+func cloneWith(h http.Header, name, value string) http.Header {
+	c := h.Clone()
+	if c == nil {
+		c = http.Header{}
+	}
+	c.Set(name, value)
+	return c
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// idOf reads the id of a pet decoded with its numbers exact.
+func idOf(pet map[string]any) (int64, bool) {
+	n, ok := pet["id"].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	id, err := n.Int64()
+	return id, err == nil
+}
+
+// intNumber is n as a JSON number.
+func intNumber(n *big.Int) json.Number { return json.Number(n.String()) }
+
+var nextRE = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?next"?`)
+
+// nextLink returns the target of a Link rel="next", or "".
+func nextLink(h http.Header) string {
+	for _, v := range h.Values("Link") {
+		if m := nextRE.FindStringSubmatch(v); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, m := range strings.Split(v, ",") {
+			out = append(out, strings.TrimSpace(m))
+		}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// An answerRule is a sentence of the contract that holds for every answer
+// of a kind: it is judged on every exchange of the run, whatever case sent
+// it. judge returns whether the rule applies to x, and what it wants when
+// x breaks it ("" when x keeps it).
+type answerRule struct {
+	name  string
+	where string
+	quote string
+	check string
+	judge func(r *run, x *exchange) (applies bool, want string)
+}
+
+var answerRules = []answerRule{
+	{"challenge", "header WWW-Authenticate", `with , error="invalid_token" when a key was sent but is not valid`, "header_values", judgeChallenge},
+	{"replayed-absent", "header Idempotent-Replayed", "Absent otherwise.", "header_values", judgeReplayedAbsent},
+	{"location", "operation createPet", "The service assigns the id", "header_values", judgeLocation},
+	{"rate-limit-fields", "info.description", "every authenticated answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset", "header_values", judgeRateLimit},
+	{"origin", "info.description", "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", "cors", judgeOrigin},
+	{"error-codes", "info.description", "whose code is one of a fixed set", "error_body", judgeErrorCode},
+}
+
+// judgeAnswer judges x by every answer rule the spec states.
+func (r *run) judgeAnswer(x *exchange) {
+	for _, rule := range r.rules {
+		if applies, want := rule.judge(r, x); applies {
+			r.expect(rule.check, x, want == "", want)
+		}
+	}
+}
+
+// statedRules are the answer rules the spec states.
+func (r *run) statedRules() []answerRule {
+	var out []answerRule
+	for _, rule := range answerRules {
+		if r.stated(rule.name) {
+			out = append(out, rule)
+		}
+	}
+	return out
+}
+
+// judgeChallenge: a 401 to a request without Authorization challenges
+// without an error; one to a bearer key the target does not take says
+// error="invalid_token". Every value of the header is held to it.
+func judgeChallenge(_ *run, x *exchange) (bool, string) {
+	if x.status != http.StatusUnauthorized {
+		return false, ""
+	}
+	auth := x.req.Header.Values("Authorization")
+	values := x.header.Values("WWW-Authenticate")
+	scheme, token, _ := strings.Cut(strings.Join(auth, ""), " ")
+	switch {
+	case len(auth) == 0:
+		for _, v := range values {
+			if strings.Contains(v, "error=") {
+				return true, "WWW-Authenticate without an error (no key was sent)"
+			}
+		}
+	case len(auth) == 1 && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != "":
+		for _, v := range values {
+			if !strings.Contains(v, `error="invalid_token"`) {
+				return true, `WWW-Authenticate with error="invalid_token" (a key was sent)`
+			}
+		}
+	default:
+		return false, ""
+	}
+	return true, ""
+}
+
+// judgeReplayedAbsent: an answer to a create without an Idempotency-Key
+// replays nothing.
+func judgeReplayedAbsent(r *run, x *exchange) (bool, string) {
+	if r.roles.create == nil || x.op != r.roles.create.id || x.status == 0 || len(x.req.Header.Values("Idempotency-Key")) > 0 {
+		return false, ""
+	}
+	if len(x.header.Values("Idempotent-Replayed")) > 0 {
+		return true, "no Idempotent-Replayed: the create carried no Idempotency-Key"
+	}
+	return true, ""
+}
+
+// judgeLocation: the Location of a 201 is the path of the pet in its body.
+func judgeLocation(r *run, x *exchange) (bool, string) {
+	if r.roles.create == nil || x.op != r.roles.create.id || x.status != http.StatusCreated || r.roles.get == nil {
+		return false, ""
+	}
+	pet, ok := decodeObject(x.body)
+	id, ok2 := idOf(pet)
+	if !ok || !ok2 {
+		return false, ""
+	}
+	want := r.base.Path + r.getTarget(id)
+	for _, v := range x.header.Values("Location") {
+		if target, err := r.resolve(v); err != nil || !strings.HasSuffix(target, "://"+r.base.Host+want) {
+			return true, fmt.Sprintf("Location %s, the created pet's path", want)
+		}
+	}
+	return true, ""
+}
+
+var rateLimitFields = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}
+
+// judgeRateLimit: the RateLimit fields come together, or not at all.
+func judgeRateLimit(_ *run, x *exchange) (bool, string) {
+	n := 0
+	for _, h := range rateLimitFields {
+		if len(x.header.Values(h)) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return false, ""
+	}
+	if n != len(rateLimitFields) {
+		return true, "RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset together"
+	}
+	return true, ""
+}
+
+// judgeOrigin: an answer to a request with Origin carries
+// Access-Control-Allow-Origin: *.
+func judgeOrigin(_ *run, x *exchange) (bool, string) {
+	if x.req.Header.Get("Origin") == "" || x.status == 0 {
+		return false, ""
+	}
+	return true, allowsOrigin(x)
+}
+
+// judgeErrorCode: an Error's code is the one the contract gives its answer
+// (the backquoted codes in the description of the response; for a path or
+// method off the operations, those info.description names by status).
+func judgeErrorCode(r *run, x *exchange) (bool, string) {
+	if x.status < 400 || x.req.Method == http.MethodHead {
+		return false, ""
+	}
+	codes := r.errorCodes(x)
+	var e struct {
+		Code string `json:"code"`
+	}
+	if len(codes) == 0 || json.Unmarshal(x.body, &e) != nil {
+		return false, ""
+	}
+	if !slices.Contains(codes, e.Code) {
+		return true, fmt.Sprintf("an Error with code %s, the one the contract gives a %d", strings.Join(codes, " or "), x.status)
+	}
+	return true, ""
+}
+
+var (
+	backquoted = regexp.MustCompile("`([a-z_]+)`")
+	statusCode = regexp.MustCompile("`([1-5][0-9][0-9])` \\(`([a-z_]+)`\\)")
+)
+
+// errorCodes are the Error codes the contract gives the answer of x.
+func (r *run) errorCodes(x *exchange) []string {
+	enum := r.errorEnum()
+	var text string
+	if op := r.operation(x.op); op != nil {
+		if ref := op.op.Responses.Status(x.status); ref != nil && ref.Value != nil && ref.Value.Description != nil {
+			text = *ref.Value.Description
+		}
+	} else {
+		var codes []string
+		for _, m := range statusCode.FindAllStringSubmatch(r.spec.Info.Description, -1) {
+			if m[1] == strconv.Itoa(x.status) && slices.Contains(enum, m[2]) {
+				codes = append(codes, m[2])
+			}
+		}
+		return codes
+	}
+	var codes []string
+	for _, m := range backquoted.FindAllStringSubmatch(text, -1) {
+		if slices.Contains(enum, m[1]) && !slices.Contains(codes, m[1]) {
+			codes = append(codes, m[1])
+		}
+	}
+	return codes
+}
+
+// errorEnum is the Error schema's enum of codes.
+func (r *run) errorEnum() []string {
+	c := r.spec.Components
+	if c == nil || c.Schemas["Error"] == nil || c.Schemas["Error"].Value == nil {
+		return nil
+	}
+	code := c.Schemas["Error"].Value.Properties["code"]
+	if code == nil || code.Value == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range code.Value.Enum {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
