@@ -55,6 +55,9 @@ type replica struct {
 	bin  string
 	env  []string
 	log  *os.File
+	// shutdownDelay is the server's -shutdown-delay: how long it drains
+	// after SIGTERM (0, the default, for none).
+	shutdownDelay time.Duration
 
 	mu     sync.Mutex
 	addr   string
@@ -106,7 +109,7 @@ func (r *replica) start(ctx context.Context) error {
 }
 
 func (r *replica) startOnce(ctx context.Context) error {
-	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json", "-shutdown-delay", "0")
+	cmd := exec.Command(r.bin, "serve", "-addr", r.Addr(), "-log-format", "json", "-shutdown-delay", r.shutdownDelay.String())
 	cmd.Env = r.env
 	cmd.Stdout, cmd.Stderr = r.log, r.log
 	// A process group of its own, which a kill ends whole; and killed
