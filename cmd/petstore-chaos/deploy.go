@@ -111,7 +111,7 @@ func lbFlags(fs *flag.FlagSet, lb *lbConfig) {
 	fs.DurationVar(&lb.Connect, "timeout-connect", lb.Connect, "HAProxy: timeout connect")
 	fs.DurationVar(&lb.Server, "timeout-server", lb.Server, "HAProxy: timeout server")
 	fs.DurationVar(&lb.Client, "timeout-client", lb.Client, "HAProxy: timeout client")
-	fs.DurationVar(&lb.KeepAlive, "timeout-keep-alive", lb.KeepAlive, "HAProxy: timeout http-keep-alive (the clients' idle connections; the workload's own idle timeout is 30s)")
+	fs.DurationVar(&lb.KeepAlive, "timeout-keep-alive", lb.KeepAlive, "HAProxy: timeout http-keep-alive (the clients' idle connections: above their own idle timeout, the workload's 30s, Go's default 90s)")
 }
 
 // deployCmd runs the rolling deploy: exit 0 when no request failed and

@@ -45,7 +45,7 @@ var defaultLB = lbConfig{
 	Fall: 2, Rise: 2,
 	Retries: 3, RetryOn: "conn-failure empty-response", Redispatch: true,
 	Reuse:   "safe",
-	Connect: time.Second, Server: 30 * time.Second, Client: 60 * time.Second, KeepAlive: 60 * time.Second, Check: time.Second,
+	Connect: time.Second, Server: 30 * time.Second, Client: 2 * time.Minute, KeepAlive: 2 * time.Minute, Check: time.Second,
 }
 
 var reuseModes = []string{"never", "safe", "aggressive", "always"}
