@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -91,6 +91,25 @@ chaos-broken: bin/petstore-chaos
 	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|asynccommit|fsyncoff|nokey|nounknown|dirtyread'; exit 2; }
 	.ci/with-postgres $(CHAOS_RUN) -broken $(CHAOS_BROKEN) -out $(CHAOS_OUT)-$(CHAOS_BROKEN)
 
+## deploy-test: a rolling deploy behind HAProxy (docs/deploying.md#behind-a-load-balancer): two replicas on a
+## throwaway PostgreSQL cluster under a steady load through HAProxy; DEPLOY_ROUNDS times, each replica in turn
+## drained (SIGTERM), stopped and started on a new binary; fails on any failed request or audit anomaly
+DEPLOY_ROUNDS ?= 3
+DEPLOY_STEADY ?= 10s
+DEPLOY_OUT ?= bin/deploy
+DEPLOY_RUN = bin/petstore-chaos deploy -rounds $(DEPLOY_ROUNDS) -steady $(DEPLOY_STEADY) -out $(DEPLOY_OUT)
+HAPROXY_CHECK = @command -v haproxy >/dev/null || { echo 'deploy-test: no haproxy: apt-get install haproxy'; exit 1; }
+deploy-test: bin/petstore-chaos
+	$(HAPROXY_CHECK)
+	.ci/with-postgres $(DEPLOY_RUN) -min-acked 2000
+
+## deploy-test-short: one round, 5 s steady stretches (.ci/run)
+deploy-test-short: DEPLOY_ROUNDS = 1
+deploy-test-short: DEPLOY_STEADY = 5s
+deploy-test-short: bin/petstore-chaos
+	$(HAPROXY_CHECK)
+	.ci/with-postgres $(DEPLOY_RUN) -min-acked 500
+
 .PHONY: bin/petstore-chaos
 bin/petstore-chaos:
 	$(GO) build -o $@ ./cmd/petstore-chaos
@@ -163,8 +182,8 @@ lint:
 	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck && cd tools/compat && ../../bin/staticcheck ./...
 
 ## ci: every check CI makes, in order: what .ci/run runs once it has installed the tools
-## (npm packages, chromium, docker or podman, PostgreSQL); each target is also run on its own
-ci: check-generate check-compat lint test test-docs test-image lint-spec conformance test-browser test-postgres chaos-short fuzz
+## (npm packages, chromium, docker or podman, PostgreSQL, HAProxy); each target is also run on its own
+ci: check-generate check-compat lint test test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed

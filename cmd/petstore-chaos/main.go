@@ -3,6 +3,7 @@
 //
 //	petstore-chaos run [flags]    start replicas, load them, inject faults, record the history, check it
 //	petstore-chaos check [flags]  audit a recorded history against a final state
+//	petstore-chaos deploy [flags] a rolling deploy behind HAProxy under load, audited the same way
 //
 // run, with the PostgreSQL store, expects the throwaway cluster of
 // .ci/with-postgres (make chaos): PETSTORE_TEST_DATABASE_URL, and PG_BIN,
@@ -20,12 +21,10 @@ import (
 	"maps"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,7 +42,7 @@ func main() {
 
 func cli(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: petstore-chaos run|check [flags]")
+		fmt.Fprintln(stderr, "usage: petstore-chaos run|check|deploy [flags]")
 		return 2
 	}
 	switch args[0] {
@@ -51,8 +50,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "check":
 		return checkCmd(args[1:], stdout, stderr)
+	case "deploy":
+		return deployCmd(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "petstore-chaos: unknown command %q (want run or check)\n", args[0])
+	fmt.Fprintf(stderr, "petstore-chaos: unknown command %q (want run, check or deploy)\n", args[0])
 	return 2
 }
 
@@ -178,33 +179,18 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-sigCtx.Done()
-		stop() // a second interrupt ends the program at once
-	}()
 	// Bounded whatever happens: the run, the retries' grace, the start
 	// and the end.
-	ctx, cancel := context.WithTimeout(sigCtx, cfg.duration+5*time.Minute)
-	defer cancel()
-	r, err := execute(ctx, cfg, stdout, stderr)
-	switch {
-	case err != nil && sigCtx.Err() != nil:
-		fmt.Fprintln(stderr, "petstore-chaos: interrupted:", err)
-		return 130
-	case err != nil && ctx.Err() != nil:
-		fmt.Fprintln(stderr, "petstore-chaos: out of time:", err)
-		return 2
-	case err != nil:
-		fmt.Fprintln(stderr, "petstore-chaos:", err)
-		return 2
-	case cfg.broken != "":
-		return caught(r, cfg.broken, stdout)
-	case !r.OK():
-		return 1
-	}
-	return 0
+	return bounded(cfg.duration+5*time.Minute, stderr, func(ctx context.Context) (bool, error) {
+		r, err := execute(ctx, cfg, stdout, stderr)
+		switch {
+		case err != nil:
+			return false, err
+		case cfg.broken != "":
+			return caught(r, cfg.broken, stdout) == 0, nil
+		}
+		return r.OK(), nil
+	})
 }
 
 // caught reports whether the audit of a run with a planted defect found

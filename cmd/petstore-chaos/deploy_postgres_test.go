@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore/internal/pgtest"
+)
+
+// TestPostgresDeployCatchesDrops: the rolling deploy fails a deploy that
+// drops requests. With no drain and no retries at the balancer, HAProxy
+// goes on sending requests to a replica that has closed its listener (it
+// has not yet seen /readyz fail), and answers them 503: the run must count
+// them as failed, and exit as failed, while the audit stays clean (nothing
+// was lost or doubled: the requests never reached a replica).
+func TestPostgresDeployCatchesDrops(t *testing.T) {
+	if os.Getenv(pgtest.EnvURL) == "" {
+		t.Skipf("%s is not set: make test-postgres", pgtest.EnvURL)
+	}
+	haproxyBin(t)
+	t.Chdir("../..") // the deploy builds ./cmd/petstore
+	cfg, err := parseDeploy([]string{"-rounds", "1", "-steady", "2s", "-shutdown-delay", "0", "-retries", "0", "-redispatch=false",
+		"-out", t.TempDir()}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	ok, err := deploy(ctx, cfg, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`deploy: FAIL \((\d+) failed requests, audit clean\)`).FindStringSubmatch(out.String())
+	if ok || m == nil || m[1] == "0" {
+		t.Errorf("a deploy with no drain and no retries passed, or failed for another reason:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^requests sent .* 503 `).MatchString(out.String()) {
+		t.Errorf("no 503 from the balancer among the requests sent:\n%s", out.String())
+	}
+}
