@@ -25,6 +25,7 @@ import (
 const (
 	ErrorCodeIdempotencyKeyInFlight ErrorCode = "idempotency_key_in_flight"
 	ErrorCodeIdempotencyKeyReused   ErrorCode = "idempotency_key_reused"
+	ErrorCodeIdempotencyKeysFull    ErrorCode = "idempotency_keys_full"
 	ErrorCodeInternal               ErrorCode = "internal"
 	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
 	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
@@ -32,6 +33,7 @@ const (
 	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited            ErrorCode = "rate_limited"
+	ErrorCodeStoreFull              ErrorCode = "store_full"
 	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
 	ErrorCodeUnavailable            ErrorCode = "unavailable"
 )
@@ -42,6 +44,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeIdempotencyKeyInFlight:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeIdempotencyKeysFull:
 		return true
 	case ErrorCodeInternal:
 		return true
@@ -56,6 +60,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeStoreFull:
 		return true
 	case ErrorCodeUnauthorized:
 		return true
@@ -205,6 +211,9 @@ type IdempotencyKeyInFlight = Error
 
 // IdempotencyKeyReused The body of every non-2xx response.
 type IdempotencyKeyReused = Error
+
+// InsufficientStorage The body of every non-2xx response.
+type InsufficientStorage = Error
 
 // InternalError The body of every non-2xx response.
 type InternalError = Error
@@ -379,6 +388,26 @@ type ClientInterface interface {
 	// animal if it was not. Without the header, every request creates an
 	// animal.
 	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -421,6 +450,26 @@ type ClientInterface interface {
 	// a retry with the same key replays it if it was, and creates the
 	// animal if it was not. Without the header, every request creates an
 	// animal.
+	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -505,6 +554,26 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // animal if it was not. Without the header, every request creates an
 // animal.
 //
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -557,6 +626,26 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // a retry with the same key replays it if it was, and creates the
 // animal if it was not. Without the header, every request creates an
 // animal.
+//
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -862,6 +951,26 @@ type ClientWithResponsesInterface interface {
 	// animal if it was not. Without the header, every request creates an
 	// animal.
 	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -904,6 +1013,26 @@ type ClientWithResponsesInterface interface {
 	// a retry with the same key replays it if it was, and creates the
 	// animal if it was not. Without the header, every request creates an
 	// animal.
+	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1142,6 +1271,15 @@ type CreatePetResponse503Headers struct {
 	RateLimitReset           *int32
 }
 
+// CreatePetResponse507Headers the declared response headers of an HTTP 507 response for CreatePet
+type CreatePetResponse507Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+	RetryAfter               *int32
+}
+
 type CreatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1163,6 +1301,8 @@ type CreatePetResponse struct {
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreatePetResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1181,6 +1321,8 @@ type CreatePetResponse struct {
 	Headers500 *CreatePetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreatePetResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreatePetResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1226,6 +1368,11 @@ func (r CreatePetResponse) GetJSON500() *InternalError {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreatePetResponse) GetJSON503() *Unavailable {
 	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r CreatePetResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -1479,6 +1626,26 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // animal if it was not. Without the header, every request creates an
 // animal.
 //
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -1527,6 +1694,26 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // a retry with the same key replays it if it was, and creates the
 // animal if it was not. Without the header, every request creates an
 // animal.
+//
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1909,6 +2096,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON503 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
 	}
 
 	switch {
@@ -2219,6 +2413,44 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreatePetResponse507Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -2723,122 +2955,131 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwPc9vGkudX6cLtVUgHpEhakiWqUruKY7+njeOo/Kdyt4bWGAFDcmJwhsEMRDF52rrvcN/wPslVd8+A",
-	"AAXJsl+SrffKqZQlkcBMT09P96//zW9RZpYro6V2Npr+Fi2kyGVJv55mmbR28NRoV5picFoUZj34sVRz",
-	"pfHrXNqsVCunjI6m0dMfX72eQvooBaNBXslyA0LbtSzBGRBQyl8qaR24hXCQibJU0oLQkPJ4aaJ54his",
-	"4YcErOUlrMRcwlJsIBNFAW4h4fT8DNbKLUDAB7kB5SxUVpaJXpgit0P4Xm4suFJcyQKUhvS0cgtTql8F",
-	"EprGoJE4/CYz5oOSlmbUJtFZKXOpnRKFBVFKELhemQ/hvJSzQs0XzkIv/fH8zdmPL1+nTEMgH4TOE53u",
-	"cOwVL3rwg3QLk6d9ZI3QYFayJGq+srASuBKcjZglcZTJaD8FUzmrcgluoSxkOKDI3DDRURzZbCGXArdA",
-	"6moZTd9Fj6KLOFqK6xdSz90imo7jyG1WMppG1pVKz6Obmzj6Tq5KmQner93te/X8KRw/2T+AfPsU5MJJ",
-	"6I3h34WuRLmByWhy2I9BWEj/LalGo8dZpdU1WJkZnVv6RKbDKI5wt1Up82jqykp2Ufxv4yeHTyaTg8PR",
-	"aIf2x5Mu4s9yuVwZJ7UbvJKrQmxw8N1FpDhbCuuF1Mw3L4ElvWFJfBpCqUGKslD0AEsn7mmi8TErlhLS",
-	"etZsM/hebtKpH0ItRQFrYSErpXAyh8sNC60fKE60No4/VRaMlkM4vbRSOzBuIcu1svKuvcQ17LBkv4sj",
-	"L+W1e6H0h+69PJocHUGh9AdcKRKt5bWj0xTDqpRECvFpacqwIosHLdEzg4I/hZS3eO9qvLeSzv6rmDlZ",
-	"fsMfFsI6UDlvOf47OSzUUrnwNf7OX77jb60TrrL+a/6Dv7/gHydQyuKbJEIykyjdZU6DGZODwzhaCedk",
-	"iYv9zzaVSeLpfDceHF+8Gw2OL34bxeOjmyaRre8mN70WiT1xJVQhLgv5t5XUudLzv1lT5P3+v3ZR+i9R",
-	"1968Ek6+wKkG9G/HFrGc2KBkYCVLWCudmzXMTMlig+qtZ3Sx4Z0q8TTSApSeg7KJlhrJzPtDeCayBT2/",
-	"EBYEOPNBarissg/SxaSQ8XsrS1Z91gmdyZhENtGlnKkCdZ4jQcmMnql5VcqcZjxhWvB/Z8GqX+k9CZdV",
-	"aR2dBxwhrIZooJOAhFxKqUHlBWtwK3WOkxid3RL+mSmXwkXTSGn3eBKR9KslHojxiP6Lo6XS/pOa40o7",
-	"OZflDstfyaVQGrfibrYXcubQBtCCq7Kk4/Bx9ie6wX8I7GetsF6YQjLnt+Mjz3gbcBeIWTu74I2d1/4x",
-	"kPQyAZ6tfw+vRh/llZUd4vmaNTpU2im2ur9Uxglc9Kwqig2U0jqDIvIg+YyhNJXOZQ7V6gTSkVfRyoUB",
-	"H77Eo8P9hyxQunIzOEVW3r04Z2AtlINLOUMdWOI7Ss/bxAoHhURlN77frj2c4m7xfV0RdDBlt0p/gyYp",
-	"PAJm5u1KABK3lHVbVdVvDq5kaZXRqGEfZKY/cdQdu3XYabheV7pT6MhsHRzvQymX5koUDD9urfVhhL9Z",
-	"VDGMDuA7mcFk9HgEo9GU/oe//PDmQYjjp59+GiB2REiYCSc74Ma3UpSEHkSx/CaJkEV4KpIojT08jEGW",
-	"pSm/SSKlr0Sh8vekIJLIHwFSmIlGKEEm+bKiM4HggR7ng/Hx5d5JSRTf/d2dxD1gG2/QBpdiKV1wFroP",
-	"29OqtKac4umqSo1QqNjUcGO9MFZCqvIUFz0nLIW6T3j4diWKCk3FWytJCaV4OKZtpADsN7CcSMQ2V8pU",
-	"lh2HUiDaohETfVmpIifVRMhsIXQ+hG+FlYPxCHI1V87GoA1YNddgSjz39PivsjSWNwIdn+iXSpabKI60",
-	"WCJLSGHfqb0O95u64Hgyefz4yWT0+PDoYP/Jk8OHKOsGBv1ebm5z+NTbXAlZoVCGluKDtFCtyJIZXeNV",
-	"5WAttNuCVjTE0BOJfvv27DvcAQFzY3LIFkZlsh+zSIq5UJrFmd06UpTMb/TlaLBhoseoUCcHB5AtBPoq",
-	"srT4UHo6+A8Qg19hNDiGAbyHIfwXTOFr2INvUugJwMljQCpe4C+XwsrDffSncC9n6lrmoMgvmykcEt3A",
-	"mXL9IaBOzEsxc4lOSEHuoHX465s35/BXFo/nShZ5EsG6VE6yJ4BsQ7SUaOvKKnMIeQYzfA5YzGO04Lmp",
-	"Lgu2f9JOec24wcSvLJMr5KQzJtFIMsoEj04OhJ+C8BI6eeQIvCauOlgay2DohFyR5cpt4kSbK1kWRs9R",
-	"ApeiwKlkzp6urWECpPujUdqQST4EW6HcYcXdWPoJyV/Db2wg614SvTsd/IcY/DoaHA/f/9f0671vBhe/",
-	"jePJwcFNEv3t7i/7t2FxHF0P/NiDpbRWzPHLZWXRAMMdwnOP7MRg6AQIhCO7+0QH5w7o/QMfRtDV8pL1",
-	"RlBHrKNkPiUh7NYKiX6gWiAg1OJ7LmeiKlw0nYzi+0HcR9HCuXRnHf7vWX1Ogjrkpd23oB01F1azEm6x",
-	"XcyK5nso/vkUnXcHGiJX7LkqOm3Kq05bggqKnX7231Sh3AbYqRvesUn8bWuX/qWUs2ga/Y+9bVhsj7+1",
-	"e+fSMWVsAEtpV0ZbSfbvW5F77wL/yox2UtOvYrUqFAdU9n62HHt52HTP0DrzVLfRYAhZoGPG1nsKAmqb",
-	"jDt7afINLCWJubKwVNaSVjMzjnGsS9QzyH582lQOpaYUei5j1Eh+QwIeQc3pELXrRGdCG60yUdSC1ROQ",
-	"fp2SUMVtkYohHYzSvvcakSQeMNECkJ5Cwr+//vElmMufZYbeasm2/imzcPBms5JpIEJei8wVG1SkiU53",
-	"WeuDckG3CkgrNxscpaRVrHQnIIiCmE/9Bg8zKr4Yhydjx2GhGmuyundkULXR8iRQR3LkzUSiWes3uY/P",
-	"bEfJjWTyczlTWsbeTKBtdmuVSVT7ZQv3wUqWGa5e6swgL4eQZiYnRiQ6DXjNC0F6AqnXqWnDBJnZjAMY",
-	"bbFgiWDN9fBob5eg+rf37nu1Oxpy32i7j9/t3D9slO0r3a7vQ0fBx29uI7Iz/ZyCw3/8sT9txSnh7jAl",
-	"zEqz3H5/en7mAQRCHVUUcClJKkqD+4ZefC1ciMbrwd5/kJv3Sr/n6HdKmAsHqckojZMotAul5yceGCoH",
-	"BeH4NpEEUg3MpeMwyEyVto6XfhWgzRep/J2k8pWsLIfI/3hTdFv+0J8VRSlFvgGko46Ee1Fk91jpED5E",
-	"AlFRcgguJs9FQK5mM0mhuSBwvZYS3BHUkpaMUvqSJZLI8GbrBOkAAVquSRRphkTjn4wgvkje50ueRlQv",
-	"ChaSP14Naqi0vF7JDF0vwtQ+uBoi3C115olLvcfo7WSilYW51LJU2Qm9WwOqPASG0/9VZ/DO8jrQUJhM",
-	"oAupXKJVc9qvLBRm/kWOPluOzsWmMCJ/Y8wLUc7ln4ujAzItcGofhBrDD+rbljStmMT3zpj39GTaH37Z",
-	"7s/b7jfG/CD0JuRk/pztDjkyskrVihI0QQQ4x9FWJa00TaLrAExTKErh5Hvy99n8/Ih+6TbDuvUFTIlz",
-	"13mRdsZkCM98eK2B8YR3B5DszFTa2TjR64VwXMTgAm4KKmxG6+rEZ18U02dJ6q1k0r1vNx4lAXyrhS8/",
-	"+bPA2BbsB4cffT7vMLbEtmrQ9kWNfaZwdGWJ7hvi1vNBTELRwZ8jJZQBgkxwmQpqDpEtUHOgowfarOt4",
-	"gxUbC+uFyhYUU1ybRGfCUoSBygKmiU70gKQpLCGdBp3TRuBNlLUUG57XlUrmJzSEqVxmlvJ9pT9os9Zp",
-	"zBE+hOoppxnOpfM1OJnRWmYcozHsRoBf1UwoVK4hkS59igJCks2XmNV5ESRlIa5oBKpY8PmRIdBx/qiz",
-	"7b1a5SyO4OuL8CVT+fSITzpRrOcERCCITYR/0OiwH0xHYA1YMZPFJqaMSKEsDWYXZo27In16q16LvFbW",
-	"2S+q/jNByU2IBBPXngon56bcPCzUnvmnm9txKQuj5xacQae0fgRdXmuqMpN+w0gkhd7Ayljl1JVspLya",
-	"iSbe2N8x1h5HtdMm8lxxQuW8RLjilLTRdCYKK7s0COFlM/M5QW30YHJ9DSEkjtZk1RgGdVouu5Ix2UJp",
-	"OSilyFF1cEYa8OEhvJRr+s0GbSHyXJJ3JmCptCnBFx7QmfLJz8o6cHi+8DOTSzx4dfwV9UpIyHnnz8/o",
-	"NzHQ/5VtZA5Ckn0n6hrFUdOERnGkjXs/M5XG35dU8/keP/I1XsiSXfchiqMmeqQ0BfurPHptFeLozrhc",
-	"x3ccConiaEelRhe3MvlIqc/G7W7OX6ul0NutaXyJ7EIUirLJWQTUTuuFLOWUNFmhtEw0MlVeO0o3ZaxA",
-	"Ggk+FuZm1eposn9POvLdfybJ9Wg0SJLr8fMkuX7y/OLrjvK7OGR1OotoKCfMD7B47Gz8MLovN3dwfNw4",
-	"T1TX05G92mbJ3rHYb3lcE7fdCM57RFTRuT5ntfUJZ/FUB2XjDB4QjnKg96IyCcJaNddcu5eqPO04ly0l",
-	"dx+gaKjDm5BB+2i+7CU+1toTURQ/zqLpuwen2i7ibeo02p6IXU4TQXFzPV08/nsYHOoFhROFmVfy92Om",
-	"6rAwb7X6pWoZAt7MEE3dbrLxkMUXR/2u5uGzt/mhedT2Jqo8JGdbO3nvsQnTd5533rqvLKXFplxnMB6N",
-	"Gmoo9lXfg04tBb23WpGiIHshiq2df5pN4e3Xo9Fo9P/+z//FX8bPY8Ru+OuT5/6z4+ec+Hw6DmNbUDor",
-	"qlzm/RM/q7xGkK8cXKpclQxrRQG8kQT4anoY/ZorWZYqpxaKHOeUy0uZ5wqxxtuvJ6PJKU0/GU2ekWbG",
-	"d5Q1BQUu8fPDQ//A4XHM6B5HyYSm6iEQxC7IlV0VgqtkNBWuE8V1TSRh1ppTzhsENLSBaeuFQqC7EpmE",
-	"nkfpP+Fn71/TZ/74bDwnjz3XRt/F9MFkxD+PDvjn6chzeHx4RF9NAvcno9EpfzA58j+P/c/n/POAfj4e",
-	"jUb9IfosKB1q6Rlfsx2WovxgoUcjPvNT0Jujw/HTfuBmon+VpRmsVe4W8LNRmiQFn/2u32wembJHNXBm",
-	"QCXBPlOMmyaX5mcFFrGEzhCfSElDL1mDe8PH/lftfSgN0mZiJW2iid/Pnv5w+ppknkj7i/nKQinn8nqF",
-	"Pl0OolAfZIelHX3E0FYo1wP6ica2QpHmP4/xTxSxAf98Rj8OD/nPw+OLRzvvT0at90/xT9w/ep4fwt3j",
-	"0Y78qDzJwfOdwZOkwh28+HtJ/KT6JBRoPLyCmoZ2YQyY8lMOsGVPrh74UoIvoa5Pildqr++AMafN+pZW",
-	"nU8TrDaho+9jQDVqirwTBJ5L1zUVl1E2aqQQfNvMlxVQ5aYpc1lSgY2Ty4eofsKc4vqMHx83QJQoS7Eh",
-	"m2BlVpXKbV7ja2xbL6mM9bRCeb1Vidtq8pqCL3nl6uXT87P33z/736E9iRvEqBpvJdDCMhOsZ2Wiqbov",
-	"XdkP71PgXhg2ufuP4e2rFwP0x0OV4nZXKbqxwWETrayttla6Dv320lB6Cx/kZi512h/C6bYsZ1vtZ8pE",
-	"e8TeVfk3Ds1nu8GkZtsM8pNZthX1hXMrjggpPTMh0iQygkS+JOpcOnhNRJ6enwF61yj3srTokJSFH8VO",
-	"9/bCaobyWixXhRxmZrlnq9XKlLTHt41xe+wPUq4semkBTzXlrIej96mEpQw+H8+GmltZyE1WLdHjUzYE",
-	"hKhFbgvoKXecsZKX+KgXDvJYyQUnxN+M9lupc+p1YdovZQ7o05C9eGr0Faepre9wMUVOwSl2gbfF+BwR",
-	"Oy0K2DbG6Lx2MSj5wDVPvdslTDG8ffN8cIQ2CuDVNjml0A321ZKNKqhm7dS0IUL4MdlKVwpV4GHNhRMx",
-	"5BXPJ0NhGFmkuA4Q0+QxOdgheIyjoH9PM+2UZTU7F31RKnzLxDYSaTgC59J2nh8/RpEd7I6KctBKzE1b",
-	"S/aJWC2WRKDGteRK0Go3KxlDR2FYDyVIbyATVvZ9db42jcKoywotKI4R6koh9WVjRFAoJWsOFHO5KR5Y",
-	"1OV4nBkmEZjil6GXFsIpPU5jHmN86H87SvsxDUWvbEmJOcoKu1zxcSug2ohCWRJ1Wjktm3QzlXu3ukmh",
-	"rhUewBnjetZ+oZ4PX1mLDVkhXEBd97flDWmuszwlgUopVoFroAhr2sfzsltfyvppkLJt8x02gsQIgROJ",
-	"FNXfTmFbOAi99Gtkkykh/Z+Tb8cpH3uqtYs5ugCCC6nxFUW128A2s79TdQi9dDR6ghxOByNqz62LrLmt",
-	"oJtN1NxKlfD8UOjCRf+ZrTn0UgoLIAPIwUqn+A2NwH/HsONnHRyNnrTKxXkppHfILDJa5JICIFpvj3Dk",
-	"oXW/tUc7JZ6Czv2Wu3V0eYaqkQI3BFbIKEMvHQ89b9KxHKXdLOmHWp0tD0iYnrW1Hng3zsInGeM3PnJP",
-	"Jou9DmXpcA2UtlJzOHQIDTOHk5GKzlSOZpaEixkXzhLpMj+9aGVUkRnNpGrDtPoVowTWGVZZWLkNcpFU",
-	"q+byd+Oe3H+pIaWwasr749tc2IVNQf5SoYXz3lAzIMVBNHq4TtPh8SR9yK0QVjoEDdQ2TlaI9DeraKij",
-	"yjuAYT+FXloHJ9P+CQhgdEHjcKYZx+CgZStk6g367pAHOOTtGGfax2F4QA0pZQuC5hrCS6loe9DVsSBa",
-	"W8p24K/PTr+ri33JKFNZs/98pzo3tM/f3sODgJA8AT3qzTC0Hb4OqMYLqEmtt+F+/cSLzBASpHQLowMy",
-	"vzWaYBwvAEnzpBJYgLWpihwulffMOamvrkSxg0RwOaohlc26YzOj42bWZJFoowPgsUECf7pVXMB1BbZd",
-	"VxCH2xgaQDH3DGOnny9jSHdyM6jgOhItXl/sJE/YNDBD8FiZUJ5AVOwIz+Q4bE8jX77VBfwK3eZAbdE7",
-	"lRhTbmauCzMYRnpucZEEVbgDk/JVXd/BWZZLuVBEZmFEDpeiwEFKJvhlPWpoZaaGeODW5WqFO/YSnAoF",
-	"1n5xGvV3XAdaGrx5VFttHCWASg7HdPb/Qs+tjf+LnS0ozZovwDBLYg/V9m5LI2uK+yQUb73bwAXq2xa9",
-	"IK1boz5XVyg/VH9+lzHc3sWBcHAlC9cYIJxSVUiN0EzNtSkpRzUAvg1E6M47QGr1EC7P8IDOSyLNf0/a",
-	"cQqPUtSBOAf1iFEWZPdqDhqlcTsHfPRyjju1yzati+JLt3PUOeHQv8+ag1V4AGoNpXPC7Qbg7dOW1I+r",
-	"NNZn7Nk55YpbTloURz4PFk2j8XAyHKH3ZVZSi5WKptHj4Wj4mJJPbkGeNHlu+Mu8sw3Xd9eIh/r+0AvR",
-	"Z/67Hye60Zs1oy4e9oeDDWQVHEruPKYj/4JCADGk7y7SRFP5VCglWAqXLaQlX+xczJWukcDlBjLfZuox",
-	"6QPaTRPd6jdVbsgKdfc+DB8C4OZSuj6jmS5KdH2XDXen1sLMCq7dqsoEOHSMar/VCjzWfFz5Hb8E9B38",
-	"3R102wYzfFYTMoTnRBltBs6QJrqu++fqetrAK2VVbeB8JsPQ9Q9KNyM4JGC1IJ7l1MNmHQWG2s2+d6Ru",
-	"to/sheT+Rx9sNXo94HlfWnWx03w1GY1+t7oZWnBn98XOeYjvC4b9KcUX4a6A+4aor4n5J6wg3edt73qv",
-	"Fo+9RmMevTL++Cutqj18aXL88Zd2y1lv4ujgIfS1q+fprccPIrGVCbXVcinKTTSNXijrgoiiyRBzS/Fg",
-	"/8nFTRytjO1Q/Kc52a9GOrmd7exMLBPgUXkaWut8WiLkOeg78ujROfOOqqmb8sGRRjQzSDn5ncakmndD",
-	"SqSZawcKvaKlco7zJXV21kK6LUEbJvq0ox6Wmr+3BbGJfvTotZiFYis7fPQITkMpCS0ELQD3NdVlWz2u",
-	"LBMEBE3l4kQLyEuzWsm8WZdGcZr0YPQ47fvAIvLjVvmYwklymWjfsR9ujPLrYuDG77eaqXY78j1+DhvE",
-	"sJjcA64BYS/SX9oxq4qwnJlvaay7cBLtb8LpTfZhYarSQqULaW3b2bDS1WnBfgw2MyvqhGfHNpShEhOp",
-	"0E05Hxi9vYr6k7BRAQBvTZnHkXQZAeKoXjohT71+lcAE4bwXhvV+2o8pm0fQg+BgxyViU6A7w05qmKHl",
-	"mrpB6Xqbk256u1qTdlycScpU3tWk1DHyQhUyMLSNldmD2m3a2wWm+6PjtGPGRv8eHsR4W5TO14CgxyXJ",
-	"q+TrcBAsIHiKw96I2216/kY1cs69u3BM59KZZuniHX2AQ3jGcQAOO/rYTTjEofqScrRr04ihh5gZDhMW",
-	"sWl7VfRdaHonQQyKxdeD4up8NYm/5Q+BgszrolCGtBRZRWXF9fZ1ai4O6dc4hBSDJqq1E4koSWydFkx0",
-	"QzNxhl2bWoYyWceN6+pt60HFFiHeVhx8kaGVoRaXt2bqpaVDRvmKCubv1mP2qUM4bd/RSPdPsfrspfvX",
-	"12mfUgEzoUKz/Tbclh5cX6csTqhdg8aZ+u4K6gq1W8lNtJiV0i5wTtKPt4Jet0qBA1omaZHXmVxxcK9R",
-	"3hvKeLmGl89vzKv0CtCfJdxqVNllR3Uv8j7cFoh8nPGx8NsdWEeCFSQ2PIIaZAg/+WgOjhhutJStvo4w",
-	"iNBhjC7oXdc7fzL23rkvhrEyTf2tyTe/G0z2xWo37QoeVKY3t8D5+PcE53eVtDduZaQ60ZPWhQO1vssb",
-	"ufI/BaTfcXPlfSN2vYJw39x1e+e5cIu6Dtnf7rNdZufVL4f7rZqPcMXX3u69iQ++4PCLJ/EQT2L0AE/i",
-	"jvsF8PXxA1yD3TZKcmAmnzqtbyD/R/N+TvN868N0uj83MQfA9n6jpOZNKxDGd99uL7i56+KZbYU/30C8",
-	"rdL0XsV39VDoU7xp3WAHa76DgS+6o4u4gG6qY/doMno88peepX959gaI2kbIsUYaHFmjCLAU+RDOnIV0",
-	"Mgopvf3Rfrotc7AUXt1A2rgGOIVeuPe3H0PKF/P5D48Ojve53E0k2oe2vEtYX/zXZbjm0n2O1eIbjf7o",
-	"wM79tuNPMwk7NzHfN1Lz0QdGfNpXSf7Tddxtr4+8nwn6v0G57//x3XsvTVA9C+GBv6/OaDV3NrK9X8T6",
-	"n1Ss/5Hs8l+ka8QWe1tL2+820o0aUDIfzerPdxdoJzgtzMZlBw2XJq8oBvewmsWrMVX/1p1X3AdyE9+6",
-	"ONiJOZfRtge1/PnwUwa/qFd9d9eCbZY/1g7MsHH1qOfXzcXN/w8AAP//",
+	"7H2NchtHkuarZPTthQG5AYEQSYlgOHZpWZrRji0z9BO+WzWXXewuADVsVMFd1QRhDzfuHe4N70kuMrOq",
+	"f8AmRWlsb8yEJiYMAt1dXZWVlb9fpn6NMrNaGy21s9Hs12gpRS5L+vMky6S1o+dGu9IUo5OiMJvRj6Va",
+	"KI2Xc2mzUq2dMjqaRc9/fPN2BumjFIwGeSXLLQhtN7IEZ0BAKX+upHXglsJBJspSSQtCQ8rjpYnmF8dg",
+	"Dd8kYCMvYC0WElZiC5koCnBLCSenr2Cj3BIEXMotKGehsrJM9NIUuR3DX+TWgivFlSxAaUhPKrc0pfpF",
+	"4ETTGDRODq9kxlwqaemN2iQ6K2UutVOisCBKCQLXK/MxnJZyXqjF0lkYpD+evnv14+u3Kc8hTB+EzhOd",
+	"7lDsDS969IN0S5OnQySN0GDWsqTZfGVhLXAl+DYilsRRppP9FEzlrMoluKWykOGAInPjREdxZLOlXAnc",
+	"AqmrVTT7ED2KzuJoJa6/l3rhltFsL47cdi2jWWRdqfQiurmJo+/kupSZ4P3a3b43L5/D0dP9A8ibuyAX",
+	"TsJgD/5d6EqUW5hOpofDGISF9N+SajJ5klVaXYOVmdG5pV9kOo7iCHdblTKPZq6sZN+M/23v6eHT6fTg",
+	"cDLZmfuTad/kX+VytTZOajd6I9eF2OLgu4tI8W0pbJZSM908B5b0hCX2aTGlBinKQtENzJ24p4nG26xY",
+	"SUjrt2bb0V/kNp35IdRKFLARFrJSCidzuNgy0/qB4kRr4/hXZcFoOYaTCyu1A+OWstwoK+/aS1zDDkn2",
+	"+yjyWl6775W+7N/LZ9Nnz6BQ+hJXipPW8trRaYphXUqaCtFpZcqwIosHLdFzg4w/g5S3+PHV3uO1dPZf",
+	"xdzJ8hv+sRDWgcp5y/G/08NCrZQLl/FvvviBr1onXGX9Zf7C18/44xhKWXyTRDjNJEp3idMixvTgMI7W",
+	"wjlZ4mL/szvLJPHz/LA3Ojr7MBkdnf06ifee3bQn2bk2vRl0pjgQV0IV4qKQf1tLnSu9+Js1RT4c/mvf",
+	"TP8l6tubN8LJ7/FVI/pvzxYxn9ggZGAtS9gonZsNzE3JbIPibWB0seWdKvE00gKUXoCyiZYap5kPx/BC",
+	"ZEu6fyksCHDmUmq4qLJL6WISyHjdypJFn3VCZzImlk10KeeqQJnniFEyo+dqUZUypzce81zw/86CVb/Q",
+	"cxIuqtI6Og84QlgNzYFOAk7kQkoNKi9Yglupc3yJ0dkt5p+bciVcNIuUdk+mEXG/WuGB2JvQ/+JopbT/",
+	"paa40k4uZLlD8jdyJZTGrbib7IWcO9QBtOCqLOk4fJz8iW7RHwL5WSpslqaQTPlmfKQZbwPuAhFrZxe8",
+	"svPSPwbiXp6AJ+vfQ6vJR2llZQ97vmWJDpV2irXuz5VxAhc9r4piC6W0ziCLPIg/YyhNpXOZQ7U+hnTi",
+	"RbRyYcCHL/HZ4f5DFihduR2dICnvXpwzsBHKwYWcowws8RmlF93JCgeFRGG3d79ee/iM+9n3bUWmgyn7",
+	"Rfo7VEnhFjBzr1eCIXFLWHdFVf3k6EqWVhmNEvZBavoTR93RW4e9iuttpXuZjtTWwdE+lHJlrkTB5set",
+	"tT5s4u+WVQyTA/hOZjCdPJnAZDKj/8Offnj3IIvjp59+GqHtiCZhJpzsMTe+laIk60EUq2+SCEmEpyKJ",
+	"0tibhzHIsjTlN0mk9JUoVH5OAiKJ/BEggZloNCVIJV9UdCbQeKDb+WB8fLl3ziSK77525+QesI03qINL",
+	"sZIuOAv9h+15VVpTzvB0VaVGU6jY1ubGZmmshFTlKS56QbYUyj7hzbcrUVSoKt5bSUIoxcMx61oKwH4D",
+	"84lE2+ZKmcqy41AKtLZoxERfVKrISTSRZbYUOh/Dt8LK0d4EcrVQzsagDVi10GBKPPd0+y+yNJY3Ah2f",
+	"6OdKltsojrRYIUlIYN8pvQ7327LgaDp98uTpdPLk8NnB/tOnhw8R1i0b9C9ye5vCJ17nSsgKhTy0EpfS",
+	"QrUmTWZ0ba8qBxuhXWO0oiKGgUj0+/evvsMdELAwJodsaVQmhzGzpFgIpZmd2a0jQcn0Rl+OBhsneg8F",
+	"6vTgALKlQF9FlhZvSk9G/wFi9AtMRkcwgnMYw3/BDL6Gx/BNCgMB+PIYcBbf4x8XwsrDffSncC/n6lrm",
+	"oMgvmyscEt3AuXLDMaBMzEsxd4lOSEDuWOvw53fvTuHPzB4vlSzyJIJNqZxkTwDJhtZSoq0rq8yhyTOa",
+	"433AbB6jBs9NdVGw/pN2xmvGDSZ6ZZlcIyWdMYnGKSNP8OjkQPhXkL2ETh45Am+Jqg5WxrIxdEyuyGrt",
+	"tnGizZUsC6MXyIErUeCrZM6erq3NBEj3J5O0xZN8CBqm3CHF3bb0U+K/lt/YsqwHSfThZPQfYvTLZHQ0",
+	"Pv+v2dePvxmd/boXTw8ObpLob3dfHN42i+PoeuTHHq2ktWKBF1eVRQUMdzDPPbwTg6ETINAc2d0nOjh3",
+	"mN4/8GEEXa0uWG4EccQySuYzYsJ+qZDoB4oFMoQ6dM/lXFSFi2bTSXy/EfdRa+FUulc9/u+r+pwEcchL",
+	"u29BO2IurGYt3LJZzJre91D751Nk3h3WELliL1XRq1Pe9OoSFFDs9LP/pgrltsBO3fiOTeKrnV36l1LO",
+	"o1n0Px43YbHHfNU+PpWOZ8YKsJR2bbSVpP++Fbn3LvBbZrSTmv4U63WhOKDy+K+WYy8Pe90L1M78qtvW",
+	"YAhZoGPG2nsGAmqdjDt7YfItrCSxubKwUtaSVDNzjnFsSpQzSH6821QOuaYUeiFjlEh+Q4I9gpLTodWu",
+	"E50JbbTKRFEz1kBA+nVKTBV3WSqGdDRJh95rxCnxgIkWgPMpJPz72x9fg7n4q8zQWy1Z1z9nEo7ebdcy",
+	"DZOQ1yJzxRYFaaLTXdL6oFyQrQLSys1Hz1KSKla6YxA0g5hP/RYPMwq+GIcnZcdhodrWZHHvSKFqo+Vx",
+	"mB3xkVcTiWap36Y+3tOMkhvJ08/lXGkZezWButltVCZR7Jcduw/Wssxw9VJnBmk5hjQzOREi0Wmw1zwT",
+	"pMeQepmatlSQmc85gNFlC+YIllwPj/b2Map/+vF9j/ZHQ+4bbff2u537h43SPNLv+j50FLz95rZF9kq/",
+	"pODw73/sTzpxSrg7TAnz0qya6yenr7wBgaaOKgq4kMQVpcF9Qy++Zi60xuvBzi/l9lzpc45+p2Rz4SD1",
+	"NErjJDLtUunFsTcMlYOC7PjuJMlINbCQjsMgc1XaOl76VTBtvnDlb8SVb2RlOUT++6ui2/yH/qwoSiny",
+	"LeA86ki4Z0V2j5UO4UOcIApKDsHF5LkIyNV8Lik0Fxhu0BGCO4xa0pKRS18zR9I0vNo6xnmAAC03xIr0",
+	"hkTjV7YgvnDe53OettV8rjL0Pt86U5Jp/0cwnpXllcokUOYPHa1VlS3xUzmKOA+slJCyh3oqXTo8DsIK",
+	"WSPRnjdauhVSio2cz6uiSGGgDZTGrJhbNKVuPLsMyRfY5UHb9yCp4splZiXZ7qBxEt2TXWIJyiHgtBXE",
+	"TEOOjcwjPDtordHhuZTb4Rfe/Sze/Uic+CeK4N2xw+h7zMKutOLkrNYu5dolOmy6vF6rktLduQ/OIG/c",
+	"FWeOg/2aaAodo2mdi+0MhL30wRi3lHr4+THzPp+LzzF656LgM/f7mzMaKi2v1zJzMgfyjX2SJGSqOmaJ",
+	"n1zqIz/e3k20srCQWpYqO6Zna8coDwme9H/VmfhXeR0wLEwmnERZkWjVfu1XFgqz+HKmPlsfnIptYUT+",
+	"zpjvRflH6YKw7cHDLPDVPpi8Bz+obzvctOYpnjtjzunOdDj+st2ft93vjPlB6G3Irf4x2x1y3WRdVmtK",
+	"tAYW4FxlV5R00q2JrgOpbaYohZPnFLdjM/JHXWyhQUo0Pr0p8d11frOb+RzDCx8mb/lqwrv1OO3MVNrZ",
+	"ONGbpXAMRnLB/wkibE7r6vWzvgim30bZ3/t061ZiwPdaeBjZH+VUNU57CNyh6ecDPx22rVpz+yLGPpM5",
+	"+rK99w1x6/7AJgE89Ad5QOitQCYYboaSQ2RLlBxqsXSgzab2bazYWtgsVbak3MDGJDoTliKFBO+ZJTrR",
+	"I+KmsIR01naXGk+6bWWhm3XB4Akl82Mawtu955W+1Gaj05gj9egLtZyxWUAbaZlxrNWwRwN+VXOhULgG",
+	"QIz0qUYIyXIPFa3zmziVpbiiEQh55POcY6Dj/NGgmY9OKWdxBI8TDL4WjeWTxxSzPQYRJsQqwt9odNgP",
+	"nkcgDVgxl8U2Ji+gUJYGs0uzwV2RPk1dr0VeK+vsF1H/mUbJTXCMiGrPhZMLU24fljLL/N3t7biQhdEL",
+	"C86M4bWpb0l0Ka2pykz6DSOWFHoLa2OVU1eylbpuJ4x5Y3/DnFkc1U6byHPFidHTEs0Vp6SNZnNRWNkn",
+	"QcheNnOf29dGj6bX1xBSW6hN1q1hUKblsi+pmi2VlqNSihxFByNLAG8ew2u5ob9skBYiR7dXaRCwUtqU",
+	"4AFEdKY8iKGyDhyeL/zN5BIPXp1HQbkSEuve+fNv9JsY5v+VbWUAA1hmJ3sSxVFbhUZxpI07n6NzjntC",
+	"2O1z/MljNZEku+5DFEdt65HSjeyv8ui1VoijO+PrPdc4pBnF0Y5IRce/jlPdfo6DFNHZLdgOLsen3nd3",
+	"8M/VSuhm/1oXkaZoqiIDc8oQRdhmKUs5I3FXKC0TjZSX145yyxlLmVY2nzm+DVGfTPfvwR58+M8kuZ5M",
+	"RklyvfcySa6fvjz7ugdrG4cUbi9ijgAgfAPz0A53jKP7EvEHR0etQ0chlJ5UdZMS/8Bno6FxPblmIzjJ",
+	"GRF8e3PKsu0TDuyJDhLJGTxFHAoJYVBhrVpoBuqmKk97Dm9HEt5ndbRk5k1Il380Of4ab+vsiSiKH+fR",
+	"7MOD8+pncYOTiJpjs0tpmlDcXk8fjf8eAgdwsHCiMItK/nbEVD1q6L1WP1cdbcGbGVInzSYbb9d4JORv",
+	"qkM+e5sfCprobqLKAxKjs5P3Hpvw+t7zzlv3laUc+IxBRXuTSUsMxb7EY9QrpWDwXisSFKRURNEYA8+z",
+	"Gbz/ejKZTP7f//m/+MfeyxgNPPzz6Uv/29FLRjk83wtjW1A6K6pc5sNj/1Z5jZ6AcnChclWy7SsK4I0k",
+	"q7CeD5vI5kqWpco5gIzvlKsLmecKDZL3X08n0xN6/XQyfUGSGZ9R1hQU3cTfDw/9DYdHMbsAOEomNEWj",
+	"QRC5IFd2XQiGxHGKgmZcB6bJsK0p5bxCQG0ciLZZKrSG1yKTMPCm/E/42/lb+s0fn62n5JGn2uS7mH6Y",
+	"Tvjz2QF/nkw8hfcOn9GlaaD+dDI54R+mz/znkf98yZ8H9PlkMpkMx+jYIHeolSd8TXZYifLSwoBGfOFf",
+	"QU9ODveeDwM1E/2LLM1oo3K3hL8apYlT8N7vhu1KsRm7XSNnRoT/97AQ3DS5Mn9VYNHg0BkaMVLS0CuW",
+	"4F7xsZNWuyhKg7SZWEubaKL3i+c/nLwlnqep/cl8ZaGUC3m9RscvB1GoS9mjaScfUbQV8vWIPlHZVsjS",
+	"/PUIvyKLjfjzBX0cHvLXw6OzRzvPTyed50/wK+4f3c834e7xaM/8qPySg5c7gydJhTt49vdO8ZPAiMjQ",
+	"eHgFVQjumjFgyk85wJbdvXrgCwm+XqI+KV6ovb3DjDlpg9k6oL62Rdu2L33REopRU+S9RuCpdH2vYsx0",
+	"CxCJFrrNPIaIYNqmzGVJaDonVw8R/WRziutXfPtey4gSZSm2pBOszKpSue1bfIx16wVh1k8q5NdbsPtO",
+	"RecMPL6dSxVOTl+d/+XF/w61iFwNStDbtUANy0SwnpSJJihvuraX5ylw4Rur3P0n8P7N9yN02gMkudlV",
+	"CoFscdhEK2urRkvX8eFBGnD2cCm3C6nT4RhOGgxeA+01ZaK9Wd8H890Llaa7Ead2jRzSk0nWsPrSuTWH",
+	"jZSemxCOEhmZRB7/eCodvKVJnpy+AnTBke9ladFrKQs/ip09fhxWM5bXYrUu5Dgzq8e2Wq9NSXt8Wxl3",
+	"x76Ucm3RlQv2VJvPBjj6kPBqZXAM+W0ouZWF3GTVCt1CZUPUiOphG4OegCIZC3mJt3rmILeW/HSy+Nsp",
+	"ASt1ToVtPPcLmQP6NKQvnht9xZgU68vZTJFTBIv95KbyhsNmJ0UBTRWczmsXgzIUDHAc3MYrxvD+3cvR",
+	"M9RRAG+aDJZCX9lDo1uQxzZQctZiIfyZdKUrhSrwsObCiRjyit8nAwqUNFJcR5Hp5TF54SHCjKNoo0f0",
+	"ph0MZrtM2SPQ4VuebCvbhiNwwm3n/r0nyLKj3VGRDzrZu1lnyT5bq8WKJqhxLbkStNrtWsbQgwIdIAfp",
+	"LWTCyqEvxdGmhYK8qFCD4hgBRA6px4jShAJutD1QzNhyPLAoy/E4ByQHBIApDNJCOKX30pjH2Dv0fz1L",
+	"hzENxSCSeioxh2Jhlyo+uAUEhCqUJVanldOySTZTbUendBzqwoARvGK7nqVfAO/iIxuxJS2EC6hBvg1t",
+	"SHK9ylNiqJQCGrgGCsOmQzwvu2Bylk8jBkWEcjpBbISGE7EUge1n0KCEYZB+jWQyJaT/c/rtXsrHnoC1",
+	"MUcXQHDVBD6iqFADWGcOdyDGMEgnk6dI4XQ0oVr8uqKCa4j6yUSV7FT2wjeFknv0n1mbwyClsAASgBys",
+	"dIZXaAT+HsOOn3XwbPK0UxvCSyG5Q2qRrUXGHQDN9fYIz7xpPezs0Q6eW9C5b6hbh6DnKBopcEPGCill",
+	"GKR7Y0+bdE9O0n6SDAMwr6EBMdOLrtQD78ZZ+CRl/M6H90llsdehLB2ukdJWao6ZjqGl5vBlJKIzlaOa",
+	"JeZiwoWzRLLMv1500q5IjHbmtaVa/YqRA+s0rCysbIJcxNWqvfzd4CgXW2tIKfaa8v74mjZ2YVOQP1eo",
+	"4bw31A5IcRCNbq5zeXg8SR5y3ZOVDo0G6hFBWojkN4toqEPPOwbDfgqDtI5gpsNjEMDWBY3D6WgcgyOb",
+	"nbiqV+i7Qx7gkLcDoekQh+EBNaSUUgiSawyvpaLtQVfHguhsKeuBP784+a5G9pNSphoG//sOFD/0yri9",
+	"hwfBQvITGFAhlqHt8GCh2l5ASWq9DvfrJ1pkhixBysmwdUDqt7Ym2I4XgFPzUyVjATamKnK4UN4z58y/",
+	"uhLFjiWCy1EtrmwXGZg5HTezIY1EGx0MHhs48KdbCAQGH9gu+CAOrVdahmLuCcZOP3deSXcSOCjgerIx",
+	"Xl7sZFhYNTBB8FiZgGGgWewwz/QobE8bz1jLAn6EAZxrMso6cI0Zdy6o0RtsRnpqMZKCylmAp/JVDQLh",
+	"VMyFXCqaZmFEDheiwEFKnvDretTQt4C6XwD3KajWuGOvwalQTeEXp1F+x3WgpUWbR7XWxlGCUcnhmN5i",
+	"fxi4jfHf2NmC0my4241ZEXkIyN/goOsZD4kp3nu3gatRmnrcwK2NUl+oK+QfKja5Sxk2jXfQHFzLwrUG",
+	"CKdUFVKjaaYW2pSUyBoBt/4RurfhTy0eQqccb9B5TqT335ObnMGjFGUgvoMKQilVstuHh0ZpteKBj3bi",
+	"uVO6NLlfZF9qxVMnjkOzDpYcLMKDodYSOsdcWwRePzVT/bhIY3nGnp1TrrjlpEVx5JNl0SzaG0/HE/S+",
+	"zFpqsVbRLHoynoyfUIbKLcmTJs8N/1j01tz7UjrxUN8fBiH6zN+HcaJbhZhzKtljfzjoQBbBAZfnbTry",
+	"LygEEEP64SxNNGGsAt5gJVy2lJZ8sVOxULq2BC62kPmacm+TPqC2PNGd4nLlxixQd5vf+BAAV5JTr5x2",
+	"uijRdeMqLkWvmZkFXLcunSfg0DGq/VYr8FjzceVnRIB3u9Coh1rrMMHn9UTG8JJmRpuBb0gTXRf5MOaY",
+	"NvBKWVUrOJ/JMNTrRel2BIcYrGbEVzkVrFpHgaFuZf8dqZvmlscBAfDRGztVnQ+43+OvznYqLaeTyW8G",
+	"rqEF95Za7ZyH+L5g2B+C0AiNQe4bou4J9U8IM93nbe97rmaPx60qXHpk7+OPdKB9+ND06OMP7WJeb+Lo",
+	"4CHz60Ls6aknD5piJxNqq9VKlNtoFn2vrAssiipDLCzFg/0vZzdxtDa2R/Cf5KS/WunkbrazN7FMBo/K",
+	"01BH69MSIc9B18ijR+fMO6qm7sABjiSimUPKye80JtG8G1IiyVw7UOgVrZRznC+ps7MW0ganNk70SQ9o",
+	"ljo9NKjZRD969FbMAyLLjh89gpOAN6GFoAbwJTgB2zVg+JkgQ9BULk60gLw067XM2+A1itOkB5Mn6dAH",
+	"FpEetzBmVJiUy0T79hyhPZxfFxtu/HyncnK3/Ya3n8MGsVm8W2gUOgbNqyIsJ9Qj1SV3ifZtrwbTfVia",
+	"qrRQ6UJa23U2rHR1WnAYg83MmtpesGMbsKpERELDKecDo7dXUf8SNioYwI0q83YkFbugHTVIp+Sp14+S",
+	"MUF23veG5X46jCmbR6YHmYM9HQNnQA0CmyowLTdU+k29rI7759tXh7jj4kxTnuVdFYk9Iy9VIeuSso6t",
+	"zB7UboXurmG6PzlKe97YKtbFgxg3yHXu+YMelySvkntfobGAxlMc9kbcrsn17RPJOffuwhGdS2fa+MY7",
+	"in7H8ILjABx29LGbcIgDRJNytBvTiqGHmBkOExax7XpVdC10uCBGDILFg0ZxdR5N4lt6oqEg8xo5yiYt",
+	"RVZRWDEov07NxSH9GoeQYpBEtXQiFiWOrdOCiW5JJs6wa1PzUCbruHEN8bbeqGgsxNuCg7uWWhkAu7w1",
+	"M88tPTzK/WiYvo3H7FOHcNJtyErN5lh8DtL96+uUyxvnQoXOGk24LT24vk6ZnVC6Bokz8yUYVAJuG85N",
+	"tJiX0i7xnSQfbwW9buGFg7VM3CKvM7nm4F4LAxywvgz05fMb8yq9APRnCbcaRXbZAwFG2ofWoEjHOR8L",
+	"v92BdMRYgWPDLShBxvBTU4gJoX2t7BR/hEGEDmN4RfStr/2zXC/LuiiIc4JJ4g2wpHiAbtwa5TzpeX/r",
+	"637ZlNgML61d7z41RCoj0YNu+syHXyggqDQeC1NuPWFbuoCy3BfGLYdjOKHOubgpPnrAMy+kuGIGqQth",
+	"O1LzYPKUXXXW09QwldsIeM5o+ljQgAGf3qrPnXVtllYZcJtidTnwGF5TLiKgtlE5yk7xZr3EpkpzVvcF",
+	"rKOkOMZSFmsOYvbXh846IPl2v+PdvaAQKhtGnnN9qOVSrl0TZ+pq+rDGsOskVJt1vnJeXswNep/04va5",
+	"8PH93bp7ij4aFllcoWoVMoXobfnlQ5+O/GjCEXHwLDMkK1nOdIuYF+oqdMfqL5zFEXDdsFM6e9wc2vDy",
+	"OrzvI3dhP+MQk8ar1LK0bfIhE7XaaBDdOW7Yoj7NoM2swoK4MFcShAOOaieamDIGsky8FKFcFloDs+aY",
+	"dqu2uh53XQvxyS73Tk84dpFpTd+afPubecceo3rTBe6hDXVzyyff+y198rvKXVqdlwlDftxpKlSbOXkL",
+	"IvOH+OZ3dKe+b8S+R9DLN3d16D4VblnXKPgOfs0ye9u7He53oF6hjefj3d7ID25i/CWA8JAAwuQBAYQ7",
+	"egjh43sPiAjsllhT3GL6qa/1TWL+AYIe+MzTh7zpdieSbsDkJM+bsEdvxOQm5pj5418JB3HTiZ1zb/ym",
+	"Ad5djemayiH+FwoaYLe3/76rh0LT712nwy1suEcTN8KlRp1AnWw5ojKdPJn4pqjpn168A5ptK0tROycc",
+	"jKekkRQ5mgUW9VVAAexP9tMGGWXJStlC2vpnAlIYhH8XYBhDyo17/Y/PDo72GSErEu2j4T6KVDcG7lN6",
+	"C+k+R+Nxx8PfOxZ8v975w9TJzr/UcN9I7VsfGCTutpr+p6vkbdpL308E/d+gGPZ//6rg1yaInqXwsQIP",
+	"6OoUjbcAIl/Y+p+Urf+REhl/kq6Vjhg0mnbYr6RbsHFSH23A+Icz1BMcymDlsmNJlyavKGz/MJjz1R4V",
+	"DNQVnVw6dhPf+ocFnFgw8r47qOXfx58y+Fm96rsLnWwbMV07P+NWa3JPr5uzm/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
