@@ -24,6 +24,7 @@ package connlimit
 import (
 	"container/list"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -283,6 +284,22 @@ func (c *conn) Read(b []byte) (int, error) {
 		c.got.Store(true)
 	}
 	return n, err
+}
+
+// CloseWrite shuts down the writing side of the underlying connection when
+// it can (TCP): net/http does so before closing a connection whose request
+// body it left unread, so that the client reads the answer before a reset.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom copies r to the underlying connection, with its ReadFrom
+// (sendfile for a file over TCP) when it has one.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(c.Conn, r)
 }
 
 // Close closes c and stops counting it, for a connection closed elsewhere

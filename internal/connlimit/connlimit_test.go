@@ -228,3 +228,41 @@ func TestSilentNewcomerKept(t *testing.T) {
 		t.Error("silent, past its grace and the least recently used, is still open")
 	}
 }
+
+// TestConnKeepsTCPMethods: net/http looks for CloseWrite (to half-close
+// before closing on an unread body, so that the client is not reset before
+// it reads the answer) and ReadFrom (sendfile) on the connections it gets.
+func TestConnKeepsTCPMethods(t *testing.T) {
+	got := make(chan net.Conn, 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	l := connlimit.New(4)
+	srv := &http.Server{Handler: ok}
+	wrapped := l.Wrap(srv, ln)
+	go func() {
+		c, err := wrapped.Accept()
+		if err == nil {
+			got <- c
+		}
+	}()
+	c := dial(t, ln.Addr().String(), "")
+	defer c.Close()
+	sc := <-got
+	defer sc.Close()
+	if _, ok := sc.(interface{ CloseWrite() error }); !ok {
+		t.Error("the accepted connection has no CloseWrite")
+	}
+	if _, ok := sc.(io.ReaderFrom); !ok {
+		t.Error("the accepted connection has no ReadFrom")
+	}
+	if err := sc.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+		t.Errorf("CloseWrite: %v", err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("after CloseWrite the client reads %v, want EOF (a half-close)", err)
+	}
+}
