@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds
 
 all: lint test
 
@@ -222,6 +222,10 @@ bench-go:
 	$(BENCHSTAT) -col '/mode@(novalidate full)' $(BENCH_OUT)/api-mode.txt
 	$(BENCHSTAT) -col '/mode@(bare full)' $(BENCH_OUT)/api-mode.txt
 	$(BENCHSTAT) -col /n $(BENCH_OUT)/store.txt
+
+## bench-bounds: the real binary's memory store filled to its default bounds with the largest pets and keys; its peak RSS (docs/operating.md#bounds; ~1-2 min)
+bench-bounds:
+	PETSTORE_TEST_FILL=1 $(GO) test -count=1 -timeout 30m -run '^TestFillMemoryStore$$' -v ./cmd/petstore
 
 ## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
 bench-load:

@@ -25,6 +25,7 @@ import (
 const (
 	ErrorCodeIdempotencyKeyInFlight ErrorCode = "idempotency_key_in_flight"
 	ErrorCodeIdempotencyKeyReused   ErrorCode = "idempotency_key_reused"
+	ErrorCodeIdempotencyKeysFull    ErrorCode = "idempotency_keys_full"
 	ErrorCodeInternal               ErrorCode = "internal"
 	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
 	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
@@ -32,6 +33,7 @@ const (
 	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited            ErrorCode = "rate_limited"
+	ErrorCodeStoreFull              ErrorCode = "store_full"
 	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
 	ErrorCodeUnavailable            ErrorCode = "unavailable"
 )
@@ -42,6 +44,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeIdempotencyKeyInFlight:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
+		return true
+	case ErrorCodeIdempotencyKeysFull:
 		return true
 	case ErrorCodeInternal:
 		return true
@@ -56,6 +60,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeStoreFull:
 		return true
 	case ErrorCodeUnauthorized:
 		return true
@@ -205,6 +211,9 @@ type IdempotencyKeyInFlight = Error
 
 // IdempotencyKeyReused The body of every non-2xx response.
 type IdempotencyKeyReused = Error
+
+// InsufficientStorage The body of every non-2xx response.
+type InsufficientStorage = Error
 
 // InternalError The body of every non-2xx response.
 type InternalError = Error
@@ -379,6 +388,26 @@ type ClientInterface interface {
 	// animal if it was not. Without the header, every request creates an
 	// animal.
 	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -421,6 +450,26 @@ type ClientInterface interface {
 	// a retry with the same key replays it if it was, and creates the
 	// animal if it was not. Without the header, every request creates an
 	// animal.
+	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -505,6 +554,26 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // animal if it was not. Without the header, every request creates an
 // animal.
 //
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -557,6 +626,26 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // a retry with the same key replays it if it was, and creates the
 // animal if it was not. Without the header, every request creates an
 // animal.
+//
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -862,6 +951,26 @@ type ClientWithResponsesInterface interface {
 	// animal if it was not. Without the header, every request creates an
 	// animal.
 	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /pets (the `CreatePet` operationId).
@@ -904,6 +1013,26 @@ type ClientWithResponsesInterface interface {
 	// a retry with the same key replays it if it was, and creates the
 	// animal if it was not. Without the header, every request creates an
 	// animal.
+	//
+	// **Bounded storage.** A service may bound how many animals it stores
+	// and how many outcomes of creates with an `Idempotency-Key` it keeps
+	// (the reference server does in memory, its operator setting both). A
+	// create that a bound leaves no room for is answered `507` and writes
+	// nothing; `code` names the bound:
+	//
+	// - `store_full`: the catalogue holds as many animals as it may. No
+	//   create succeeds until the operator makes room: retrying does not
+	//   help.
+	// - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+	//   whose outcome is not kept, and the service keeps as many outcomes
+	//   as it may. It never forgets an outcome within its retention window
+	//   to make room, since a retry of that create would then make a
+	//   second animal. `Retry-After` gives the seconds until the first
+	//   kept outcome expires; the same create without a key may succeed,
+	//   without its safe retries.
+	//
+	// A request whose key's outcome is kept is answered as above at either
+	// bound, `201` replay or `422`: it stores nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1142,6 +1271,15 @@ type CreatePetResponse503Headers struct {
 	RateLimitReset           *int32
 }
 
+// CreatePetResponse507Headers the declared response headers of an HTTP 507 response for CreatePet
+type CreatePetResponse507Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+	RetryAfter               *int32
+}
+
 type CreatePetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1163,6 +1301,8 @@ type CreatePetResponse struct {
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreatePetResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1181,6 +1321,8 @@ type CreatePetResponse struct {
 	Headers500 *CreatePetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreatePetResponse503Headers
+	// Headers507 the parsed response headers for an HTTP 507 response
+	Headers507 *CreatePetResponse507Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1226,6 +1368,11 @@ func (r CreatePetResponse) GetJSON500() *InternalError {
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreatePetResponse) GetJSON503() *Unavailable {
 	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r CreatePetResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
 }
 
 // GetBody returns the raw response body bytes
@@ -1479,6 +1626,26 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // animal if it was not. Without the header, every request creates an
 // animal.
 //
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /pets (the `CreatePet` operationId).
@@ -1527,6 +1694,26 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // a retry with the same key replays it if it was, and creates the
 // animal if it was not. Without the header, every request creates an
 // animal.
+//
+// **Bounded storage.** A service may bound how many animals it stores
+// and how many outcomes of creates with an `Idempotency-Key` it keeps
+// (the reference server does in memory, its operator setting both). A
+// create that a bound leaves no room for is answered `507` and writes
+// nothing; `code` names the bound:
+//
+//   - `store_full`: the catalogue holds as many animals as it may. No
+//     create succeeds until the operator makes room: retrying does not
+//     help.
+//   - `idempotency_keys_full`: the request carries an `Idempotency-Key`
+//     whose outcome is not kept, and the service keeps as many outcomes
+//     as it may. It never forgets an outcome within its retention window
+//     to make room, since a retry of that create would then make a
+//     second animal. `Retry-After` gives the seconds until the first
+//     kept outcome expires; the same create without a key may succeed,
+//     without its safe retries.
+//
+// A request whose key's outcome is kept is answered as above at either
+// bound, `201` replay or `422`: it stores nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1909,6 +2096,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON503 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
 	}
 
 	switch {
@@ -2219,6 +2413,44 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 507:
+		var headers CreatePetResponse507Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers507 = &headers
 	}
 
 	return response, nil
@@ -2723,120 +2955,131 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HyPcttG0uerdOG+q5AOSIG0JEtUpb5PcexEG8dR+U/lbg2tMAKG5MTgDIMZiGKy2rp3uDe8J7nq7hkQ",
-	"pCiZ9ib5arecSpkUMZg/PT3dv/43v0W5mc2NltrZaPRbNJWikBV9Pc1zaW3vqdGuMmXvtCzNovdjpSZK",
-	"4+NC2rxSc6eMjkbR0x9fvR5B9igDo0Fey2oJQtuFrMAZEFDJX2ppHbipcJCLqlLSgtCQcX9ZqnngGKzh",
-	"RgIW8grmYiJhJpaQi7IEN5Vwen4GC+WmIOC9XIJyFmorq1RPTVnYPnwvlxZcJa5lCUpDdlq7qanUrwIn",
-	"msWgcXL4JDfmvZKWRtQm1XklC6mdEqUFUUkQuF5Z9OG8kuNSTabOQif78fzN2Y8vX2c8hzB9ELpIdbZB",
-	"sVe86N4P0k1NkXWRNEKDmcuKZvOFhbnAleBoRCyJvQyT/QxM7awqJLipspBjhyJ3/VRHcWTzqZwJ3AKp",
-	"61k0ehc9ii7iaCZuXkg9cdNoNIgjt5zLaBRZVyk9iW5v4+gbOa9kLni/Nrfv1fOncPxk/wCKVSsohJPQ",
-	"GcBfhK5FtYRhMjzsxiAsZP+V1knyOK+1ugErc6MLS7/IrB/FEe62qmQRjVxVy20z/q/Bk8Mnw+HBYZJs",
-	"zP3xcNvkzwo5mxsnteu9kvNSLLHzzUVkOFoGi6nUTDfPgRW9YYl9WkypQYqqVNSAuRP3NNXYzIqZhKwZ",
-	"NV/2vpfLbOS7UDNRwkJYyCspnCzgaslM6zuKU62N41+VBaNlH06vrNQOjJvKaqGsvG8vcQ0bJNnfRpGX",
-	"8sa9UPr99r08Gh4dQan0e1wpTlrLG0enKYZ5JWkqRKeZqcKKLB60VI8NMv4IMt7ivevB3lw6+59i7GT1",
-	"Ff9YCutAFbzl+O/wsFQz5cJj/M4P3/FT64SrrX/Mf/DzC/44gUqWX6URTjONsk3itIgxPDiMo7lwTla4",
-	"2L+tzzJN/TzfDXrHF++S3vHFb0k8OLptT3Lt2fC2szbFjrgWqhRXpfz7XOpC6cnfrSmLbvc/t830P6Jt",
-	"e/NKOPkCh+rRv1u2iPnEBiEDc1nBQunCLGBsKmYbFG8do8sl71SFp5EWoPQElE211DjNotuHZyKfUvup",
-	"sCDAmfdSw1Wdv5cuMOZYlSjYHHFDbvRYTWqSN9jvCY+I/zsLVv0qY2p3VVfWMddXzZRpIOoVR7uSUqda",
-	"FSXLaSt1gaMYnd9h8bGpZsJFo0hp93gYEY+rGbL9IKH/4mimtP+loavSTk5ktUHYV3ImlEaC30/cUo4d",
-	"SnpacV1VxPQfJnKqW1SGQGSmwmJqSsn0XfWPNPPEJuajnlPtKfbPUCH5IBWs3MJer1kiQ62dYq35S22c",
-	"wOWM67JcQiWtM5UsduOvGCpT60IWUM9PIEu8iFUudLj7Eo8O93dZoHTVsneKtLx/cc7AQigHV3KMMqzC",
-	"d5SerE9WOCglCqvBw3pp9xlvZ8zXNal+U20XyW9QpYQmYMZeLwQgcEfYroua5s3etaysMhol5E5q9iN7",
-	"3dA7h1sVz+tab2U6UjsHx/tQyZm5FiXDhztr3W3ib6Z1DMkBfCNzGCaPE0iSEf0P3/7wZifE8NNPP/UQ",
-	"+yGky4WTW+DC11JUpP1FOfsqjZBEeCrSKIs9vItBVpWpvkojpa9FqYpLOvpp5I8AycJUIxQglXpV05lA",
-	"5U/N+WB8eLn3ziSK73927+R22MZb1KGVmEkXwP72w/a0rqypRni66kojlCmXDVxYTI2VkKkiw0VPCAuh",
-	"8BMefl2LskYl8NZKEkIZHo7RuqYHxv3MJxKxybUytWXgXwlES9Rjqq9qVRYkmghZTYUu+vC1sLI3SKBQ",
-	"E+VsDNqAVRMNpsJzT81/lZWxvBFouES/1LJaRnGkxQxJQhL7Xul1uN+WBcfD4ePHT4bJ48Ojg/0nTw53",
-	"EdYtDPm9XN6l8KlXpxLyUiEPzcR7aaGek44yusGbysFCaLcCnahioSNS/fbt2Te4AwImxhSQT43KZTdm",
-	"lhQToTSzM5tlJCiZ3miLUWf9VA9QoA4PDiCfCrQ1ZGWxUXba+yuI3q+Q9I6hB5fQh3/ACL6EPfgqg44A",
-	"HDwGnMUL/HIlrDzcR3sI93KsbmQBiuyqscIu0YwbK9ftA8rEohJjl+qUBOQG2obv3rw5h++YPZ4rWRZp",
-	"BItKOclIHsmGaCfV1lV17hDN9MbYDpjNY9TNhamvStZ/0o54zbjBRK88l3OkpDMm1Thl5AnunQwAPwQh",
-	"ITTSCMi/Jqo6mBnLMOeETInZ3C3jVJtrWZVGT5ADZ6LEoWTBlqptjDzI9pMka/EkH4IVU26Q4n4s/IT4",
-	"r2X3tZBxJ43enfb+Knq/Jr3j/uU/Rl/ufdW7+G0QDw8ObtPo7/c/7N6FtXF00/N992bSWjHBh7PaogKG",
-	"e5jnAd6JwdAJEAhHNveJDs490PkHPoyg69kVy40gjlhGyWJETLhdKqR6R7FAQGiN7oUci7p00WiYxA+D",
-	"uA+ihXPpzrbYr2fNOQnikJf20II2xFxYzVy46WoxcxpvV/zzMTLvHjREptRzVW7VKa+26hIUUGy0s/2l",
-	"SuWWwEZZ/55N4qdru/QflRxHo+h/7K3cWnv81O6dS8czYwVYSTs32krSf1+LwtsN+FdutJOavor5vFTs",
-	"ENn72bLvZLfhnqF25qHuosHgckCTi7X3CAQ0Ohl39soUS5hJYnNlYaasJalmxuyjWFQoZ5D82NrUDrmm",
-	"EhptfKHBb0jAIyg5HaJ2nepcaKNVLsqGsToCsi8zYqp4naViyHpJ1vX2IE6JO0y1AJxPKeEvr398Cebq",
-	"Z5m7GMiwkpA9ZRL23iznMguTkDcid+USBWmqs03SeqdakK0CstqNe0cZSRUr3QkImkHMp36JhxkFX4zd",
-	"k7Jjt06DNVncO1Ko2mh5EmZHfOTVRKpZ6repj21WvRRG8vQLOVZaxl5NoG52C5VLFPvVGu5Dez7H1Uud",
-	"G6RlH7LcFESIVGcBr3kmyE4g8zI1a6kgMx6zA2KdLZgjWHLt7q3dxqj+7b2HXt3uzXiot83m95vtu/Wy",
-	"emW76btrL9j89i4iO9PPybn7xx/70zU/I9zvZoRxZWar56fnZx5AINRRZQlXkriiMrhvaMU3zIVovOns",
-	"8r1cXip9yd7rjDBXyzGBAsRJZNqp0pMTDwyVg5Jw/PokCaQamJBDSaZ6rCrb+Du/CNDmM1f+Tlz5StaW",
-	"Xdx/vCq6y39oz4qykqJYAs6j8WR7VmTzmD1ryE44QRSU7FyLyXIRUKjxWJLTLTBcZ00IbjBqRUtGLn3J",
-	"HEnT8GrrBOcBArRcECvSCKnGPxlBfOa8T+c8jahelMwkf7wY1FBreTOXOZpehKnBsJPWyupaVuvizE8u",
-	"8xaj15OpVhYmUstK5Sdt/zSoIrh8s//VRODOisbRUJpcoAmpXKpVe9gvLJRm8pmPPpmPzsWyNKJ4Y8wL",
-	"UU3kn4ujAzItcWjvhBrAD+rrNW6a8xQvnTGX1DLr9j9v96dt9xtjfhB6GaItf852hxgXaaV6TqGXwAIc",
-	"42hvdyWcvCRLnhRLqn9Ek3MV/FzBfFNRtz7isR4L6cMz7zijcVLt0w8Y6eOMclNrNMsXU+E4vcAFRBSE",
-	"05hmvOqiDb0+y5xPYsI7caIH3241Jd56q4XPDPmzcNYKxwdbHs05bwuu8W3dmttnCfWJzLEtAPRQF3fa",
-	"BzYJ+QB/DpdQcAdywRkkKDpEPkXRgTYcaLNoXAlWLC0spiqfkrtwYVKdC0vOA4rlj1Kd6h5xU1hCNgoy",
-	"Zx1ctwHUTCx5XFcpWZxQF6Z2uZnJy1q/12ahs5idd4jCM44gnEvn02Nyo7XM2f1i2EIAv6qxUChdQ5Bc",
-	"+ugDhPiZz/5qQh44lam4ph6upNQh9NEHOs4ftKO9waqcxR586g++ZGof+fDxJHLjnIAIE2IV4RsaHfaD",
-	"5xFIA1aMZbmMKdhRKkud2alZ4K5IH7lq1iJvlHX2s6j/RLxxG5y8RLWnwsmJqZa7edFz37q9HVeyNHpi",
-	"wRm0N5smaM1aU1e59BtGLCn0EubGKqeuZSua1Y4h8cb+jm70OGrsMVEUimMl5xXCFaekjUZjUVq5TYIQ",
-	"FDZjH+7TRveGNzcQvN2oTeatblCmFXJbnCWfKi17lRQFig4ONgM27sNLuaBvNkgLURSSDC8BM6VNBT6n",
-	"gM6Uj2vW1oHD84W/mULiwWtcqyhXQqzN23V+RL+JYf5f2FZQIMTPNxyqURy1VWgUR9q4y7GpNX6fUTrm",
-	"Jf7k06+QJJuWQRRHbfhIEQg2Rbn3RivE0b0uty3P2MsRxdGGSI0u7gTpcaY+0La5Od/VM6FXW9N6iORC",
-	"GIq8yQEClE6LqazkiCRZqbRMNRJV3jiKJOUsQFqxO2bmdkJpMtx/INL47m9pepMkvTS9GTxP05snzy++",
-	"3JIZF4eAzdb8GAr3cgNmj42N70cPhd0Ojo9b54lSdrYEplYBsHfM9isaN5NbbQSHNCJKtlycs9j6iLN4",
-	"qoOwcQYPCDswrKyuVS5BWKsmmhPuMlVkW87lmpB7CFC0xOFtCI59MBT2Eput7Ykoyx/H0ejdzlG0i3gV",
-	"FY1WJ2KT0jShuL2ebTT+ZwgckvyEE6WZ1PL3I6baomHeavVLvaYIeDODo3S1ycZDFp/39Luqh0/e5l1D",
-	"pOubqIoQd13byQePTRh+63nnrfvCUsRrxCkEgyRpiaHYJ2T3tkop6LzVigQF6QtRrvT803wEb79MkiT5",
-	"f//n/+KXwfMYsRt+ffLc/3b8nGOaTwehbwtK52VdyKJ74keVNwjylYMrVaiKYa0ogTeSAF8zH0a/5lpW",
-	"lSqouqHAMeXsShaFQqzx9sthMjyl4YfJ8BlJZnxHWVOSTxJ/Pzz0DQ6PY0b32EsuNCUGgSByQaHsvBSc",
-	"AKMpp5xm3KQ7EmZtKOW8QkBFG4i2mCoEunORS+h4lP4T/nb5mn7zx2fpKXnsqZZ8E9MPw4Q/jw748zTx",
-	"FB4cHtGjYaD+MElO+Yfhkf889p/P+fOAPh8nSdLto82C3KFmnvAN2WEmqvcWOtTjMz8EvZkcDp52AzVT",
-	"/ausTG+hCjeFn43SxCnY9ptuu65jxBZVz5ke5fH6IDBumpyZnxVYxBI6R3wiJXU9YwnuFR/bX431oTRI",
-	"m4u5tKkmej97+sPpa+J5mtq35gsLlZzImznadAWIUr2XWzRt8gFFWyNf9+gTlW2NLM1/HuOfyGI9/nxG",
-	"H4eH/Ofh8cWjjfeHydr7p/gn7h+150a4e9zbke+VBzl4vtF5mta4gxf/7BQ/KvUIGRoPr6B6nk0YA6b6",
-	"mANs2ZJrOr6S4LOjm5Pihdrre2DMaTt1ZS2Fpw1W29DRlxigGDVlsRUEnku3bSjOkGylPyH4trnPGKCk",
-	"TFMVsqLcGSdnu4h+wpzi5oybD1ogSlSVWJJOsDKvK+WWr/E11q1XlKF6WiO/3kmyXau/GoHPZuXE5NPz",
-	"s8vvn/3vUDnEtVuUaDcXqGGZCNaTMtWUuJfN7fvLDLhMhVXu/mN4++pFD+3xkIC42lXybiyx21Qra+uV",
-	"lm5cv50sZNXCe7mcSJ11+3C6yrhZJfKZKtUesW9L6huEurBNZ1K7ogXpySRbsfrUuTl7hJQem+BpEjlB",
-	"Ip/tdC4dvKZJnp6fAVrXyPeysmiQVKXvxY729sJq+vJGzOal7Odmtmfr+dxUtMd3lfF63++lnFu00gKe",
-	"avNZB3vvUnZKFWw+Hg0lt7JQmLyeocWnbHAIUfXaCtBTWDhnIS+xqWcOsljJBCfE344JWqkLKlDhuV/J",
-	"AtCmIX3x1OhrjkBbX5diyoKcU2wCr/Ls2SN2WpatchZdNCYGxRU4nalzNzsphrdvnveOUEcBvFrFnRSa",
-	"wT4RspXg1E6LGrVYCH8mXekqoUo8rIVwIoai5vFkyPkijRQ3DmIaPCYDOziPsRe072mkjYyrdlGhzzeF",
-	"r3myrRgZ9sBhso32g8fIsr3NXpEP1mJuo7Ul+xirFjOaoMa1FErQapdzGcOWnK8OcpBeQi6s7PrEe21a",
-	"OU9XNWpQ7COkjELmM8JoQiFLrN1RzJmkeGBRluNxZphEYIpfhk5WCqf0IIu5j8Gh/3aUdWPqil5ZTSVm",
-	"LytsUsX7rYDSHkplidVp5bRsks2Uyb1W6AlNGnAPzhjXs/QLqXr4ykIsSQvhApqUvhVtSHKdFRkxVEa+",
-	"ClwDeVizLp6XzdRRlk+9jHWbL54RxEYInIilKLV2BKucQOhkXyKZTAXZ/xx+Pcj42FMaXczeBRCcI42v",
-	"KErLBtaZ3Y2EQuhkSfIEKZz1EqqcbfKnuWJgO5mo7pSS3LlRKJBF+5m1OXQycgsgAcjAykb4hHrgv2PY",
-	"sLMOjpIna5ngvBSSO6QWGS1ytgDQXO/2cOShdXdtjzayNwWd+xV1G+/yGEUjOW4IrJBShk426HvaZAOZ",
-	"ZNtJ0g1pOCsaEDM9W5d64M04Cx+ljN94zz2pLLY6lKXD1VPaSs3u0D601BwORiI6VwWqWWIuJlw4SyTL",
-	"/PBiLSEOidEOqrZUq18xcmATYpWllSsnF3G1ai9/0+/JpZEaMnKrZrw/voKFTdgM5C81ajhvDbUdUuxE",
-	"o8ZNmA6PJ8lDrnKw0iFooIpu0kIkv1lEQ+NV3gAM+xl0ssY5mXVPQACjC+qHI83YBzst11ymXqFvdnmA",
-	"Xd71cWZd7IY71JBRtCBIrj68lIq2B00dC2JtS1kPfPfs9Jsmj5eUMmUs+983Em9DZfvdPTwICMlPoENl",
-	"F4a2w6f4NHgBJan1Otyvn2iRG0KCFG5hdEDqt0ETjOMF4NT8VAkswMLUZQFXylvmHNVX16LcQCK4HNXi",
-	"ynZKsRnTcTML0ki00QHw2MCBP91JLuDEArueWBCHixJaQLHwBGOjn+9JyDZiMyjgtgRavLzYCJ6wamCC",
-	"4LEyIT+BZrHBPMPjsD2teDlrqLce9XLq9Kp4LBB7pZMm6hqXT5nR98ny1S0PiGbmsnStDgKTqVJqRBZq",
-	"ok1FIZYe8D0TQm+9XaLh7nAtg8cjnpA0/gNRsxE8yvAI4xhUvURO/M1LH6iX1r0P8MFrH+49HKuoJFKf",
-	"7n1oQpqhMpwZnyVQwBmtM3PCifDgxetqqh8+kXwc2TBxypV3bIwojnwYJxpFg/6wn6DxYOZSi7mKRtHj",
-	"ftJ/TLETNyVDkAwP/DLZWiDq6z7ErqYrdILzlP/uxqluVQ2Nqb6EzbkgwlmChGQwD0kIHpMFG0P27iJL",
-	"NWX/hEj4TLh8Ki2ZEudionSjyK6WkPsCSA+pdiiETPVaJaRyfZYHmzcteAuWyx7pYoZ2tCPVzS0pXDfZ",
-	"MDOfz/UiSp6AQ1zfmF1WzGSq+bjyO34JCH39rRB0jwMTfNxMpA/PaWa0GThCluomI53zvmkDr5VVjXz2",
-	"jnij8dAr3XZAEIM1jHhWUHWVdeTXWC9DvSfysGqyF2LTH2y4VoK0Q3ufGXSxURY0TJLfLe2DFry1LmDj",
-	"PMQP+XL+lNyBUMX+UBfNBST/hrmN+7zt295r2GOvVTJGrww+/Mpa0hm+NDz+8EubiZa3cXSwy/zW87rp",
-	"rcc7TXEtkGfr2UxUy2gUvUDD1rMoqgwxseTO9L9c3MbR3Ngtgv+0IP3VioauB+u2xkUpg1sVWSj68l71",
-	"4KanZ2SQom3h7SzTlIuDI4loxpBx7DaLSTRvekRIMjf4H0H9DG3vop0qoixkqwyqfqpPN/M5Q1nyKp8z",
-	"1Y8evRbjkCtk+48ewWnIhKCFoAbgipsm66jDiVECnJpJU7s41QKKysznsminVZGbITtIHmdd7xdDetzJ",
-	"flI4SCFT7WvJw11Efl0M3Pj9tTKfzVpxbwqGDWLnIKFbTmFgI8hfJzGuy7CcsS+2a+pDUu1vX+kM92Fq",
-	"6spCrUtp7TpWttI1Ua1uDDY3c6rRZrssZFESESlPSznv17u7iuaXsFG8/7alyjyOpDJ5xFGdbEiGZvMq",
-	"gQnCeS8My/2sG1MwiqAHwcEt11ONgG6jOmlghpYLqlOki1dOts93W9HMBkIfZjzL+8pntvQ8VaUMBF3H",
-	"ymwAbJaTbQLT/eQ42zJiq7IMD2K8yqnmCyo0QCnJKOKLWhAsIHiKw96IuwVk/q4usi29uXBM59KZdubd",
-	"PRVqfXjGZix7zbzrIRzikDxIIcaFabmAg8sHuwmLWDae5tWzUI5NjBgEi09nxNX5ZAh/fxwCBVk0OY0M",
-	"ackxiMLKxghDm8hSHKKHcfCIBUnUSCdiUeLYJqqV6pZk4gCxNg0P5bJxezbJx9aDihVCvCs4+Io8K0Mq",
-	"KW/NyHPLFh7lyxOYvjaYxyHyBafrt/8p24jPTrZ/c5N1yZM9FiqUga+8RdnBzU3G7ITSNUickc/7p3pF",
-	"u+LcVItxJe0UxyT5eMdncyeTNaBl4hZ5k8s5+6Za2akhC5VTUPn8xrxKLwD9WcKtRpFdbUlORdqHe+iQ",
-	"jmM+Fn67A+mIsQLHhiYoQfrwk3dGYI/hrkTZrktoOhE69LENejfpuh+NvTduMmGsTEN/bYrl7waTfa7V",
-	"7XoCCgrT2zvgfPB7gvP7MrJb9/1RmuPJWil8I++KVqj3TwHp99yJ+FCP215BuG/uuxfyXLhpk0br751Z",
-	"LXPrpSSH+2spC+Hyqb3NG/l2vjrvsyWxiyWR7GBJ3FP5jq8PdjANNgv8yIAZfuywvrT5X836OS2KlQ2z",
-	"1fy5jdkBtvcbxeRu1xxhfKvq6uqV+65EWSWo8922qyRDb1V803SFNsWbtbvVYMG3A/AVbHRFFNAdamwe",
-	"DZPHib+OK/v22Rug2bZcjg3SYM8aINqQoujDmbOQDZMQkdpP9rNVlN6Se3UJWeuC2Qw64UbZbgwZXxnn",
-	"fzw6ON7nbC2Rau/a8iZhcyXdNsU1ke5TtBbftfNHO3Ye1h1/mkrYuOP3oZ7aTXf0+KxfcvhvVzC2utjw",
-	"YSLo/wbhvv/HF5+9NEH0TIUH/j65YK02sRWs/MzW/6Zs/a+kl7+VruVb7Kw0bXe7km6lMJL6aCcvvrtA",
-	"PcExZVYuG2i4MkVNPrjdUu6uB5S82hQOcRnDbXznSlsnJpwFut6p5d/7H9P5RbPq+5PubTt7rzFg+q1L",
-	"MT29bi9u/38AAAD//w==",
+	"7H2NchtHkuarZPTthQG5AYEQSYlgOHZpWZrRji0z9BO+WzWXXewuADVsVMFd1QRhDzfuHe4N70kuMrOq",
+	"f8AmRWlsb8yEJiYMAt1dXZWVlb9fpn6NMrNaGy21s9Hs12gpRS5L+vMky6S1o+dGu9IUo5OiMJvRj6Va",
+	"KI2Xc2mzUq2dMjqaRc9/fPN2BumjFIwGeSXLLQhtN7IEZ0BAKX+upHXglsJBJspSSQtCQ8rjpYnmF8dg",
+	"Dd8kYCMvYC0WElZiC5koCnBLCSenr2Cj3BIEXMotKGehsrJM9NIUuR3DX+TWgivFlSxAaUhPKrc0pfpF",
+	"4ETTGDRODq9kxlwqaemN2iQ6K2UutVOisCBKCQLXK/MxnJZyXqjF0lkYpD+evnv14+u3Kc8hTB+EzhOd",
+	"7lDsDS969IN0S5OnQySN0GDWsqTZfGVhLXAl+DYilsRRppP9FEzlrMoluKWykOGAInPjREdxZLOlXAnc",
+	"AqmrVTT7ED2KzuJoJa6/l3rhltFsL47cdi2jWWRdqfQiurmJo+/kupSZ4P3a3b43L5/D0dP9A8ibuyAX",
+	"TsJgD/5d6EqUW5hOpofDGISF9N+SajJ5klVaXYOVmdG5pV9kOo7iCHdblTKPZq6sZN+M/23v6eHT6fTg",
+	"cDLZmfuTad/kX+VytTZOajd6I9eF2OLgu4tI8W0pbJZSM908B5b0hCX2aTGlBinKQtENzJ24p4nG26xY",
+	"SUjrt2bb0V/kNp35IdRKFLARFrJSCidzuNgy0/qB4kRr4/hXZcFoOYaTCyu1A+OWstwoK+/aS1zDDkn2",
+	"+yjyWl6775W+7N/LZ9Nnz6BQ+hJXipPW8trRaYphXUqaCtFpZcqwIosHLdFzg4w/g5S3+PHV3uO1dPZf",
+	"xdzJ8hv+sRDWgcp5y/G/08NCrZQLl/FvvviBr1onXGX9Zf7C18/44xhKWXyTRDjNJEp3idMixvTgMI7W",
+	"wjlZ4mL/szvLJPHz/LA3Ojr7MBkdnf06ifee3bQn2bk2vRl0pjgQV0IV4qKQf1tLnSu9+Js1RT4c/mvf",
+	"TP8l6tubN8LJ7/FVI/pvzxYxn9ggZGAtS9gonZsNzE3JbIPibWB0seWdKvE00gKUXoCyiZYap5kPx/BC",
+	"ZEu6fyksCHDmUmq4qLJL6WISyHjdypJFn3VCZzImlk10KeeqQJnniFEyo+dqUZUypzce81zw/86CVb/Q",
+	"cxIuqtI6Og84QlgNzYFOAk7kQkoNKi9Yglupc3yJ0dkt5p+bciVcNIuUdk+mEXG/WuGB2JvQ/+JopbT/",
+	"paa40k4uZLlD8jdyJZTGrbib7IWcO9QBtOCqLOk4fJz8iW7RHwL5WSpslqaQTPlmfKQZbwPuAhFrZxe8",
+	"svPSPwbiXp6AJ+vfQ6vJR2llZQ97vmWJDpV2irXuz5VxAhc9r4piC6W0ziCLPIg/YyhNpXOZQ7U+hnTi",
+	"RbRyYcCHL/HZ4f5DFihduR2dICnvXpwzsBHKwYWcowws8RmlF93JCgeFRGG3d79ee/iM+9n3bUWmgyn7",
+	"Rfo7VEnhFjBzr1eCIXFLWHdFVf3k6EqWVhmNEvZBavoTR93RW4e9iuttpXuZjtTWwdE+lHJlrkTB5set",
+	"tT5s4u+WVQyTA/hOZjCdPJnAZDKj/8Offnj3IIvjp59+GqHtiCZhJpzsMTe+laIk60EUq2+SCEmEpyKJ",
+	"0tibhzHIsjTlN0mk9JUoVH5OAiKJ/BEggZloNCVIJV9UdCbQeKDb+WB8fLl3ziSK77525+QesI03qINL",
+	"sZIuOAv9h+15VVpTzvB0VaVGU6jY1ubGZmmshFTlKS56QbYUyj7hzbcrUVSoKt5bSUIoxcMx61oKwH4D",
+	"84lE2+ZKmcqy41AKtLZoxERfVKrISTSRZbYUOh/Dt8LK0d4EcrVQzsagDVi10GBKPPd0+y+yNJY3Ah2f",
+	"6OdKltsojrRYIUlIYN8pvQ7327LgaDp98uTpdPLk8NnB/tOnhw8R1i0b9C9ye5vCJ17nSsgKhTy0EpfS",
+	"QrUmTWZ0ba8qBxuhXWO0oiKGgUj0+/evvsMdELAwJodsaVQmhzGzpFgIpZmd2a0jQcn0Rl+OBhsneg8F",
+	"6vTgALKlQF9FlhZvSk9G/wFi9AtMRkcwgnMYw3/BDL6Gx/BNCgMB+PIYcBbf4x8XwsrDffSncC/n6lrm",
+	"oMgvmyscEt3AuXLDMaBMzEsxd4lOSEDuWOvw53fvTuHPzB4vlSzyJIJNqZxkTwDJhtZSoq0rq8yhyTOa",
+	"433AbB6jBs9NdVGw/pN2xmvGDSZ6ZZlcIyWdMYnGKSNP8OjkQPhXkL2ETh45Am+Jqg5WxrIxdEyuyGrt",
+	"tnGizZUsC6MXyIErUeCrZM6erq3NBEj3J5O0xZN8CBqm3CHF3bb0U+K/lt/YsqwHSfThZPQfYvTLZHQ0",
+	"Pv+v2dePvxmd/boXTw8ObpLob3dfHN42i+PoeuTHHq2ktWKBF1eVRQUMdzDPPbwTg6ETINAc2d0nOjh3",
+	"mN4/8GEEXa0uWG4EccQySuYzYsJ+qZDoB4oFMoQ6dM/lXFSFi2bTSXy/EfdRa+FUulc9/u+r+pwEcchL",
+	"u29BO2IurGYt3LJZzJre91D751Nk3h3WELliL1XRq1Pe9OoSFFDs9LP/pgrltsBO3fiOTeKrnV36l1LO",
+	"o1n0Px43YbHHfNU+PpWOZ8YKsJR2bbSVpP++Fbn3LvBbZrSTmv4U63WhOKDy+K+WYy8Pe90L1M78qtvW",
+	"YAhZoGPG2nsGAmqdjDt7YfItrCSxubKwUtaSVDNzjnFsSpQzSH6821QOuaYUeiFjlEh+Q4I9gpLTodWu",
+	"E50JbbTKRFEz1kBA+nVKTBV3WSqGdDRJh95rxCnxgIkWgPMpJPz72x9fg7n4q8zQWy1Z1z9nEo7ebdcy",
+	"DZOQ1yJzxRYFaaLTXdL6oFyQrQLSys1Hz1KSKla6YxA0g5hP/RYPMwq+GIcnZcdhodrWZHHvSKFqo+Vx",
+	"mB3xkVcTiWap36Y+3tOMkhvJ08/lXGkZezWButltVCZR7Jcduw/Wssxw9VJnBmk5hjQzOREi0Wmw1zwT",
+	"pMeQepmatlSQmc85gNFlC+YIllwPj/b2Map/+vF9j/ZHQ+4bbff2u537h43SPNLv+j50FLz95rZF9kq/",
+	"pODw73/sTzpxSrg7TAnz0qya6yenr7wBgaaOKgq4kMQVpcF9Qy++Zi60xuvBzi/l9lzpc45+p2Rz4SD1",
+	"NErjJDLtUunFsTcMlYOC7PjuJMlINbCQjsMgc1XaOl76VTBtvnDlb8SVb2RlOUT++6ui2/yH/qwoSiny",
+	"LeA86ki4Z0V2j5UO4UOcIApKDsHF5LkIyNV8Lik0Fxhu0BGCO4xa0pKRS18zR9I0vNo6xnmAAC03xIr0",
+	"hkTjV7YgvnDe53OettV8rjL0Pt86U5Jp/0cwnpXllcokUOYPHa1VlS3xUzmKOA+slJCyh3oqXTo8DsIK",
+	"WSPRnjdauhVSio2cz6uiSGGgDZTGrJhbNKVuPLsMyRfY5UHb9yCp4splZiXZ7qBxEt2TXWIJyiHgtBXE",
+	"TEOOjcwjPDtordHhuZTb4Rfe/Sze/Uic+CeK4N2xw+h7zMKutOLkrNYu5dolOmy6vF6rktLduQ/OIG/c",
+	"FWeOg/2aaAodo2mdi+0MhL30wRi3lHr4+THzPp+LzzF656LgM/f7mzMaKi2v1zJzMgfyjX2SJGSqOmaJ",
+	"n1zqIz/e3k20srCQWpYqO6Zna8coDwme9H/VmfhXeR0wLEwmnERZkWjVfu1XFgqz+HKmPlsfnIptYUT+",
+	"zpjvRflH6YKw7cHDLPDVPpi8Bz+obzvctOYpnjtjzunOdDj+st2ft93vjPlB6G3Irf4x2x1y3WRdVmtK",
+	"tAYW4FxlV5R00q2JrgOpbaYohZPnFLdjM/JHXWyhQUo0Pr0p8d11frOb+RzDCx8mb/lqwrv1OO3MVNrZ",
+	"ONGbpXAMRnLB/wkibE7r6vWzvgim30bZ3/t061ZiwPdaeBjZH+VUNU57CNyh6ecDPx22rVpz+yLGPpM5",
+	"+rK99w1x6/7AJgE89Ad5QOitQCYYboaSQ2RLlBxqsXSgzab2bazYWtgsVbak3MDGJDoTliKFBO+ZJTrR",
+	"I+KmsIR01naXGk+6bWWhm3XB4Akl82Mawtu955W+1Gaj05gj9egLtZyxWUAbaZlxrNWwRwN+VXOhULgG",
+	"QIz0qUYIyXIPFa3zmziVpbiiEQh55POcY6Dj/NGgmY9OKWdxBI8TDL4WjeWTxxSzPQYRJsQqwt9odNgP",
+	"nkcgDVgxl8U2Ji+gUJYGs0uzwV2RPk1dr0VeK+vsF1H/mUbJTXCMiGrPhZMLU24fljLL/N3t7biQhdEL",
+	"C86M4bWpb0l0Ka2pykz6DSOWFHoLa2OVU1eylbpuJ4x5Y3/DnFkc1U6byHPFidHTEs0Vp6SNZnNRWNkn",
+	"QcheNnOf29dGj6bX1xBSW6hN1q1hUKblsi+pmi2VlqNSihxFByNLAG8ew2u5ob9skBYiR7dXaRCwUtqU",
+	"4AFEdKY8iKGyDhyeL/zN5BIPXp1HQbkSEuve+fNv9JsY5v+VbWUAA1hmJ3sSxVFbhUZxpI07n6NzjntC",
+	"2O1z/MljNZEku+5DFEdt65HSjeyv8ui1VoijO+PrPdc4pBnF0Y5IRce/jlPdfo6DFNHZLdgOLsen3nd3",
+	"8M/VSuhm/1oXkaZoqiIDc8oQRdhmKUs5I3FXKC0TjZSX145yyxlLmVY2nzm+DVGfTPfvwR58+M8kuZ5M",
+	"RklyvfcySa6fvjz7ugdrG4cUbi9ijgAgfAPz0A53jKP7EvEHR0etQ0chlJ5UdZMS/8Bno6FxPblmIzjJ",
+	"GRF8e3PKsu0TDuyJDhLJGTxFHAoJYVBhrVpoBuqmKk97Dm9HEt5ndbRk5k1Il380Of4ab+vsiSiKH+fR",
+	"7MOD8+pncYOTiJpjs0tpmlDcXk8fjf8eAgdwsHCiMItK/nbEVD1q6L1WP1cdbcGbGVInzSYbb9d4JORv",
+	"qkM+e5sfCprobqLKAxKjs5P3Hpvw+t7zzlv3laUc+IxBRXuTSUsMxb7EY9QrpWDwXisSFKRURNEYA8+z",
+	"Gbz/ejKZTP7f//m/+MfeyxgNPPzz6Uv/29FLRjk83wtjW1A6K6pc5sNj/1Z5jZ6AcnChclWy7SsK4I0k",
+	"q7CeD5vI5kqWpco5gIzvlKsLmecKDZL3X08n0xN6/XQyfUGSGZ9R1hQU3cTfDw/9DYdHMbsAOEomNEWj",
+	"QRC5IFd2XQiGxHGKgmZcB6bJsK0p5bxCQG0ciLZZKrSG1yKTMPCm/E/42/lb+s0fn62n5JGn2uS7mH6Y",
+	"Tvjz2QF/nkw8hfcOn9GlaaD+dDI54R+mz/znkf98yZ8H9PlkMpkMx+jYIHeolSd8TXZYifLSwoBGfOFf",
+	"QU9ODveeDwM1E/2LLM1oo3K3hL8apYlT8N7vhu1KsRm7XSNnRoT/97AQ3DS5Mn9VYNHg0BkaMVLS0CuW",
+	"4F7xsZNWuyhKg7SZWEubaKL3i+c/nLwlnqep/cl8ZaGUC3m9RscvB1GoS9mjaScfUbQV8vWIPlHZVsjS",
+	"/PUIvyKLjfjzBX0cHvLXw6OzRzvPTyed50/wK+4f3c834e7xaM/8qPySg5c7gydJhTt49vdO8ZPAiMjQ",
+	"eHgFVQjumjFgyk85wJbdvXrgCwm+XqI+KV6ovb3DjDlpg9k6oL62Rdu2L33REopRU+S9RuCpdH2vYsx0",
+	"CxCJFrrNPIaIYNqmzGVJaDonVw8R/WRziutXfPtey4gSZSm2pBOszKpSue1bfIx16wVh1k8q5NdbsPtO",
+	"RecMPL6dSxVOTl+d/+XF/w61iFwNStDbtUANy0SwnpSJJihvuraX5ylw4Rur3P0n8P7N9yN02gMkudlV",
+	"CoFscdhEK2urRkvX8eFBGnD2cCm3C6nT4RhOGgxeA+01ZaK9Wd8H890Llaa7Ead2jRzSk0nWsPrSuTWH",
+	"jZSemxCOEhmZRB7/eCodvKVJnpy+AnTBke9ladFrKQs/ip09fhxWM5bXYrUu5Dgzq8e2Wq9NSXt8Wxl3",
+	"x76Ucm3RlQv2VJvPBjj6kPBqZXAM+W0ouZWF3GTVCt1CZUPUiOphG4OegCIZC3mJt3rmILeW/HSy+Nsp",
+	"ASt1ToVtPPcLmQP6NKQvnht9xZgU68vZTJFTBIv95KbyhsNmJ0UBTRWczmsXgzIUDHAc3MYrxvD+3cvR",
+	"M9RRAG+aDJZCX9lDo1uQxzZQctZiIfyZdKUrhSrwsObCiRjyit8nAwqUNFJcR5Hp5TF54SHCjKNoo0f0",
+	"ph0MZrtM2SPQ4VuebCvbhiNwwm3n/r0nyLKj3VGRDzrZu1lnyT5bq8WKJqhxLbkStNrtWsbQgwIdIAfp",
+	"LWTCyqEvxdGmhYK8qFCD4hgBRA6px4jShAJutD1QzNhyPLAoy/E4ByQHBIApDNJCOKX30pjH2Dv0fz1L",
+	"hzENxSCSeioxh2Jhlyo+uAUEhCqUJVanldOySTZTbUendBzqwoARvGK7nqVfAO/iIxuxJS2EC6hBvg1t",
+	"SHK9ylNiqJQCGrgGCsOmQzwvu2Bylk8jBkWEcjpBbISGE7EUge1n0KCEYZB+jWQyJaT/c/rtXsrHnoC1",
+	"MUcXQHDVBD6iqFADWGcOdyDGMEgnk6dI4XQ0oVr8uqKCa4j6yUSV7FT2wjeFknv0n1mbwyClsAASgBys",
+	"dIZXaAT+HsOOn3XwbPK0UxvCSyG5Q2qRrUXGHQDN9fYIz7xpPezs0Q6eW9C5b6hbh6DnKBopcEPGCill",
+	"GKR7Y0+bdE9O0n6SDAMwr6EBMdOLrtQD78ZZ+CRl/M6H90llsdehLB2ukdJWao6ZjqGl5vBlJKIzlaOa",
+	"JeZiwoWzRLLMv1500q5IjHbmtaVa/YqRA+s0rCysbIJcxNWqvfzd4CgXW2tIKfaa8v74mjZ2YVOQP1eo",
+	"4bw31A5IcRCNbq5zeXg8SR5y3ZOVDo0G6hFBWojkN4toqEPPOwbDfgqDtI5gpsNjEMDWBY3D6WgcgyOb",
+	"nbiqV+i7Qx7gkLcDoekQh+EBNaSUUgiSawyvpaLtQVfHguhsKeuBP784+a5G9pNSphoG//sOFD/0yri9",
+	"hwfBQvITGFAhlqHt8GCh2l5ASWq9DvfrJ1pkhixBysmwdUDqt7Ym2I4XgFPzUyVjATamKnK4UN4z58y/",
+	"uhLFjiWCy1EtrmwXGZg5HTezIY1EGx0MHhs48KdbCAQGH9gu+CAOrVdahmLuCcZOP3deSXcSOCjgerIx",
+	"Xl7sZFhYNTBB8FiZgGGgWewwz/QobE8bz1jLAn6EAZxrMso6cI0Zdy6o0RtsRnpqMZKCylmAp/JVDQLh",
+	"VMyFXCqaZmFEDheiwEFKnvDretTQt4C6XwD3KajWuGOvwalQTeEXp1F+x3WgpUWbR7XWxlGCUcnhmN5i",
+	"fxi4jfHf2NmC0my4241ZEXkIyN/goOsZD4kp3nu3gatRmnrcwK2NUl+oK+QfKja5Sxk2jXfQHFzLwrUG",
+	"CKdUFVKjaaYW2pSUyBoBt/4RurfhTy0eQqccb9B5TqT335ObnMGjFGUgvoMKQilVstuHh0ZpteKBj3bi",
+	"uVO6NLlfZF9qxVMnjkOzDpYcLMKDodYSOsdcWwRePzVT/bhIY3nGnp1TrrjlpEVx5JNl0SzaG0/HE/S+",
+	"zFpqsVbRLHoynoyfUIbKLcmTJs8N/1j01tz7UjrxUN8fBiH6zN+HcaJbhZhzKtljfzjoQBbBAZfnbTry",
+	"LygEEEP64SxNNGGsAt5gJVy2lJZ8sVOxULq2BC62kPmacm+TPqC2PNGd4nLlxixQd5vf+BAAV5JTr5x2",
+	"uijRdeMqLkWvmZkFXLcunSfg0DGq/VYr8FjzceVnRIB3u9Coh1rrMMHn9UTG8JJmRpuBb0gTXRf5MOaY",
+	"NvBKWVUrOJ/JMNTrRel2BIcYrGbEVzkVrFpHgaFuZf8dqZvmlscBAfDRGztVnQ+43+OvznYqLaeTyW8G",
+	"rqEF95Za7ZyH+L5g2B+C0AiNQe4bou4J9U8IM93nbe97rmaPx60qXHpk7+OPdKB9+ND06OMP7WJeb+Lo",
+	"4CHz60Ls6aknD5piJxNqq9VKlNtoFn2vrAssiipDLCzFg/0vZzdxtDa2R/Cf5KS/WunkbrazN7FMBo/K",
+	"01BH69MSIc9B18ijR+fMO6qm7sABjiSimUPKye80JtG8G1IiyVw7UOgVrZRznC+ps7MW0ganNk70SQ9o",
+	"ljo9NKjZRD969FbMAyLLjh89gpOAN6GFoAbwJTgB2zVg+JkgQ9BULk60gLw067XM2+A1itOkB5Mn6dAH",
+	"FpEetzBmVJiUy0T79hyhPZxfFxtu/HyncnK3/Ya3n8MGsVm8W2gUOgbNqyIsJ9Qj1SV3ifZtrwbTfVia",
+	"qrRQ6UJa23U2rHR1WnAYg83MmtpesGMbsKpERELDKecDo7dXUf8SNioYwI0q83YkFbugHTVIp+Sp14+S",
+	"MUF23veG5X46jCmbR6YHmYM9HQNnQA0CmyowLTdU+k29rI7759tXh7jj4kxTnuVdFYk9Iy9VIeuSso6t",
+	"zB7UboXurmG6PzlKe97YKtbFgxg3yHXu+YMelySvkntfobGAxlMc9kbcrsn17RPJOffuwhGdS2fa+MY7",
+	"in7H8ILjABx29LGbcIgDRJNytBvTiqGHmBkOExax7XpVdC10uCBGDILFg0ZxdR5N4lt6oqEg8xo5yiYt",
+	"RVZRWDEov07NxSH9GoeQYpBEtXQiFiWOrdOCiW5JJs6wa1PzUCbruHEN8bbeqGgsxNuCg7uWWhkAu7w1",
+	"M88tPTzK/WiYvo3H7FOHcNJtyErN5lh8DtL96+uUyxvnQoXOGk24LT24vk6ZnVC6Bokz8yUYVAJuG85N",
+	"tJiX0i7xnSQfbwW9buGFg7VM3CKvM7nm4F4LAxywvgz05fMb8yq9APRnCbcaRXbZAwFG2ofWoEjHOR8L",
+	"v92BdMRYgWPDLShBxvBTU4gJoX2t7BR/hEGEDmN4RfStr/2zXC/LuiiIc4JJ4g2wpHiAbtwa5TzpeX/r",
+	"637ZlNgML61d7z41RCoj0YNu+syHXyggqDQeC1NuPWFbuoCy3BfGLYdjOKHOubgpPnrAMy+kuGIGqQth",
+	"O1LzYPKUXXXW09QwldsIeM5o+ljQgAGf3qrPnXVtllYZcJtidTnwGF5TLiKgtlE5yk7xZr3EpkpzVvcF",
+	"rKOkOMZSFmsOYvbXh846IPl2v+PdvaAQKhtGnnN9qOVSrl0TZ+pq+rDGsOskVJt1vnJeXswNep/04va5",
+	"8PH93bp7ij4aFllcoWoVMoXobfnlQ5+O/GjCEXHwLDMkK1nOdIuYF+oqdMfqL5zFEXDdsFM6e9wc2vDy",
+	"OrzvI3dhP+MQk8ar1LK0bfIhE7XaaBDdOW7Yoj7NoM2swoK4MFcShAOOaieamDIGsky8FKFcFloDs+aY",
+	"dqu2uh53XQvxyS73Tk84dpFpTd+afPubecceo3rTBe6hDXVzyyff+y198rvKXVqdlwlDftxpKlSbOXkL",
+	"IvOH+OZ3dKe+b8S+R9DLN3d16D4VblnXKPgOfs0ye9u7He53oF6hjefj3d7ID25i/CWA8JAAwuQBAYQ7",
+	"egjh43sPiAjsllhT3GL6qa/1TWL+AYIe+MzTh7zpdieSbsDkJM+bsEdvxOQm5pj5418JB3HTiZ1zb/ym",
+	"Ad5djemayiH+FwoaYLe3/76rh0LT712nwy1suEcTN8KlRp1AnWw5ojKdPJn4pqjpn168A5ptK0tROycc",
+	"jKekkRQ5mgUW9VVAAexP9tMGGWXJStlC2vpnAlIYhH8XYBhDyo17/Y/PDo72GSErEu2j4T6KVDcG7lN6",
+	"C+k+R+Nxx8PfOxZ8v975w9TJzr/UcN9I7VsfGCTutpr+p6vkbdpL308E/d+gGPZ//6rg1yaInqXwsQIP",
+	"6OoUjbcAIl/Y+p+Urf+REhl/kq6Vjhg0mnbYr6RbsHFSH23A+Icz1BMcymDlsmNJlyavKGz/MJjz1R4V",
+	"DNQVnVw6dhPf+ocFnFgw8r47qOXfx58y+Fm96rsLnWwbMV07P+NWa3JPr5uzm/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

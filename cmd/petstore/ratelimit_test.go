@@ -53,3 +53,22 @@ func TestServeRateLimited(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitPerReplica pins the scope the contract states: each server
+// counts a key's requests itself. A key that has used up its burst on one
+// replica is answered by another with that one's full bucket, in the
+// headers too.
+func TestRateLimitPerReplica(t *testing.T) {
+	a := serveSetting(t, "PETSTORE_RATE_LIMIT", "1/m,burst=2", `"rate_limit":"1/m,burst=2"`)
+	b := serveSetting(t, "PETSTORE_RATE_LIMIT", "1/m,burst=2", `"rate_limit":"1/m,burst=2"`)
+	for range 2 {
+		a.Do(t, "GET", "/v1/pets", "")
+	}
+	if res := a.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusTooManyRequests {
+		t.Fatalf("replica A after the burst: got %d, want 429", res.Status)
+	}
+	res := b.Do(t, "GET", "/v1/pets", "")
+	if res.Status != http.StatusOK || res.Header.Get("RateLimit-Remaining") != "1" {
+		t.Fatalf("replica B: got %d, RateLimit-Remaining %q; want 200 and 1 (its own bucket)", res.Status, res.Header.Get("RateLimit-Remaining"))
+	}
+}

@@ -13,13 +13,18 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/connlimit"
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/ratelimit"
@@ -208,6 +213,8 @@ type config struct {
 	// shutdownDelay is how long the server goes on serving, /readyz
 	// answering 503, between the first signal and the shutdown.
 	shutdownDelay time.Duration
+	// The memory store's bounds, and the bound on open connections.
+	maxPets, maxIdempotencyKeys, maxConnections int
 	// source names where each flag's value came from, by flag name: the
 	// flag ("-addr") or its environment variable ("PETSTORE_ADDR"), so that
 	// an error names what the operator actually wrote.
@@ -227,15 +234,18 @@ const defaultShutdownDelay = 5 * time.Second
 
 // envOf gives each serve flag's environment twin.
 var envOf = map[string]string{
-	"addr":            "PETSTORE_ADDR",
-	"api-keys":        "PETSTORE_API_KEYS",
-	"api-keys-file":   "PETSTORE_API_KEYS_FILE",
-	"log-format":      "PETSTORE_LOG_FORMAT",
-	"rate-limit":      "PETSTORE_RATE_LIMIT",
-	"database-url":    "PETSTORE_DATABASE_URL",
-	"idempotency-ttl": "PETSTORE_IDEMPOTENCY_TTL",
-	"pprof":           "PETSTORE_PPROF_ADDR",
-	"shutdown-delay":  "PETSTORE_SHUTDOWN_DELAY",
+	"addr":                 "PETSTORE_ADDR",
+	"api-keys":             "PETSTORE_API_KEYS",
+	"api-keys-file":        "PETSTORE_API_KEYS_FILE",
+	"log-format":           "PETSTORE_LOG_FORMAT",
+	"rate-limit":           "PETSTORE_RATE_LIMIT",
+	"database-url":         "PETSTORE_DATABASE_URL",
+	"idempotency-ttl":      "PETSTORE_IDEMPOTENCY_TTL",
+	"pprof":                "PETSTORE_PPROF_ADDR",
+	"shutdown-delay":       "PETSTORE_SHUTDOWN_DELAY",
+	"max-pets":             "PETSTORE_MAX_PETS",
+	"max-idempotency-keys": "PETSTORE_MAX_IDEMPOTENCY_KEYS",
+	"max-connections":      "PETSTORE_MAX_CONNECTIONS",
 }
 
 const serveUsage = `usage: petstore [serve] [flags]
@@ -287,6 +297,9 @@ func serveFlags() (*flag.FlagSet, map[string]*string) {
 	def("idempotency-ttl", shortDuration(httpapi.DefaultIdempotencyTTL), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h")
 	def("pprof", "", "serve net/http/pprof on this loopback address; off when empty")
 	def("shutdown-delay", shortDuration(defaultShutdownDelay), "how long to go on serving after SIGTERM or SIGINT, /readyz answering 503, before shutting down; 0 for none")
+	def("max-pets", strconv.Itoa(memstore.DefaultMaxPets), "pets the memory store holds at most; a create beyond is answered 507")
+	def("max-idempotency-keys", strconv.Itoa(memstore.DefaultMaxKeys), "outcomes of creates with an Idempotency-Key the memory store keeps at most; a create with a new key beyond is answered 507")
+	def("max-connections", "auto", "client connections open at most; at the bound a new one closes the least recently used one waiting for its client; auto: "+autoConnectionsHelp)
 	return fs, v
 }
 
@@ -346,6 +359,14 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	}
 	if cfg.logFormat != "json" && cfg.logFormat != "text" {
 		return cfg, bad("log-format", "want json or text")
+	}
+	for name, n := range map[string]*int{"max-pets": &cfg.maxPets, "max-idempotency-keys": &cfg.maxIdempotencyKeys} {
+		if *n, err = strconv.Atoi(*v[name]); err != nil || *n < 1 || strings.HasPrefix(*v[name], "+") {
+			return cfg, bad(name, "want a positive integer, such as 1000000")
+		}
+	}
+	if cfg.maxConnections, err = connectionLimit(*v["max-connections"], descriptorLimit()); err != nil {
+		return cfg, bad("max-connections", "%v", err)
 	}
 	return cfg, nil
 }
@@ -487,12 +508,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer flushTracing(tracing, log)
-	store, storeName, closeStore, err := openStore(ctx, getenv, cfg.databaseURL, cfg.source["database-url"], storeOptions(tracing)...)
+	store, storeName, closeStore, err := openStore(ctx, getenv, cfg.databaseURL, cfg.source["database-url"], memBounds(cfg), storeOptions(tracing)...)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	app, err := newApp(ctx, cfg, keys, store, tracing, log, out)
+	conns := connlimit.New(cfg.maxConnections)
+	app, err := newApp(ctx, cfg, keys, store, tracing, log, out, conns.Collectors())
 	if err != nil {
 		return err
 	}
@@ -511,6 +533,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if keys.generated != "" {
 		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", keys.generated)
 	}
+	ln = conns.Wrap(srv, ln) // after srv is set up, before it serves
 	logListening(log, ln, cfg, storeName, keys, tracing)
 	return serveUntilDrained(ctx, srv, ln, cfg.shutdownDelay, log)
 }
@@ -536,10 +559,10 @@ func storeOptions(tracing *telemetry.Tracing) []pgstore.Option {
 // newApp builds the API's handler from the configuration. From the first
 // signal on, /readyz answers 503: ctx.Done() is closed before cancel
 // returns, so no probe after the signal sees 200.
-func newApp(ctx context.Context, cfg config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, out *logOut) (http.Handler, error) {
-	hcfg := httpapi.Config{Store: store, Keys: keys.source, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done()}
+func newApp(ctx context.Context, cfg config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, out *logOut, collectors []prometheus.Collector) (http.Handler, error) {
+	hcfg := httpapi.Config{Store: store, Keys: keys.source, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done(), Collectors: collectors}
 	if keys.reloader != nil {
-		hcfg.Collectors = keys.reloader.Collectors()
+		hcfg.Collectors = append(hcfg.Collectors, keys.reloader.Collectors()...)
 	}
 	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
 		return nil, err
@@ -578,7 +601,7 @@ func logListening(log *slog.Logger, ln net.Listener, cfg config, storeName strin
 	if tracing.On() {
 		log.Info("tracing on", "exporter", tracing.Exporter())
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.source.Current().Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "version", buildVersion())
+	log.Info("listening", "addr", ln.Addr().String(), "store", storeName, "keys", keys.source.Current().Len(), "rate_limit", limit, "idempotency_ttl", shortDuration(cfg.idempotencyTTL), "shutdown_delay", shortDuration(cfg.shutdownDelay), "max_connections", cfg.maxConnections, "version", buildVersion())
 }
 
 // serveUntilDrained serves on ln until ctx ends; then, after shutdownDelay

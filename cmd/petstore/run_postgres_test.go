@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -13,12 +10,10 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pgtest"
-	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 const pgKey = "replica-key-0123456789abcdef"
@@ -202,38 +197,8 @@ func startBinary(t *testing.T, bin, db string) (*exec.Cmd, string) {
 		"PETSTORE_DATABASE_URL=" + db,
 		"PETSTORE_LOG_FORMAT=json",
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncbuf.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-				break
-			}
-		}
-		io.Copy(io.Discard, stdout) // keep the server's log from blocking it
-	}()
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the server did not log its address; stderr: %s", stderr)
-	}
+	addr, _ := startProcess(t, cmd, "listening")
+	base := "http://" + addr
 	apitest.Eventually(t, "/healthz", func() bool {
 		res, err := http.Get(base + "/healthz")
 		if err != nil {

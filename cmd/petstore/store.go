@@ -26,8 +26,8 @@ var (
 // openStore returns the store the configuration selects: PostgreSQL when
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
 // line; the URL never does (it may hold a password). source names the flag
-// or variable the URL came from, for errors.
-func openStore(ctx context.Context, getenv func(string) string, databaseURL, source string, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
+// or variable the URL came from, for errors. mem configures the memory store.
+func openStore(ctx context.Context, getenv func(string) string, databaseURL, source string, mem []memstore.Option, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
 	if plantEnv != "" {
 		kind := getenv(plantEnv)
 		if databaseURL, err = plantURL(kind, databaseURL); err != nil {
@@ -40,7 +40,7 @@ func openStore(ctx context.Context, getenv func(string) string, databaseURL, sou
 		}()
 	}
 	if databaseURL == "" {
-		return memstore.New(), "memory", func() {}, nil
+		return memstore.New(mem...), "memory", func() {}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
@@ -50,4 +50,9 @@ func openStore(ctx context.Context, getenv func(string) string, databaseURL, sou
 		return nil, "", nil, fmt.Errorf("%s: %s", source, strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error()))
 	}
 	return s, "postgres", s.Close, nil
+}
+
+// memBounds returns the memory store's bounds the configuration sets.
+func memBounds(cfg config) []memstore.Option {
+	return []memstore.Option{memstore.WithMaxPets(cfg.maxPets), memstore.WithMaxKeys(cfg.maxIdempotencyKeys)}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,9 +34,15 @@ const (
 	// keys file's directory before it reads the file: an editor's or an
 	// orchestrator's update is several events.
 	DefaultDebounce = 100 * time.Millisecond
-	// PollInterval is how often Run reads the file when it cannot watch it
-	// (no inotify: a limit reached, an unsupported file system).
-	PollInterval = time.Second
+	// DefaultMaxDelay bounds how long changes postpone a read: the file is
+	// read at most this long after the first change since the last read,
+	// however busy the directory is with other files.
+	DefaultMaxDelay = 500 * time.Millisecond
+	// PollInterval is how often Run checks that it still watches the keys
+	// file's directory, and reads the file while it cannot watch it (no
+	// inotify: a limit reached, an unsupported file system; the directory
+	// gone).
+	PollInterval = 500 * time.Millisecond
 )
 
 // Reloader holds the key set of a keys file (PETSTORE_API_KEYS_FILE) joined
@@ -49,9 +56,10 @@ type Reloader struct {
 	fixed []Digest
 	log   *slog.Logger
 	cur   atomic.Pointer[Set]
-	// Debounce is Run's quiet time after a change; DefaultDebounce unless
-	// set before Run.
-	Debounce time.Duration
+	// Debounce is Run's quiet time after a change, and MaxDelay the most
+	// that changes postpone a read; DefaultDebounce and DefaultMaxDelay
+	// unless set before Run.
+	Debounce, MaxDelay time.Duration
 
 	mu sync.Mutex // serialises loads
 	// seen is the SHA-256 of the content last read, loaded or refused, and
@@ -78,7 +86,7 @@ func NewReloader(path string, fixed []Digest, log *slog.Logger) (*Reloader, erro
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Reloader{path: path, fixed: fixed, log: log, Debounce: DefaultDebounce}
+	r := &Reloader{path: path, fixed: fixed, log: log, Debounce: DefaultDebounce, MaxDelay: DefaultMaxDelay}
 	r.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "petstore_api_keys_reloads_total",
 		Help: "Reloads of the API keys file (on SIGHUP or a change on disk), by outcome: ok, or error (the keys in force were kept).",
@@ -183,87 +191,179 @@ func (r *Reloader) refuse(err error) error {
 // changes on disk, until ctx ends. It watches the directory of the file, and
 // of the file a symlink names, not the file: an orchestrator's update swaps
 // a symlink (Kubernetes renames its ..data link), which a watch on the file
-// itself would not see. Changes are debounced; a change that leaves the
-// content as it was is no reload. Where it cannot watch, it polls every
-// PollInterval.
+// itself would not see. Changes are debounced, but a busy directory delays a
+// read by MaxDelay at most; a change that leaves the content as it was is no
+// reload. Every PollInterval it checks that the directory it watches is
+// still the one at the keys file's path: a directory replaced, removed and
+// made again, or mounted over is watched anew and the file read. Where it
+// cannot watch, it reads the file every PollInterval.
 func (r *Reloader) Run(ctx context.Context, hup <-chan os.Signal) {
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	var poll <-chan time.Time
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		defer w.Close()
-		err = w.Add(filepath.Dir(r.path))
-	}
-	target := ""
-	if err == nil {
-		events, errs = w.Events, w.Errors
-		target = r.watchTarget(w, target)
-	} else {
-		w = nil
-		r.log.Warn("cannot watch the API keys file; reading it every second", slog.String("file", r.path), slog.String("error", err.Error()))
-		t := time.NewTicker(PollInterval)
-		defer t.Stop()
-		poll = t.C
-	}
+	d := r.newDirWatch()
+	defer d.close()
 	// A change between NewReloader's read and the watch is seen here.
 	r.load(false)
+	d.retarget()
 
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	defer debounce.Stop()
+	var first time.Time // the first change not read yet; zero for none
+	changed := func() {
+		now := time.Now()
+		if first.IsZero() {
+			first = now
+		}
+		debounce.Reset(max(0, min(r.Debounce, first.Add(r.MaxDelay).Sub(now))))
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
 			r.Reload()
-			target = r.watchTarget(w, target)
-		case _, ok := <-events:
+			d.retarget()
+		case _, ok := <-d.events():
 			if !ok {
-				events = nil
+				d.w = nil // closed: poll from now on
 				continue
 			}
-			debounce.Reset(r.Debounce)
-		case err, ok := <-errs:
+			changed()
+		case err, ok := <-d.errors():
 			if !ok {
-				errs = nil
+				d.w = nil
 				continue
 			}
 			// An overflow may have dropped the event that matters.
 			r.log.Warn("watching the API keys file", slog.String("file", r.path), slog.String("error", err.Error()))
-			debounce.Reset(r.Debounce)
+			changed()
 		case <-debounce.C:
+			first = time.Time{}
+			d.check() // the event may have been the directory's own removal
 			r.load(false)
-			target = r.watchTarget(w, target)
-		case <-poll:
-			r.load(false)
+			d.retarget()
+		case <-tick.C:
+			if d.check() {
+				r.load(false)
+				d.retarget()
+			}
 		}
 	}
 }
 
-// watchTarget watches the directory of the file the keys path resolves to,
-// when it is not the path's own, in place of the one watched before (old).
-// It returns the directory watched now, "" for none.
-func (r *Reloader) watchTarget(w *fsnotify.Watcher, old string) string {
-	if w == nil {
-		return old
+// dirWatch watches the keys file's directory and, when the file is a
+// symlink to another directory, that one too.
+type dirWatch struct {
+	r      *Reloader
+	w      *fsnotify.Watcher // nil: no watching at all; Run polls
+	dir    string            // the keys path's own directory
+	info   os.FileInfo       // dir's, as watched; nil while not watched
+	target string            // the symlink target's directory watched; "" for none
+}
+
+func (r *Reloader) newDirWatch() *dirWatch {
+	d := &dirWatch{r: r, dir: filepath.Dir(r.path)}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		r.log.Warn("cannot watch the API keys file; reading it every "+PollInterval.String(), slog.String("file", r.path), slog.String("error", err.Error()))
+		return d
+	}
+	d.w = w
+	if err := d.watch(); err != nil {
+		r.log.Warn("cannot watch the API keys file's directory; reading the file every "+PollInterval.String()+" until it can", slog.String("file", r.path), slog.String("error", err.Error()))
+	}
+	return d
+}
+
+func (d *dirWatch) close() {
+	if d.w != nil {
+		d.w.Close()
+	}
+}
+
+// events and errors are the watcher's channels; nil (never ready) without one.
+func (d *dirWatch) events() <-chan fsnotify.Event {
+	if d.w == nil {
+		return nil
+	}
+	return d.w.Events
+}
+
+func (d *dirWatch) errors() <-chan error {
+	if d.w == nil {
+		return nil
+	}
+	return d.w.Errors
+}
+
+// watch (re)places the watch on the directory at d.dir.
+func (d *dirWatch) watch() error {
+	d.w.Remove(d.dir) // the old directory's watch, if fsnotify still holds it
+	d.info = nil
+	info, err := os.Stat(d.dir)
+	if err != nil {
+		return err
+	}
+	if err := d.w.Add(d.dir); err != nil {
+		return err
+	}
+	d.info = info
+	return nil
+}
+
+// watched reports whether the directory at d.dir is the one watched:
+// fsnotify drops a watch whose directory was removed, renamed or unmounted,
+// and a directory mounted over another is another.
+func (d *dirWatch) watched() bool {
+	if d.info == nil {
+		return false
+	}
+	now, err := os.Stat(d.dir)
+	return err == nil && os.SameFile(now, d.info) && slices.Contains(d.w.WatchList(), d.dir)
+}
+
+// check makes sure the directory at d.dir is watched, and reports whether
+// the file should be read now: it is not watched (or was not until now).
+func (d *dirWatch) check() bool {
+	if d.w == nil {
+		return true
+	}
+	if d.watched() {
+		return false
+	}
+	was := d.info != nil
+	if err := d.watch(); err != nil {
+		if was {
+			d.r.log.Warn("the API keys file's directory is no longer watched; reading the file every "+PollInterval.String()+" until it is", slog.String("file", d.r.path), slog.String("error", err.Error()))
+		}
+		return true
+	}
+	d.r.log.Info("watching the API keys file's directory anew", slog.String("file", d.r.path))
+	return true
+}
+
+// retarget watches the directory of the file the keys path resolves to,
+// when it is not the path's own, in place of the one watched before.
+func (d *dirWatch) retarget() {
+	if d.w == nil {
+		return
 	}
 	dir := ""
-	if real, err := filepath.EvalSymlinks(r.path); err == nil {
+	if real, err := filepath.EvalSymlinks(d.r.path); err == nil {
 		dir = filepath.Dir(real)
-		if own, err := filepath.EvalSymlinks(filepath.Dir(r.path)); err == nil && own == dir {
+		if own, err := filepath.EvalSymlinks(d.dir); err == nil && own == dir {
 			dir = ""
 		}
 	}
-	if dir == old {
-		return old
+	if dir == d.target {
+		return
 	}
-	if old != "" {
-		w.Remove(old)
+	if d.target != "" {
+		d.w.Remove(d.target)
 	}
-	if dir != "" && w.Add(dir) != nil {
+	if dir != "" && d.w.Add(dir) != nil {
 		dir = ""
 	}
-	return dir
+	d.target = dir
 }

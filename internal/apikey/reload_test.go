@@ -230,8 +230,9 @@ func TestReloaderBrokenFile(t *testing.T) {
 	apitest.Eventually(t, "the fixed file to load", func() bool { return accepts(r, keyB) && !accepts(r, keyA) })
 }
 
-// TestReloaderSIGHUP: with changes on disk ignored (a debounce longer than
-// the test), SIGHUP alone reloads; it reloads an unchanged file too.
+// TestReloaderSIGHUP: with changes on disk ignored (a debounce and a most
+// delay longer than the test), SIGHUP alone reloads; it reloads an
+// unchanged file too.
 func TestReloaderSIGHUP(t *testing.T) {
 	keyA, lineA := newKey(t)
 	keyB, lineB := newKey(t)
@@ -241,7 +242,7 @@ func TestReloaderSIGHUP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Debounce = time.Hour
+	r.Debounce, r.MaxDelay = time.Hour, time.Hour
 	hup := make(chan os.Signal, 1)
 	run(t, r, hup)
 	hup <- os.Interrupt // any value: Run is given SIGHUP alone
@@ -325,5 +326,136 @@ func TestReloaderMetricsLint(t *testing.T) {
 		for _, p := range problems {
 			t.Errorf("%s: %s", p.Metric, p.Text)
 		}
+	}
+}
+
+// within polls cond until it holds, or fails t after limit: the bound a
+// reload promises, not a generous test deadline.
+func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond))
+}
+
+// watching writes lineA to path, runs a Reloader of it with the default
+// timing, and returns it once it has seen a change (to A and B) through its
+// watch: Run's own first read cannot be what saw it.
+func watching(t *testing.T, path, lineA, keyB, lineB string) *apikey.Reloader {
+	t.Helper()
+	writeAtomic(t, path, lineA)
+	r, err := apikey.NewReloader(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, r, nil)
+	writeAtomic(t, path, lineA, lineB)
+	apitest.Eventually(t, "B to be accepted", func() bool { return accepts(r, keyB) })
+	return r
+}
+
+// TestReloaderBusyDirectory: another file in the keys file's directory
+// changing every 10 ms (a log, a lock, a sidecar's state) does not postpone
+// a reload past one second; the debounce is the default one.
+func TestReloaderBusyDirectory(t *testing.T) {
+	_, lineA := newKey(t)
+	keyB, lineB := newKey(t)
+	keyC, lineC := newKey(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys")
+	r := watching(t, path, lineA, keyB, lineB)
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	underWay := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				os.WriteFile(filepath.Join(dir, "noise"), []byte(fmt.Sprint(i)), 0o600)
+				if i == 20 { // longer than a debounce: it keeps being reset
+					close(underWay)
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	<-underWay
+	writeAtomic(t, path, lineC)
+	within(t, time.Second, "C in force while the directory is busy", func() bool { return accepts(r, keyC) })
+}
+
+// TestReloaderDirectoryReplaced: the keys file's directory is replaced (a
+// new one renamed in place of the old; the old removed and made again; or
+// renamed away, and a new one put in place only once the reloader has found
+// the file gone), and the reloader reads the new directory's file within a
+// second, then goes on watching it: a later change there is seen within a
+// second too.
+func TestReloaderDirectoryReplaced(t *testing.T) {
+	for _, how := range []string{"renamed", "removed", "late"} {
+		t.Run(how, func(t *testing.T) {
+			keyA, lineA := newKey(t)
+			keyB, lineB := newKey(t)
+			keyC, lineC := newKey(t)
+			keyD, lineD := newKey(t)
+			root := t.TempDir()
+			dir := filepath.Join(root, "secrets")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "keys")
+			r := watching(t, path, lineA, keyB, lineB)
+
+			switch how {
+			case "renamed":
+				next := filepath.Join(root, "secrets.new")
+				if err := os.Mkdir(next, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				writeAtomic(t, filepath.Join(next, "keys"), lineC)
+				if err := os.Rename(dir, filepath.Join(root, "secrets.old")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(next, dir); err != nil {
+					t.Fatal(err)
+				}
+			case "removed":
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				writeAtomic(t, path, lineC)
+			case "late":
+				if err := os.Rename(dir, filepath.Join(root, "secrets.old")); err != nil {
+					t.Fatal(err)
+				}
+				apitest.Eventually(t, "the file found gone", func() bool { return reloads(t, r, "error") == 1 })
+				next := filepath.Join(root, "secrets.new")
+				if err := os.Mkdir(next, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				writeAtomic(t, filepath.Join(next, "keys"), lineC)
+				if err := os.Rename(next, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			within(t, time.Second, "the new directory's keys in force", func() bool {
+				return accepts(r, keyC) && !accepts(r, keyA) && !accepts(r, keyB)
+			})
+			writeAtomic(t, path, lineD)
+			within(t, time.Second, "a change in the new directory seen", func() bool { return accepts(r, keyD) && !accepts(r, keyC) })
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,6 +34,8 @@ const (
 	codeKeyInFlight      = gen.ErrorCodeIdempotencyKeyInFlight
 	codeKeyReused        = gen.ErrorCodeIdempotencyKeyReused
 	codeOutcomeUnknown   = gen.ErrorCodeOutcomeUnknown
+	codeStoreFull        = gen.ErrorCodeStoreFull
+	codeKeysFull         = gen.ErrorCodeIdempotencyKeysFull
 )
 
 // The messages of a 503 to a create whose outcome is unknown (the store
@@ -100,8 +103,14 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		case http.StatusRequestEntityTooLarge:
 			// The rest of the body is not read: close the connection.
 			h.Set(echo.HeaderConnection, "close")
+		case http.StatusInsufficientStorage:
+			if kf := (*pets.KeysFullError)(nil); errors.As(err, &kf) {
+				h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(min(max(math.Ceil(kf.Wait.Seconds()), 1), 86400))))
+			}
 		}
-		if e.Status >= 500 {
+		// A full store (507) is the access log's line and the metrics', not
+		// an ERROR a request: a client filling it would flood the log.
+		if e.Status >= 500 && e.Status != http.StatusInsufficientStorage {
 			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
 				slog.String("request_id", h.Get(echo.HeaderXRequestID)),
 				slog.Int("status", e.Status),
@@ -148,6 +157,10 @@ func describe(err error) *apiError {
 		return &apiError{Status: http.StatusUnprocessableEntity, Code: codeKeyReused, Message: "Idempotency-Key: already used by this API key for a different request; use a new key for a new pet"}
 	case errors.Is(err, pets.ErrKeyInFlight):
 		return &apiError{Status: http.StatusConflict, Code: codeKeyInFlight, Message: "Idempotency-Key: a request with this key is still being processed; retry later with the same key"}
+	case errors.Is(err, pets.ErrFull):
+		return &apiError{Status: http.StatusInsufficientStorage, Code: codeStoreFull, Message: "the store holds as many pets as it may; nothing was written"}
+	case errors.Is(err, pets.ErrKeysFull):
+		return &apiError{Status: http.StatusInsufficientStorage, Code: codeKeysFull, Message: "the store keeps as many Idempotency-Key outcomes as it may; nothing was written; retry after Retry-After seconds, or without the key"}
 	case errors.Is(err, pets.ErrOutcomeUnknown):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknown}
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

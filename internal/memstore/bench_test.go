@@ -2,9 +2,12 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/internal/cputime"
 	"github.com/petstore/petstore/internal/pets"
@@ -150,4 +153,40 @@ func heapAfterGC() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestWorstCaseSizes measures the heap of a pet with the longest name the
+// contract allows (100 four-byte characters) and of an outcome with the
+// longest Idempotency-Key (255 characters), and holds them under the
+// figures docs/operating.md sizes the bounds with: 480 and 460 bytes.
+func TestWorstCaseSizes(t *testing.T) {
+	const n = 50_000
+	ctx := context.Background()
+	name := strings.Repeat("\U0001D513", 99)
+	before := heapAfterGC()
+	s := New()
+	for i := range n {
+		p := pets.NewPet{Name: name + string(rune('a'+i%26)), CategoryID: 1}
+		if _, err := s.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perPet := float64(heapAfterGC()-before) / n
+	runtime.KeepAlive(s)
+
+	before = heapAfterGC()
+	s = New()
+	owner := strings.Repeat("f", 64)
+	for i := range n {
+		k := pets.IdempotencyKey{Owner: strings.Clone(owner), Key: fmt.Sprintf("%0255d", i), TTL: time.Hour}
+		if _, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "x", CategoryID: 1}, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perKey := float64(heapAfterGC()-before)/n - 50 // less its pet's record, id and one-byte name
+	runtime.KeepAlive(s)
+	t.Logf("heap: %.0f B a pet with a 400-byte name, %.0f B an outcome with a 255-character key", perPet, perKey)
+	if perPet > 480 || perKey > 460 {
+		t.Errorf("got %.0f B a pet, %.0f B an outcome; want at most 480 and 460", perPet, perKey)
+	}
 }

@@ -5,6 +5,10 @@
 // already sorted by ID, and one slice of IDs per status is sorted too. Get is
 // O(1); List is a binary search for the cursor plus O(limit) copying; Create
 // is an amortised O(1) append. No tree, no per-request sort or scan.
+//
+// A Store may be bounded (WithMaxPets, WithMaxKeys): at a bound a create is
+// refused, never made room for. Pets are never removed, and an outcome
+// dropped inside its TTL would let a retry create a second pet.
 package memstore
 
 import (
@@ -15,6 +19,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -39,9 +44,16 @@ type Store struct {
 	keys   map[idemKey]outcome
 	expiry expiryHeap
 	now    func() time.Time
+
+	maxPets, maxKeys int // bounds; 0 for none
 }
 
-type idemKey struct{ owner, key string }
+// idemKey is an outcome's key. The owner (an API key's digest, the same for
+// many outcomes) is interned: one copy of its 64 bytes, not one an outcome.
+type idemKey struct {
+	owner unique.Handle[string]
+	key   string
+}
 
 type outcome struct {
 	fingerprint [sha256.Size]byte
@@ -51,9 +63,35 @@ type outcome struct {
 
 var _ pets.Store = (*Store)(nil)
 
-// New returns an empty Store.
-func New() *Store {
-	return &Store{keys: map[idemKey]outcome{}, now: time.Now}
+// Default bounds of the server's memory store (petstore serve's -max-pets
+// and -max-idempotency-keys). At both, with the longest names and keys the
+// contract allows, the store holds about 275 MB of heap (TestWorstCaseSizes)
+// and the server peaks at about 550 MiB resident (cmd/petstore's
+// TestFillMemoryStore).
+const (
+	DefaultMaxPets = 500_000
+	DefaultMaxKeys = 100_000
+)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithMaxPets bounds the pets the store holds: a create beyond n is refused
+// with pets.ErrFull. n ≤ 0 means no bound, as without the option.
+func WithMaxPets(n int) Option { return func(s *Store) { s.maxPets = max(n, 0) } }
+
+// WithMaxKeys bounds the idempotency outcomes kept: a CreateOnce with a new
+// key while n are kept within their TTL is refused with a
+// *pets.KeysFullError. n ≤ 0 means no bound, as without the option.
+func WithMaxKeys(n int) Option { return func(s *Store) { s.maxKeys = max(n, 0) } }
+
+// New returns an empty Store, unbounded unless an option bounds it.
+func New(opts ...Option) *Store {
+	s := &Store{keys: map[idemKey]outcome{}, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 func statusIndex(s pets.Status) (uint8, bool) {
@@ -72,10 +110,15 @@ func (s *Store) Create(_ context.Context, n pets.NewPet) (pets.Pet, error) {
 		return pets.Pet{}, err
 	}
 	s.mu.Lock()
-	p := s.add(n)
-	s.mu.Unlock()
-	return p, nil
+	defer s.mu.Unlock()
+	if s.full() {
+		return pets.Pet{}, pets.ErrFull
+	}
+	return s.add(n), nil
 }
+
+// full reports whether the store holds its bound of pets; the caller holds mu.
+func (s *Store) full() bool { return s.maxPets > 0 && len(s.pets) >= s.maxPets }
 
 // add stores a normalized n; the caller holds mu.
 func (s *Store) add(n pets.NewPet) pets.Pet {
@@ -89,13 +132,15 @@ func (s *Store) add(n pets.NewPet) pets.Pet {
 // CreateOnce stores n unless k was recorded, within its TTL, for an earlier
 // create. A create in memory is atomic under mu, so a concurrent call with
 // the same key waits for it and replays it: ErrKeyInFlight never happens.
+// A recorded key is answered at the bounds too; a new one is refused there,
+// pets.ErrFull first.
 func (s *Store) CreateOnce(_ context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
 	n, err := n.Normalize()
 	if err != nil {
 		return pets.Pet{}, false, err
 	}
 	fp := n.Fingerprint()
-	ik := idemKey{k.Owner, k.Key}
+	ik := idemKey{unique.Make(k.Owner), k.Key}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -105,6 +150,12 @@ func (s *Store) CreateOnce(_ context.Context, n pets.NewPet, k pets.IdempotencyK
 			return pets.Pet{}, false, fmt.Errorf("key %.64q: %w", k.Key, pets.ErrKeyReused)
 		}
 		return s.pet(o.id), true, nil
+	}
+	if s.full() {
+		return pets.Pet{}, false, pets.ErrFull
+	}
+	if s.maxKeys > 0 && len(s.keys) >= s.maxKeys {
+		return pets.Pet{}, false, &pets.KeysFullError{Wait: s.expiry[0].at.Sub(now)}
 	}
 	p := s.add(n)
 	o := outcome{fingerprint: fp, id: p.ID, expires: now.Add(k.TTL)}

@@ -131,7 +131,8 @@ type Page struct {
 // Store keeps the catalogue. Implementations are safe for concurrent use and
 // assign IDs that are unique and increase in creation order.
 type Store interface {
-	// Create stores a normalized NewPet and returns it with its ID.
+	// Create stores a normalized NewPet and returns it with its ID. A store
+	// that bounds its pets returns ErrFull at the bound.
 	Create(ctx context.Context, n NewPet) (Pet, error)
 	// Get returns the pet with the given ID, or an error wrapping ErrNotFound.
 	Get(ctx context.Context, id int64) (Pet, error)
@@ -143,7 +144,9 @@ type Store interface {
 	// returns that pet and replayed true, storing nothing. It returns an
 	// error wrapping ErrKeyReused when k was recorded with another
 	// fingerprint, and ErrKeyInFlight while another call with k is running.
-	// Keys of different owners never meet.
+	// Keys of different owners never meet. A store that bounds its pets or
+	// its outcomes returns ErrFull or a *KeysFullError for a new k at the
+	// bound; a recorded k is answered as ever, replay included.
 	CreateOnce(ctx context.Context, n NewPet, k IdempotencyKey) (p Pet, replayed bool, err error)
 }
 
@@ -181,7 +184,27 @@ var (
 	ErrKeyInFlight = errors.New("idempotency key in flight")
 	// ErrKeyReused means the idempotency key was recorded for another request.
 	ErrKeyReused = errors.New("idempotency key reused for another request")
+	// ErrFull means the store holds as many pets as it may: the create
+	// wrote nothing.
+	ErrFull = errors.New("store full: it holds as many pets as it may")
+	// ErrKeysFull means the store keeps as many idempotency outcomes as it
+	// may, all within their TTL: a create with a new key wrote nothing. A
+	// *KeysFullError carries it.
+	ErrKeysFull = errors.New("idempotency keys full: the store keeps as many outcomes as it may")
 )
+
+// KeysFullError is ErrKeysFull with the time until the first outcome kept
+// expires, making room for one.
+type KeysFullError struct {
+	Wait time.Duration
+}
+
+func (e *KeysFullError) Error() string {
+	return fmt.Sprintf("%v; the first expires in %v", ErrKeysFull, e.Wait.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrKeysFull) hold.
+func (e *KeysFullError) Is(target error) bool { return target == ErrKeysFull }
 
 // ValidationError names a field or parameter that breaks a rule of the domain.
 type ValidationError struct {

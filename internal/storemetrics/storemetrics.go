@@ -26,10 +26,11 @@ const (
 	outcomeCanceled           // the caller gave up (context.Canceled)
 	outcomeError              // anything else
 	outcomeConflict           // pets.ErrKeyReused or pets.ErrKeyInFlight
+	outcomeFull               // pets.ErrFull or pets.ErrKeysFull: a bound reached
 	numOutcomes
 )
 
-var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error", "conflict"}
+var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error", "conflict", "full"}
 
 // buckets span a map lookup in memory (tens of microseconds, timer
 // included) to a slow database round trip (seconds).
@@ -110,6 +111,8 @@ func outcome(err error) int {
 		return outcomeInvalid
 	case errors.Is(err, pets.ErrKeyReused), errors.Is(err, pets.ErrKeyInFlight):
 		return outcomeConflict
+	case errors.Is(err, pets.ErrFull), errors.Is(err, pets.ErrKeysFull):
+		return outcomeFull
 	case errors.Is(err, context.Canceled):
 		// First: a caller that gave up is not an outage, whatever else
 		// the error says.

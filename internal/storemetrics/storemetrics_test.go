@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -89,6 +90,8 @@ func TestOutcomes(t *testing.T) {
 		{errors.New("disk on fire"), "error"},
 		{fmt.Errorf("key k: %w", pets.ErrKeyReused), "conflict"},
 		{fmt.Errorf("key k: %w", pets.ErrKeyInFlight), "conflict"},
+		{pets.ErrFull, "full"},
+		{&pets.KeysFullError{Wait: time.Minute}, "full"},
 	} {
 		if _, err := storemetrics.Instrument(erringStore{tc.err}, reg); err == nil {
 			t.Fatal("a second Instrument on one registry: got nil error, want a duplicate registration error")
@@ -109,8 +112,8 @@ func TestOutcomes(t *testing.T) {
 
 	got := counts(t, reg)
 	want := map[string]uint64{"create/ok": 2, "create/invalid": 1, "get/ok": 1, "get/not_found": 1, "list/ok": 1, "list/invalid": 1}
-	if len(got) != 21 {
-		t.Errorf("got %d series, want 21 (3 operations x 7 outcomes, all from the start)", len(got))
+	if len(got) != 24 {
+		t.Errorf("got %d series, want 24 (3 operations x 8 outcomes, all from the start)", len(got))
 	}
 	for k, n := range got {
 		if n != want[k] {

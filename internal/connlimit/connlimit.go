@@ -1,0 +1,310 @@
+// Package connlimit bounds the connections an http.Server holds open, in a
+// way that keeps the server answering new clients at the bound.
+//
+// A listener that stops accepting at its bound (golang.org/x/net/netutil's
+// LimitListener) leaves every new client, a health probe included, queued
+// behind the slow ones. Here the listener always accepts; at the bound it
+// closes the least recently used connection that is waiting for its client:
+// idle between requests, or waiting for the rest of a request whose first
+// bytes came (a slow client's), or for any byte at all for longer than
+// Grace. A connection running a request is never cut. A client whose
+// request comes whole at once (a probe) is served however many slow clients
+// reconnect meanwhile: its connection is the most recently used, and waits
+// for nothing.
+//
+// Closing starts an eighth below the bound, so that new connections have
+// room while their clients' first bytes are on their way. At the bound
+// itself, when no connection is closable, the least recently used one not
+// running a request is closed; when every one is running a request, the new
+// connection is closed at once.
+//
+// A connection's last use is its accept or the end of its last request.
+package connlimit
+
+import (
+	"container/list"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The values of the closed-at-limit counter's label.
+const (
+	closedLeastRecent = "least_recent"
+	closedNew         = "new"
+)
+
+// Limiter bounds the connections of one http.Server (see Wrap). It is safe
+// for concurrent use.
+type Limiter struct {
+	max  int // connections open at most
+	soft int // from this many on, a new connection closes a waiting one
+
+	mu    sync.Mutex
+	open  int
+	waits *list.List // of *conn not running a request, least recently used first
+
+	closed    *prometheus.CounterVec
+	openGauge prometheus.GaugeFunc
+	maxGauge  prometheus.Gauge
+}
+
+// conn is an accepted connection. Its fields are guarded by its Limiter's mu.
+type conn struct {
+	net.Conn
+	l       *Limiter
+	elem    *list.Element // in l.waits while not running a request; else nil
+	running int           // requests running (HTTP/1.1: 0 or 1)
+	gone    bool          // closed, or no longer the Limiter's
+	since   time.Time     // accepted
+	// reading is set while the server waits in Read, and got once a Read
+	// has returned bytes: a connection that waits for its client after
+	// sending some has had its chance.
+	reading, got atomic.Bool
+}
+
+// Grace is how long a new connection whose client has sent nothing yet is
+// safe from being closed for room.
+const Grace = 250 * time.Millisecond
+
+// closable reports whether c may be closed for room at now: it waits for
+// its client, which has sent something, or nothing for Grace.
+func (c *conn) closable(now time.Time) bool {
+	return c.reading.Load() && (c.got.Load() || now.Sub(c.since) >= Grace)
+}
+
+// maxScan bounds the connections admit looks at for one to close: past the
+// least recently used, those are newer and as likely not read from yet.
+const maxScan = 64
+
+type connKey struct{}
+
+// New returns a Limiter of max connections (at least 1).
+func New(max int) *Limiter {
+	l := &Limiter{max: max, soft: max - max/8, waits: list.New()}
+	l.closed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "petstore_connections_closed_at_limit_total",
+		Help: "Connections closed because the connection limit was reached: least_recent, the least recently used one not running a request, closed to take a new one; new, a new one closed at once since every one was running a request.",
+	}, []string{"connection"})
+	l.closed.WithLabelValues(closedLeastRecent)
+	l.closed.WithLabelValues(closedNew)
+	l.openGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "petstore_connections_open",
+		Help: "Client connections open on the API's listener.",
+	}, func() float64 { return float64(l.Open()) })
+	l.maxGauge = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "petstore_connections_limit",
+		Help: "The most client connections the server holds open at once (-max-connections).",
+	})
+	l.maxGauge.Set(float64(max))
+	return l
+}
+
+// Collectors returns the limiter's metrics, for the app's registry.
+func (l *Limiter) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{l.closed, l.openGauge, l.maxGauge}
+}
+
+// Open returns the number of connections open.
+func (l *Limiter) Open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
+}
+
+// Wrap makes srv keep at most l's bound of connections from ln open: it
+// wraps srv's Handler and chains srv's ConnContext and ConnState hooks (call
+// it once srv is set up, before Serve), and returns the listener to serve.
+func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
+	next := srv.Handler
+	if next == nil {
+		next = http.DefaultServeMux
+	}
+	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := r.Context().Value(connKey{}).(*conn); ok {
+			l.running(c)
+			defer l.done(c)
+		}
+		next.ServeHTTP(w, r)
+	})
+	connContext := srv.ConnContext
+	srv.ConnContext = func(ctx context.Context, nc net.Conn) context.Context {
+		if c, ok := nc.(*conn); ok && c.l == l {
+			ctx = context.WithValue(ctx, connKey{}, c)
+		}
+		if connContext != nil {
+			ctx = connContext(ctx, nc)
+		}
+		return ctx
+	}
+	connState := srv.ConnState
+	srv.ConnState = func(nc net.Conn, s http.ConnState) {
+		if c, ok := nc.(*conn); ok && c.l == l && (s == http.StateClosed || s == http.StateHijacked) {
+			l.forget(c)
+		}
+		if connState != nil {
+			connState(nc, s)
+		}
+	}
+	return &listener{Listener: ln, l: l}
+}
+
+type listener struct {
+	net.Listener
+	l *Limiter
+}
+
+// Accept returns the next connection, having made room for it.
+func (ln *listener) Accept() (net.Conn, error) {
+	for {
+		nc, err := ln.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		c, ok := ln.l.admit(nc, false)
+		if !ok {
+			// No connection is closable: let the connections' goroutines
+			// read what their clients sent, then choose. Without a pause,
+			// clients reconnecting at once can keep this loop busy long
+			// enough to go round every connection before any is read.
+			runtime.Gosched()
+			c, _ = ln.l.admit(nc, true)
+		}
+		if c != nil {
+			return c, nil
+		}
+	}
+}
+
+// admit counts nc in, closing the least recently used closable connection
+// from l.soft connections on. At the bound with none closable, it returns
+// ok false and does nothing unless last; if last, it closes the least
+// recently used connection not running a request, or, when every one is,
+// closes nc and returns nil.
+func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
+	now := time.Now()
+	l.mu.Lock()
+	var victim *conn
+	if l.open >= l.soft {
+		victim = l.closable(now)
+		if victim == nil && l.open >= l.max {
+			if !last {
+				l.mu.Unlock()
+				return nil, false
+			}
+			front := l.waits.Front()
+			if front == nil {
+				l.mu.Unlock()
+				nc.Close()
+				l.closed.WithLabelValues(closedNew).Inc()
+				return nil, true
+			}
+			victim = front.Value.(*conn)
+		}
+		if victim != nil {
+			l.untrack(victim)
+		}
+	}
+	c = &conn{Conn: nc, l: l, since: now}
+	c.elem = l.waits.PushBack(c)
+	l.open++
+	l.mu.Unlock()
+	if victim != nil {
+		victim.Conn.Close() // the server's goroutine for it sees the error and ends
+		l.closed.WithLabelValues(closedLeastRecent).Inc()
+	}
+	return c, true
+}
+
+// closable returns the least recently used closable connection among the
+// first maxScan, or nil. The caller holds mu.
+func (l *Limiter) closable(now time.Time) *conn {
+	for e, i := l.waits.Front(), 0; e != nil && i < maxScan; e, i = e.Next(), i+1 {
+		if c := e.Value.(*conn); c.closable(now) {
+			return c
+		}
+	}
+	return nil
+}
+
+// running marks c as running a request: it cannot be closed for room.
+func (l *Limiter) running(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c.running++
+	if c.elem != nil {
+		l.waits.Remove(c.elem)
+		c.elem = nil
+	}
+}
+
+// done marks the end of c's request: c is now the most recently used.
+func (l *Limiter) done(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c.running--
+	if c.running == 0 && !c.gone {
+		c.elem = l.waits.PushBack(c)
+	}
+}
+
+// forget stops counting c: the server has closed it (or handed it over).
+func (l *Limiter) forget(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.untrack(c)
+}
+
+// untrack stops counting c, once; the caller holds mu.
+func (l *Limiter) untrack(c *conn) {
+	if c.gone {
+		return
+	}
+	c.gone = true
+	if c.elem != nil {
+		l.waits.Remove(c.elem)
+		c.elem = nil
+	}
+	l.open--
+}
+
+// Read reads from the connection, marked as waiting for its client meanwhile.
+func (c *conn) Read(b []byte) (int, error) {
+	c.reading.Store(true)
+	n, err := c.Conn.Read(b)
+	c.reading.Store(false)
+	if n > 0 && !c.got.Load() {
+		c.got.Store(true)
+	}
+	return n, err
+}
+
+// CloseWrite shuts down the writing side of the underlying connection when
+// it can (TCP): net/http does so before closing a connection whose request
+// body it left unread, so that the client reads the answer before a reset.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom copies r to the underlying connection, with its ReadFrom
+// (sendfile for a file over TCP) when it has one.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(c.Conn, r)
+}
+
+// Close closes c and stops counting it, for a connection closed elsewhere
+// than by the server (which reports it through ConnState).
+func (c *conn) Close() error {
+	c.l.forget(c)
+	return c.Conn.Close()
+}

@@ -1,0 +1,16 @@
+package connlimit
+
+import "time"
+
+// Closable returns the number of l's connections closable for room now.
+func Closable(l *Limiter) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for e := l.waits.Front(); e != nil; e = e.Next() {
+		if e.Value.(*conn).closable(time.Now()) {
+			n++
+		}
+	}
+	return n
+}
