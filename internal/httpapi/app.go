@@ -93,14 +93,19 @@ func New(cfg Config) (*echo.Echo, error) {
 	return newApp(cfg, spec)
 }
 
-// newApp builds the app that serves spec's operations, in New's steps. It
-// fails unless every route under the base path authenticates (routes.go).
+// newApp builds the app that serves spec's operations, in New's steps, from
+// one table of them (operationsOf). It fails unless every route under the
+// base path is an operation with its chain (routes.go).
 func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return nil, err
 	}
 	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	ops, err := operationsOf(spec, base, bodyBinders)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
@@ -117,7 +122,7 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
 		}
 	}
-	e.Use(globalMiddleware(cfg, m)...)
+	e.Use(globalMiddleware(cfg, m, e.HTTPErrorHandler)...)
 	registerOperational(e, cfg, m)
 	if err := registerDocs(e, base); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
@@ -126,10 +131,10 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 		store = cfg.WrapStore(store)
 	}
 	h := &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL, base: base}
-	if err := registerAPI(e, spec, base, h, cfg); err != nil {
+	if err := registerAPI(e, ops, h, cfg); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
-	if err := m.addRoutes(e, spec, base); err != nil {
+	if err := m.addRoutes(e, ops); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -154,17 +159,18 @@ func withDefaults(cfg Config) (Config, error) {
 
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
-// error that observe renders, counts and logs.
-func globalMiddleware(cfg Config, m *metrics) []echo.MiddlewareFunc {
+// error that it returns to observe, which renders, counts and logs it.
+func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
-	mw := []echo.MiddlewareFunc{observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
+	mw := []echo.MiddlewareFunc{observe(m, handle, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
 	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
 		mw = append(mw, cfg.Trace)
 	}
 	return append(mw,
 		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
-			DisablePrintStack: true,
+			DisablePrintStack:   true,
+			DisableErrorHandler: true, // observe renders it, with the call
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 				log.LogAttrs(c.Request().Context(), slog.LevelError, "panic",
 					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),

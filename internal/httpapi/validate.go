@@ -53,18 +53,11 @@ func pathParams(c echo.Context) map[string]string {
 	return params
 }
 
-// bodyOfRequest is the name under which decodeBody keeps a request's
-// decoded body in its echo.Context; decodedBody is its accessor.
-const bodyOfRequest = "petstore.body"
-
-// decodedBody is the request body decodeBody decoded and checked.
-func decodedBody(c echo.Context) any { return c.Get(bodyOfRequest) }
-
 // decodeBody reads an operation's JSON body, decodes it once, strictly
 // (strict.DecodeJSON), checks the value against the operation's schema with
-// kin-openapi when check is set, and hands it to the handler (decodedBody).
-// A body over the limit is refused 413 as it is read (limitBody).
-func decodeBody(body *openapi3.RequestBody, check bool) echo.MiddlewareFunc {
+// kin-openapi when check is set, and hands it to the handler, typed, with
+// bind. A body over the limit is refused 413 as it is read (limitBody).
+func decodeBody(body *openapi3.RequestBody, bind bodyBinder, check bool) echo.MiddlewareFunc {
 	var schema *openapi3.Schema
 	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil {
 		schema = mt.Schema.Value
@@ -99,7 +92,13 @@ func decodeBody(body *openapi3.RequestBody, check bool) echo.MiddlewareFunc {
 					return invalid("%s", describeBodyError(err))
 				}
 			}
-			c.Set(bodyOfRequest, v)
+			cl := callOf(c)
+			if cl == nil {
+				return errNoCall
+			}
+			if err := bind(cl, v); err != nil {
+				return err
+			}
 			return next(c)
 		}
 	}
