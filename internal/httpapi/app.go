@@ -41,7 +41,9 @@ var BasePath = sync.OnceValue(func() string {
 	return base
 })
 
-// MaxBodyBytes is the largest request body accepted (1 MiB).
+// MaxBodyBytes is the largest request body accepted (1 MiB). decodeBody
+// enforces it where it reads the body (no middleware wraps the body before:
+// see bodyUnread).
 const MaxBodyBytes = 1 << 20
 
 // DefaultIdempotencyTTL is how long the outcome of a create with an
@@ -179,7 +181,6 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 			},
 		}),
 		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
-		limitBody(MaxBodyBytes),
 		cors(),
 		methodNotAllowed,
 	)

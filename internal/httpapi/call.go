@@ -27,6 +27,8 @@ type call struct {
 	caller *apikey.Key
 	// newPet is createPet's body, decoded and checked (decodeBody).
 	newPet pets.NewPet
+	// bodyRead is set once the body has been read to its end (readBody).
+	bodyRead bool
 }
 
 var _ echo.Context = (*call)(nil)

@@ -97,7 +97,8 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				ra = 1
 			}
 			h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(ra)))
-		case http.StatusRequestEntityTooLarge:
+		}
+		if bodyUnread(c) {
 			// The rest of the body is not read: close the connection.
 			h.Set(echo.HeaderConnection, "close")
 		}

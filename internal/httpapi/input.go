@@ -126,16 +126,16 @@ func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// limitBody caps request bodies lazily: the cap bites when the body is read,
-// which is after authentication, so a client without a key gets 401 for any
-// body and the server reads none of it.
-func limitBody(n int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
-				r.Body = http.MaxBytesReader(nil, r.Body, n)
-			}
-			return next(c)
-		}
+// bodyUnread reports whether a request has a body the app has not read to
+// its end: an answer to it closes the connection (errorHandler), so that
+// net/http neither reads the rest to keep the connection (up to 256 KiB,
+// as long as the client takes to send it) nor, for Expect: 100-continue,
+// waits for a body it never asked for.
+func bodyUnread(c echo.Context) bool {
+	r := c.Request()
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return false
 	}
+	cl := callOf(c)
+	return cl == nil || !cl.bodyRead
 }
