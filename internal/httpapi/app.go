@@ -176,7 +176,7 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 				log.LogAttrs(c.Request().Context(), slog.LevelError, "panic",
 					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
-					slog.String("error", err.Error()), slog.String("stack", string(stack)))
+					slog.String("error", quoted(err.Error())), slog.String("stack", string(stack)))
 				return err
 			},
 		}),

@@ -29,6 +29,8 @@ type call struct {
 	newPet pets.NewPet
 	// bodyRead is set once the body has been read to its end (readBody).
 	bodyRead bool
+	// byDesign is set for a 5xx the server answers on purpose (apiError).
+	byDesign bool
 }
 
 var _ echo.Context = (*call)(nil)

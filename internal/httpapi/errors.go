@@ -56,6 +56,10 @@ type apiError struct {
 	Code    gen.ErrorCode
 	Message string
 	cause   error
+	// byDesign marks a 5xx the server answers on purpose, no fault (a
+	// draining server's /readyz): logged at INFO, with no failure line, so
+	// that alerting on ERROR does not fire on every deploy.
+	byDesign bool
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -102,11 +106,14 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			// The rest of the body is not read: close the connection.
 			h.Set(echo.HeaderConnection, "close")
 		}
-		if e.Status >= 500 {
+		if cl := callOf(c); cl != nil && e.byDesign {
+			cl.byDesign = true
+		}
+		if e.Status >= 500 && !e.byDesign {
 			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
 				slog.String("request_id", h.Get(echo.HeaderXRequestID)),
 				slog.Int("status", e.Status),
-				slog.String("error", err.Error()))
+				slog.String("error", quoted(err.Error())))
 			if e.Code == codeInternal {
 				e.Message = "internal error; the request id in X-Request-Id locates it in the server log"
 			}
@@ -119,7 +126,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			werr = c.JSON(e.Status, body)
 		}
 		if werr != nil {
-			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", werr.Error()))
+			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", quoted(werr.Error())))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -40,8 +41,9 @@ func observe(m *metrics, handle echo.HTTPErrorHandler, log accessLog, traceID fu
 			res := c.Response()
 			cl.series.count(res.Status, latency)
 			e := accessEntry{
-				at: start.Add(latency), method: req.Method, path: req.URL.Path, route: c.Path(),
+				at: start.Add(latency), method: quoted(req.Method), path: quoted(req.URL.Path), route: c.Path(),
 				status: res.Status, latency: latency, requestID: res.Header().Get(echo.HeaderXRequestID),
+				byDesign: cl.byDesign,
 			}
 			if cl.caller != nil {
 				e.keyID = cl.caller.ID
@@ -78,21 +80,42 @@ func RouteOf(c echo.Context) (name, route string) {
 
 // accessEntry is the access log line of a request: method, path, route,
 // status, latency, request id and the key's non-secret ID, and the trace id
-// when the request is traced (no field otherwise). Never a header.
+// when the request is traced (no field otherwise). Never a header; what it
+// quotes from the request (method, path) is cut to maxQuoted.
 type accessEntry struct {
 	at                        time.Time
 	method, path, route       string
 	status                    int
 	latency                   time.Duration
 	requestID, keyID, traceID string
+	byDesign                  bool // a 5xx by design (apiError): INFO
 }
 
-// level is Error for a 5xx, Info otherwise.
+// level is Error for a 5xx that is a fault, Info otherwise.
 func (e *accessEntry) level() slog.Level {
-	if e.status >= 500 {
+	if e.status >= 500 && !e.byDesign {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
+}
+
+// maxQuoted is the most of a request's own text (its method, path, an
+// error that quotes it) a log line holds, in bytes: a 60 KB path would
+// otherwise make a 60 KB line.
+const maxQuoted = 512
+
+// quoted is s as a log line quotes it: whole up to maxQuoted bytes; longer,
+// its first maxQuoted bytes, cut at a UTF-8 boundary, then how many bytes
+// were left out.
+func quoted(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "...(+" + strconv.Itoa(len(s)-n) + " bytes)"
 }
 
 func (e *accessEntry) record() slog.Record {
