@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-guess
 
 all: lint test
 
@@ -184,3 +184,9 @@ bench-go:
 ## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
 bench-load:
 	BENCH_OUT=$(BENCH_OUT) bash .ci/load
+
+## bench-guess: wrong-key guesses a second that get past the throttle from one address, with the default
+## -auth-failures and without (GUESS_DURATION each, default 60s; .ci/guess, wrk over loopback)
+bench-guess:
+	BENCH_OUT=$(BENCH_OUT) bash .ci/guess
+	BENCH_OUT=$(BENCH_OUT) GUESS_AUTH_FAILURES=off bash .ci/guess

@@ -80,7 +80,7 @@ type sent struct {
 func TestServeKeyRotation(t *testing.T) {
 	keyA, lineA := rotationKey(t)
 	keyB, lineB := rotationKey(t)
-	const envKey = "env-key-0123456789abcdef"
+	const envKey = "env-key-0123456789abcdef0123456789"
 	path := filepath.Join(t.TempDir(), "keys")
 	replaceFile(t, path, lineA)
 	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS_FILE": path, "PETSTORE_API_KEYS": envKey})

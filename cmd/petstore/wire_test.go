@@ -18,7 +18,7 @@ import (
 // refuses what it cannot parse before any handler runs, with a plain-text
 // body that no handler can change.
 func TestWire(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
+	const key = "e2e-key-0123456789abcdef0123456789"
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	addr := strings.TrimPrefix(base, "http://")
 	auth := "Authorization: Bearer " + key + "\r\n"

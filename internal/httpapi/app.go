@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +63,14 @@ type Config struct {
 	Collectors []prometheus.Collector
 	// RateLimit limits the requests of each key; nil means no limit.
 	RateLimit *ratelimit.Store
+	// AuthFailures limits the wrong keys each client address may send
+	// (throttle); nil means no limit.
+	AuthFailures *ratelimit.Limit
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// address AuthFailures counts by; none: the peer's own address.
+	TrustedProxies []netip.Prefix
+	// Now is the throttle's clock; nil means time.Now.
+	Now func() time.Time
 	// IdempotencyTTL is how long the outcome of a create sent with an
 	// Idempotency-Key is kept; zero means DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
@@ -119,6 +129,11 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	var t *throttle
+	if cfg.AuthFailures != nil {
+		t = newThrottle(*cfg.AuthFailures, cfg.TrustedProxies, cfg.Now)
+		cfg.Collectors = append(slices.Clip(cfg.Collectors), t.collectors()...)
+	}
 	for _, c := range cfg.Collectors {
 		if err := m.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
@@ -133,7 +148,7 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 		store = cfg.WrapStore(store)
 	}
 	h := &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL, base: base}
-	if err := registerAPI(e, ops, h, cfg); err != nil {
+	if err := registerAPI(e, ops, h, cfg, t); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
 	if err := m.addRoutes(e, ops); err != nil {

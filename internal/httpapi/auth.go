@@ -21,23 +21,26 @@ var (
 // else reads the request, and is the only check of it (requireBearer): a
 // check inside kin-openapi's validator would come after it reads and buffers
 // the whole body, letting a client without a key make the server read up to
-// the body limit, and answering an oversized body 413 instead of 401.
-func authenticate(keys apikey.Source) echo.MiddlewareFunc {
+// the body limit, and answering an oversized body 413 instead of 401. With
+// a throttle, a client address over its budget of wrong keys is refused
+// before its key is checked, and each wrong key takes from its budget.
+func authenticate(keys apikey.Source, t *throttle) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			values := c.Request().Header.Values(echo.HeaderAuthorization)
-			if len(values) == 0 {
-				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: send the header Authorization: Bearer followed by the key", cause: errNoCredentials}
+			if t != nil {
+				if after, refused := t.refuse(c.Request()); refused {
+					return throttled(after)
+				}
 			}
-			if len(values) > 1 {
-				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key: send exactly one Authorization header", cause: errInvalidToken}
+			token, err := bearerToken(c.Request().Header.Values(echo.HeaderAuthorization))
+			if err != nil {
+				return err
 			}
-			scheme, token, _ := strings.Cut(values[0], " ")
-			if !strings.EqualFold(scheme, "Bearer") {
-				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: the Authorization scheme must be Bearer", cause: errNoCredentials}
-			}
-			key, ok := keys.Current().Lookup(strings.TrimLeft(token, " "))
+			key, ok := keys.Current().Lookup(token)
 			if !ok {
+				if t != nil && token != "" { // a guess: an empty one guesses nothing
+					t.fail(c.Request())
+				}
 				return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key", cause: errInvalidToken}
 			}
 			cl := callOf(c)
@@ -48,6 +51,22 @@ func authenticate(keys apikey.Source) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// bearerToken is the key of a request's Authorization header values, or the
+// 401 of what is wrong with them.
+func bearerToken(values []string) (string, error) {
+	if len(values) == 0 {
+		return "", &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: send the header Authorization: Bearer followed by the key", cause: errNoCredentials}
+	}
+	if len(values) > 1 {
+		return "", &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "invalid API key: send exactly one Authorization header", cause: errInvalidToken}
+	}
+	scheme, token, _ := strings.Cut(values[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: "missing API key: the Authorization scheme must be Bearer", cause: errNoCredentials}
+	}
+	return strings.TrimLeft(token, " "), nil
 }
 
 // bearerScheme is the spec's one security scheme: an HTTP bearer key.

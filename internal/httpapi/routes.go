@@ -18,10 +18,10 @@ import (
 // fails closed: unless every operation of the table has a generated handler,
 // every generated route is an operation of the table, and every route under
 // the base path is an operation with its chain, whatever added it.
-func registerAPI(e *echo.Echo, ops *operations, h gen.ServerInterface, cfg Config) error {
+func registerAPI(e *echo.Echo, ops *operations, h gen.ServerInterface, cfg Config, t *throttle) error {
 	r := &apiRouter{e: e, chains: map[string]*opChain{}}
 	for _, op := range ops.list {
-		r.chains[op.key()] = &opChain{op: op, mw: chainOf(op, ops.router, cfg)}
+		r.chains[op.key()] = &opChain{op: op, mw: chainOf(op, ops.router, cfg, t)}
 	}
 	gen.RegisterHandlersWithOptions(r, h, gen.RegisterHandlersOptions{BaseURL: ops.base})
 	for _, op := range ops.list {
@@ -46,10 +46,10 @@ type opChain struct {
 // authentication when the table says so (before anything reads the
 // request), the rate limit, the strict rules for parameters and body, then
 // the OpenAPI validator, and the body, read and decoded last.
-func chainOf(op *operation, router routers.Router, cfg Config) []echo.MiddlewareFunc {
+func chainOf(op *operation, router routers.Router, cfg Config, t *throttle) []echo.MiddlewareFunc {
 	mw := []echo.MiddlewareFunc{inContract(router)}
 	if op.auth {
-		mw = append(mw, authenticate(cfg.Keys))
+		mw = append(mw, authenticate(cfg.Keys, t))
 		if cfg.RateLimit != nil {
 			mw = append(mw, rateLimit(cfg.RateLimit))
 		}

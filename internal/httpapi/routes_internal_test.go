@@ -15,7 +15,7 @@ import (
 )
 
 func testConfig() Config {
-	return Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash("test-key-0123456789abcdef"))}
+	return Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash("test-key-0123456789abcdef0123456789"))}
 }
 
 // TestNewFailsClosed: an operation the spec has and the generated code does
