@@ -97,7 +97,7 @@ bench-postgres:
 # during which no new inputs are tried).
 FUZZTIME ?= 50000x
 FUZZ_TARGETS = httpapi:FuzzCreatePet httpapi:FuzzListPets httpapi:FuzzGetPet \
-	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON \
+	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON strict:FuzzAccept \
 	conform:FuzzReportWellFormed
 fuzz:
 	@for pt in $(FUZZ_TARGETS); do \

@@ -28,6 +28,7 @@ const (
 	ErrorCodeInternal               ErrorCode = "internal"
 	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
 	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
+	ErrorCodeNotAcceptable          ErrorCode = "not_acceptable"
 	ErrorCodeNotFound               ErrorCode = "not_found"
 	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
@@ -48,6 +49,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeInvalidRequest:
 		return true
 	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNotAcceptable:
 		return true
 	case ErrorCodeNotFound:
 		return true
@@ -209,8 +212,14 @@ type IdempotencyKeyReused = Error
 // InternalError The body of every non-2xx response.
 type InternalError = Error
 
+// NotAcceptable The body of every non-2xx response.
+type NotAcceptable = Error
+
 // PayloadTooLarge The body of every non-2xx response.
 type PayloadTooLarge = Error
+
+// RequestHeaderFieldsTooLarge The body of every non-2xx response.
+type RequestHeaderFieldsTooLarge = Error
 
 // TooManyRequests The body of every non-2xx response.
 type TooManyRequests = Error
@@ -953,6 +962,14 @@ type ListPetsResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// ListPetsResponse406Headers the declared response headers of an HTTP 406 response for ListPets
+type ListPetsResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // ListPetsResponse429Headers the declared response headers of an HTTP 429 response for ListPets
 type ListPetsResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -987,8 +1004,12 @@ type ListPetsResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -999,6 +1020,8 @@ type ListPetsResponse struct {
 	Headers400 *ListPetsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListPetsResponse401Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListPetsResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPetsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -1022,9 +1045,19 @@ func (r ListPetsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListPetsResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPetsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPetsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1093,6 +1126,14 @@ type CreatePetResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// CreatePetResponse406Headers the declared response headers of an HTTP 406 response for CreatePet
+type CreatePetResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
 type CreatePetResponse409Headers struct {
 	AccessControlAllowOrigin *string
@@ -1151,6 +1192,8 @@ type CreatePetResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdempotencyKeyInFlight
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -1159,6 +1202,8 @@ type CreatePetResponse struct {
 	JSON422 *IdempotencyKeyReused
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1169,6 +1214,8 @@ type CreatePetResponse struct {
 	Headers400 *CreatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *CreatePetResponse406Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -1198,6 +1245,11 @@ func (r CreatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r CreatePetResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePetResponse) GetJSON409() *IdempotencyKeyInFlight {
 	return r.JSON409
@@ -1216,6 +1268,11 @@ func (r CreatePetResponse) GetJSON422() *IdempotencyKeyReused {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePetResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePetResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1296,6 +1353,14 @@ type GetPetResponse404Headers struct {
 	Sunset                   string
 }
 
+// GetPetResponse406Headers the declared response headers of an HTTP 406 response for GetPet
+type GetPetResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // GetPetResponse429Headers the declared response headers of an HTTP 429 response for GetPet
 type GetPetResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -1332,8 +1397,12 @@ type GetPetResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1346,6 +1415,8 @@ type GetPetResponse struct {
 	Headers401 *GetPetResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPetResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *GetPetResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPetResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -1374,9 +1445,19 @@ func (r GetPetResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r GetPetResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPetResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPetResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1596,12 +1677,26 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -1727,6 +1822,37 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListPetsResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPetsResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -1867,6 +1993,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyKeyInFlight
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1894,6 +2027,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -2026,6 +2166,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 406:
+		var headers CreatePetResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePetResponse409Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2266,12 +2437,26 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -2463,6 +2648,37 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.Sunset = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers GetPetResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetPetResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2723,124 +2939,139 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HyNctvGsuardGHvVkgHpCDqxxJVqXsVxz5HN46j8k9l9xq6xggYkhOBMwxmIIrJ0a19h33DfZKt7p4B",
-	"AYqSZZ8kt84pp1KWBAzmp6en++u/+S3KzXxhtNTORuPfopkUhazo19M8l9YOnhntKlMOTsvSLAc/Vmqq",
-	"NL4upM0rtXDK6GgcPfvx9ZsxZE8yMBrktaxWILRdygqcAQGV/KWW1oGbCQe5qColLQgNGfeXpZoHjsEa",
-	"biRgKS9hIaYS5mIFuShLcDMJp+dnsFRuBgKu5AqUs1BbWaV6ZsrCDuF7ubLgKnEtS1AastPazUylfhU4",
-	"0SwGjZPDN7kxV0paGlGbVOeVLKR2SpQWRCVB4HplMYTzSk5KNZ05C73sx/O3Zz++epPxHML0Qegi1dkG",
-	"xV7zogc/SDczRdZH0ggNZiErms1XFhYCV4KjEbEk9jJK9jMwtbOqkOBmykKOHYrcDVMdxZHNZ3IucAuk",
-	"rufR+H30JLqIo7m4eSn11M2i8W4cudVCRuPIukrpaXR7G0ffyUUlc8H7tbl9r188g+On+wdQrFtBIZyE",
-	"3i78u9C1qFYwSkaH/RiEhezf0jpJ9vJaqxuwMje6sPREZsMojnC3VSWLaOyqWm6b8b/tPj18OhodHCbJ",
-	"xtz3Rtsmf1bI+cI4qd3gtVyUYoWdby4iw9EyWM6kZrp5DqzoC0vs02JKDVJUpaIGzJ24p6nGZlbMJWTN",
-	"qPlq8L1cZWPfhZqLEpbCQl5J4WQBlytmWt9RnGptHD9VFoyWQzi9tFI7MG4mq6Wy8r69xDVskGR/G0Ve",
-	"yRv3Uumr7Xt5NDo6glLpK1wpTlrLG0enKYZFJWkqRKe5qcKKLB60VE8MMv4YMt7inevdnYV09l/FxMnq",
-	"G35YCutAFbzl+O/osFRz5cJr/J1fvue31glXW/+a/+D3F/zjBCpZfpNGOM00yjaJ0yLG6OAwjhbCOVnh",
-	"Yv+zO8s09fN8vzs4vnifDI4vfkvi3aPb9iQ770a3vc4Ue+JaqFJclvJvC6kLpad/s6Ys+v1/3TbTf4m2",
-	"7c1r4eRLHGpA/27ZIuYTG4QMLGQFS6ULs4SJqZhtULz1jC5XvFMVnkZagNJTUDbVUuM0i/4Qnot8Ru1n",
-	"woIAZ66khss6v5IuMOZElSjYHHFDbvRETWuSN9jvCY+I/zsLVv0qY2p3WVfWMddXzZRpIOoVR7uUUqda",
-	"FSXLaSt1gaMYnd9h8Ymp5sJF40hptzeKiMfVHNl+N6H/4miutH/S0FVpJ6ey2iDsazkXSiPB7yduKScO",
-	"JT2tuK4qYvqPEznVLSpDIDJTYTkzpWT6rvtHmnliE/NRz6n2FPt7qJB8lApWbmGvNyyRodZOsdb8pTZO",
-	"4HImdVmuoJLWmUoWj+OvGCpT60IWUC9OIEu8iFUudPj4JR4d7j9mgdJVq8Ep0vL+xTkDS6EcXMoJyrAK",
-	"v1F62p2scFBKFFa7D+ulx894O2O+qUn1m2q7SH6LKiU0ATPxeiEAgTvCtitqmi8H17KyymiUkI9Ss5/Y",
-	"64beOdyqeN7UeivTkdo5ON6HSs7NtSgZPtxZ6+Mm/nZWx5AcwHcyh1Gyl0CSjOl/+MsPbx+FGH766acB",
-	"Yj+EdLlwcgtc+FaKirS/KOffpBGSCE9FGmWxh3cxyKoy1TdppPS1KFXxgY5+GvkjQLIw1QgFSKVe1nQm",
-	"UPlTcz4YH1/uvTOJ4vvf3Tu5R2zjLerQSsylC2B/+2F7VlfWVGM8XXWlEcqUqwYuLGfGSshUkeGip4SF",
-	"UPgJD7+uRVmjEnhnJQmhDA/HuKvpgXE/84lEbHKtTG0Z+FcC0RL1mOrLWpUFiSZCVjOhiyF8K6wc7CZQ",
-	"qKlyNgZtwKqpBlPhuafmv8rKWN4INFyiX2pZraI40mKOJCGJfa/0Otxvy4Lj0Whv7+ko2Ts8Oth/+vTw",
-	"McK6hSG/l6u7FD716lRCXirkobm4khbqBekooxu8qRwshXZr0IkqFnoi1e/enX2HOyBgakwB+cyoXPZj",
-	"ZkkxFUozO7NZRoKS6Y22GHU2TPUuCtTRwQHkM4G2hqwsNspOB/8BYvArJINjGMAHGMJ/wRi+hh34JoOe",
-	"ABw8BpzFS/zlUlh5uI/2EO7lRN3IAhTZVROFXaIZN1GuPwSUiUUlJi7VKQnIDbQNf3379hz+yuzxQsmy",
-	"SCNYVspJRvJINkQ7qbauqnOHaGYwwXbAbB6jbi5MfVmy/pN2zGvGDSZ65blcICWdManGKSNPcO9kAPgh",
-	"CAmhkUZA/g1R1cHcWIY5J2RKzBduFafaXMuqNHqKHDgXJQ4lC7ZUbWPkQbafJFmLJ/kQrJlygxT3Y+Gn",
-	"xH8tu6+FjHtp9P508B9i8GsyOB5++K/x1zvfDC5+241HBwe3afS3+1/278LaOLoZ+L4Hc2mtmOLLeW1R",
-	"AcM9zPMA78Rg6AQIhCOb+0QH5x7o/AMfRtD1/JLlRhBHLKNkMSYm3C4VUv1IsUBAqEP3Qk5EXbpoPEri",
-	"h0HcR9HCuXRnW+zXs+acBHHIS3toQRtiLqxmIdxsvZgFjfdY/PMpMu8eNESm1AtVbtUpr7fqEhRQbLSz",
-	"/aVK5VbARtnwnk3it51d+pdKTqJx9D921m6tHX5rd86l45mxAqykXRhtJem/b0Xh7Qb8KzfaSU2/isWi",
-	"VOwQ2fnZsu/kccM9R+3MQ91Fg8HlgCYXa+8xCGh0Mu7spSlWMJfE5srCXFlLUs1M2EexrFDOIPmxtakd",
-	"ck0lNNr4QoPfkIBHUHI6RO061bnQRqtclA1j9QRkX2fEVHGXpWLIBknW9/YgTok7TLUAnE8p4d/f/PgK",
-	"zOXPMncxkGElIXvGJBy8XS1kFiYhb0TuyhUK0lRnm6T1TrUgWwVktZsMjjKSKla6ExA0g5hP/QoPMwq+",
-	"GLsnZcdunQZrsrh3pFC10fIkzI74yKuJVLPUb1Mf26x7KYzk6RdyorSMvZpA3eyWKpco9qsO7kN7PsfV",
-	"S50bpOUQstwURIhUZwGveSbITiDzMjVrqSAzmbADossWzBEsuR7vrd3GqP7rnYc+3e7NeKi3zeb3m+2P",
-	"62X9yXbT97G9YPPbu4jsTL8g5+4ff+xPO35GuN/NCJPKzNfvT8/PPIBAqKPKEi4lcUVlcN/Qim+YC9F4",
-	"09mHK7n6oPQH9l5nhLlajgkUIE4i086Unp54YKgclITju5MkkGpgSg4lmeqJqmzj7/wqQJsvXPk7ceVr",
-	"WVt2cf/xqugu/6E9K8pKimIFOI/Gk+1Zkc1j9qwhO+EEUVCycy0my0VAoSYTSU63wHC9jhDcYNSKloxc",
-	"+oo5kqbh1dYJzgMEaLkkVqQRUo1/MoL4wnmfz3kaUb0omUn+eDGoodbyZiFzNL0IU4NhJ62V1bWsuuLM",
-	"Ty7zFqPXk6lWFqZSy0rlJ23/NKgiuHyz/9VE4M6KxtFQmlygCalcqlV72K8slGb6hY8+m4/Oxao0onhr",
-	"zEtRTeWfi6MDMi1xaO+E2oUf1LcdblrwFD84Yz5Qy6w//LLdn7fdb435QehViLb88dvd2sdKOPmBTHRZ",
-	"ZDF5m1gGTEhdbQU4Q3iu3ExWbDyFYBm1rxcUwwmfUbAkhuVM5TO2UmdisZDahtCyTDVbB6aiTnygZCOE",
-	"0gv+thboE94+ILdxbmqN1vxyJhxnJbgApPqNIcVeQURYRVFJa2lAb+yYVM+FXnlL8EquLJECu8H1of5E",
-	"kySfyfwKYaKV7Iht0bWxJk/Pz/pDyFqhlwysWIU1G0BwSM7ELyLys87MnbDWg1+3mtJReKeFT2T5s2Dh",
-	"2uwIrgdkSW+6dqRq3ZrbF4H6mcyxLV71UBd32gc2CekLfw6XUCwKcsEJLyiCRT5DUYgmJ2izbDwfXpiQ",
-	"TJ2AW5pU58KSr4NSD8apTvWAuCksIRsH4d21Bdp4by5WPK6rlCxOqAtTu9zM5YdaX2mz1FnMUhyNhowD",
-	"HufS+Wye3Ggtc/YWGZbt4Fc1EQqleojpSx8sgRDu88lqTYQGpzIT19TDpZQ6RGqGQMf5o2a/t6+Vs9iD",
-	"z1TCj0ztAzU+/EVepxMQYUKczuMbGh32g+cRSANWTGS5Ym1ZKkud2ZlZkoj3gbZmLfJGWWe/iPrPhEe3",
-	"wSdNVHsmnJyaavU4p3/uW7e341KWRk8tOIPmcdMEjW9r6iqXfsOIJRESLIxVTl3LVvCtHfLijf0dvf5x",
-	"1JiPoigUh3bOK4RJTkkbjSeitHKbBCHkbiY+OqmNHoxubiA451GbLFrdoEwr5LawUD5TWg4qKQoUHRwb",
-	"B2w8hFdySb/ZIC1EUUiyEwXMlTYV+BQIOlM+DFtbBw7PFz4zhcSD13iCUa6E0KA3Q/2IfhPD/L+yrRhG",
-	"CPdv+H+jOGqr0CiOtHEfJqbW+Pucskc/4COfLYYk2TRkojhqg2IKmLDlzL03WiGO7vUQbnnHTpkojjZE",
-	"anRxJ6cAZ+rjgpub89d6LvR6a7rwk+Av8iajWJROy5ms5JgkWak0ou0JOHnjKPCVswBphRqZmdv5r8lo",
-	"/4HA6Pv/TNObJBmk6c3uizS9efri4ustiXxxiC9tTeeh6DQ3YPbY2Phh9FCU8OD4uHWeKMNoSxxtHa97",
-	"z2y/pnEzufVGcAQmotzQ5TmLrU84i6c6CBtn8ICwv8XK6lrlEoS1aqo5PzBTRbblXHaE3EOAoiUOb0Ms",
-	"76ORu1fYrLMnoix/nETj948O+l3E6yButD4Rm5SmCcXt9Wyj8d9D4JCTKJwozbSWvx8x1RYN806rX+qO",
-	"IuDNDH7d9SYbD1l8mtbvqh4+e5sfG9HtbqIqQpi4s5MPHpsw/Nbzzlv3laUA3ZgzHnaTpCWGYp8/Ptgq",
-	"paD3TisSFKQvRLnW88/yMbz7OkmS5P/9n/+Lv+y+iBG74a9PX/hnxy84BPtsN/RtQem8rAtZ9E/8qPIG",
-	"Qb5ycKkKVTGsFSXwRhLga+bD6Ndcy6pSBRVjFDimnF/KolCINd59PUpGpzT8KBk9b7wsypqSXKj4/PDQ",
-	"Nzg89h4T7CUXmvKYQBC5oFB2UQrO19GUAk8zbrIzCbM2lHJeIaCiDURbzhQC3YXIJfQ8Sv8Jn314Q8/8",
-	"8Vl5Sh57qiXfxfRglPDPowP+eZp4Cu8eHtGrUaD+KElO+cHoyP889j9f8M8D+rmXJEl/iDYLcoeae8I3",
-	"ZIe5qK4s9KjH534I+jI53H3WD9RM9a+yMoOlKtwMfjZKE6dg2+/67TKUMVtUA2cGlHbsY9a4aXJuflZg",
-	"EUvoHPGJlNT1nCW4V3xsfzXWh9IgbS4W0qaa6P382Q+nb4jnaWp/MV9ZqORU3izQpitAlOpKbtG0yUcU",
-	"bY18PaCfqGxrZGn+8xj/RBYb8M/n9OPwkP88PL54svH9KOl8f4p/4v5Re26Eu8e9HfleeZCDFxudp2mN",
-	"O3jx907xkzKlyBlntBNUfrQJY8BUn3KALVtyTceXEnwyd3NSvFB7cw+MOW1n2nQyjtpgtQ0dfUUEilFT",
-	"FltB4Ll024bihM5WthaCb5v7BAfKITVVIStK9XFy/hjRT5hT3Jxx890WiBJVJVakE6zM60q51Rv8jHXr",
-	"JSXUntbIr3dygjvlYmPwybecR316fvbh++f/OxQ6cakZ5QUuBGpYJoL1pEw15RlmC3v1IQOuqmGVu78H",
-	"716/HKA9HvIl17tK3o0VdptqZW291tKNy7mXhSRguJKrqdRZfwin6wShdd6hqVLtEfu2HMTdUMa26Uxq",
-	"F+AgPZlka1afObdgj5DSExM8TSInSOSTs86lgzc0ydPzM0DrGvleVhYNkqr0vdjxzk5YzVDeiPmilMPc",
-	"zHdsvViYivb4rjLu9n0l5cKilRbwVJvPeth7n5JpqmDz8WgouZWFwuT1HC0+ZYNDiIrt1oCeotg5C3mJ",
-	"TT1zkMVKJjgh/nYI00pdUD0Nz/1SFoA2DemLZ0Zfc8Dc+jIaUxbknGITeF0WwB6x07JsVd/oojExKHrB",
-	"2Ve9u8lUMbx7+2JwhDoK4PU6TKbQDPZ5m618rHYW17jFQviYdKWrhCrxsBbCiRiKmseTIUWNNFLcOIhp",
-	"8JgM7OA8xl7QvqeRNhLE2jWQPj0WvuXJtkJ62ANH9Tba7+4hyw42e0U+6IQIx50l+5CwFnOaoMa1FErQ",
-	"alcLGcOWFLUecpBeQS6s7Ps6AW1aKVqXNWpQ7CNkuELmE9hoQiGprd1RzImveGBRluNxZphEYIo/hl5W",
-	"Cqf0bhZzH7uH/rejrB9TV/TJeioxe1lhkyrebwWUpVEqS6xOK6dlk2ymxPNOXSo0WcsDOGNcz9IvZBbi",
-	"J0uxIi2EC2gyENe0Icl1VmTEUBn5KnAN5GHN+nheNjNdWT4NMtZtvtZHEBshcCKWokzgMaxTGKGXfY1k",
-	"MhVk/3P07W7Gx56y/mL2LoDglG78RFEWObDO7G/kP0IvS5KnSOFskFChb5PuzQUO28lEZbKUk8+NQj0v",
-	"2s+szaGXkVsACUAGVjbGN9QD/x3Dhp11cJQ87SSu81JI7pBaZLTIyQ1Ac73bw5GH1v3OHm0kmwo692vq",
-	"Nt7lCYpGctwQWCGlDL1sd+hpk+3KJNtOkn7IGlrTgJjpeVfqgTfjLHySMn7rPfekstjqUJYO10BpKzW7",
-	"Q4fQUnM4GInoXBWoZom5mHDhLJEs88OLTigXidGK5rZVq18xcmAT2pWllWsnF3G14uX/1Are0mZWxrmS",
-	"1b73RfrQr6/zbGZB5TcUSQaYC5fPfJor9ARMa2ntCUomytfCox641mgZ83t2Zs6UnvZJ0FA8moO8luIQ",
-	"GxOIA/uHWLQJUevLuphKYroeiqoNxDLGB971AntJqA8lg9aLGl9F3qfcMGiL9tFxBr1uxL/vxUInWN3c",
-	"O7AuwoYmFN4Kg8d+01jUxk2RpHBAwXRfzt5EchbCWllw7iTkBs2uIIY6rMTWFhMikPKS9maTiHwFgacR",
-	"zs5XZKOVR/uCwof8zjR1bI3dlCa/8ogBn5u6fXw2/eZcCawhI7d8xufbF2yxCyQD+UuNCMlb022HJjth",
-	"qXET5sVtIn3KRT1WOgSddIEBzYn0P6t4aKISG4BzH7eycW5n/RNcI6FT6odTJIidyendcbl7QLjZ5QF2",
-	"eddHnhFHc4caMoo2Bc03hFeSUkHIVLab+0g44q/PT79r0tYJ1FGCvn++kWceLnK4KwMOAsL2E+hRlZGh",
-	"7fAZbQ3eRE1sPQ/79Qs+lmRJULiO0SXBtwaN+lMJODU/VQKbsDR1WcCl8p4dPhzqWpQbSBaXo1pSrZ1B",
-	"byZ0hsySEA1tdADMtpFgPitmbaFwQoztJsTE4V6QlqFReIKx04ivBck2YnuoILcE6ry+2Qi+MbRggtAp",
-	"CRKKZrHBPCha7koSWtM7bzVxpcC6VjIQe41ppuoal0+FAPdhgfWlJoiGF7J0rQ4Ck6lSakSmaqpNRSG6",
-	"AfC1Kihxt1ym0nB3uIXE41lPSBr/gajrGJ5keIRxDCrWoyDQ5h0n1EvrmhP46C0n9x6OrmCna06akHi4",
-	"CIEZnyVQwKmtM3PCdR/g1fN6qh8/kXwc2bB1ypV3bNQojnwYMBpHu8PRMEHj0yykFgsVjaO9YTLco9ib",
-	"m5EjgQxX/GW6tR7alzmJx7o+oBec7/x3P051q0huQuVUjAuCCPc6x+c+ekhL5hV5QGLI3l9kqaYUrpBJ",
-	"4ZECmaLnYqp0A4QQcPh6Xw/JH1H3m+pO4a9yQ5YHmxeLeA8IV/nSPSTtaFmqm0uBuEy4YWY+n92aYZ6A",
-	"Q7uwMdutmMtU83Hlb/wSEI/4S1Do2hIm+KSZyBBe0MxoM3CELNVNAQaXOdAGXiurGvnsAzmMYpRuO7CI",
-	"wRpGPCuomNA68ot1q67viVytm+yE3IaPNuxU3D2ivc8su9ioghslye+WNkQL3loGs3Ee4od8gX9K7km4",
-	"tOGhLpr7dv4JU3n3edu3fdewx06rQpI+2f34J52kRfxodPzxjzbzim/j6OAx8+uWMdBXe4+aYicQbOv5",
-	"XFSraBy9VNYFFkWVIaaW3OH+ycVtHC2M3SL4TwvSX61oejfYuzWuTgULqshCjaOPyoQwD73zZlxjp5vm",
-	"dgRwJBHNBDKO/WcxieZNjxpJ5gb/I6ifK+c4XNQEpy1k6wy8YapPt+RVUxV+SKxGTfLkyRsxCblmdvjk",
-	"CZwGu8ebVuHmgSZrrceJdQKcmktTo8EmoKjMYiGLdloeuamyg2Qv63u/KtLjTvacwkEKmWp/dUK4esuv",
-	"i4Ebf9+patu8GsG7EsIGsXOZ0C2nwLAR5G9PmdRlWM7EJ2w35VCp9pcN9Ub7MDN1ZaHWJZrNHaxspWui",
-	"ov0YbG4WdCUB22UhC5eISHl+ynm/8N1VNE/CRvH+25Yq8ziSbHwy17MROSqaTwlMEM57aVjuZ/2YgpkE",
-	"PQgObrmNbQx0+dpJAzO0XFJZLt0zdLJ9vttqxDYQ+ijjWd5XLbal55kqZSBoFyuzAbBZPXnH45CQx+GB",
-	"Qko8iHFTDMBrJAtdklHE9xIhWEDwFIe9EXfrJf3VdGRbenPhmM6lM+3MzXsKMkNFg/e6etdVOMQh+ZRC",
-	"1EvTCiEElyF2ExaxaiIV63fh9gFixCBYfDosrs57dPx1iQgUZNHkxDKkJccyCisbIwxtIpNxiD43LqUg",
-	"iRrpFNxQQjdR0VS3JBMnGGjT8FAuG7d5k7xuPahYI8S7goPdMVaGVGTemrHnli08yneFMH1tMI9D5BRO",
-	"u5ddKtuIz162f3OT9SkSMhEq3Hqw9jZmBzc3GbMTStcgcca+OoXKc+2ac1MtJpW0MxyT5OMdn82dTOiA",
-	"lolb5E0uF+zbbGU3hyxmTmHm8xvzKr0A9GcJtxpFdrUluRlpH65dRDpO+Fj47Q6kI8YKHBuaoAQZwk/e",
-	"GYE9hqtBu/U0oROhQx/boHeT7v3J2Hvj4h7GyjT0t6ZY/W4w2efq3XYTmFCY3t4B57u/Jzi/L6O/db0l",
-	"pcmedG5+aORd0UoV+FNA+j1XgD7U47ZPEO6b+65BPRdu1qRh+2uW1svcegfP4X4n5SXctbazeQHlo2+K",
-	"/GJJPMaSSB5hSdxz0QN+vvsI02CznpUMmNGnDusr+f/RrJ/ToljbMFvNn9uYHWA7v1FM97bjCONLhNc3",
-	"Dd13A9C6wIGvcl4nqXqr4rumK7Qp3nauEoQlX4bBNw7SjWhAVwayeTRK9hJ/+1z2l+dvgWbbcjk2SIM9",
-	"a4BoQ4piCGfOQjZKQkRzP9nP1lkeltyrK8ha9yln0AsXKPdjyPiGRP/w6OB4n7P9RKq9a8ubhM0NjNsU",
-	"11S6z9FafLXUH+3YeVh3/GkqYeNK64d6ajd9pMene6fnP13B4foez4eJoP8bhPv+H1+8+MoE0TMTHvj7",
-	"5JRObWsrWPmFrf9J2fofSS//RbqWb7G31rT97Uq6lQJL6qOd/Pr+AvUEx5RZuWyg4coUNfngHpeyeb1L",
-	"yc9N4RmXwdzGd25wdmLKWcTdTi0/H35K5xfNqu8v2rDt7M/GgBm27oD19Lq9uP3/AQAA//8=",
+	"7H0LcxtHkuZfyejbDYNyAwTAh0QwHLu0LI21fjH0CN+tWqsudheAGjaq4K5qkrCHG/cf7h/eL7nIzKp+",
+	"AE2K0tieiDlNTJgU0F2PrKzML5/8LcrMam201M5Gs9+ipRS5LOnXsyyT1g6fGu1KUwzPisJcD38q1UJp",
+	"/DqXNivV2imjo1n09KeXr2aQPkrBaJBXstyA0PZaluAMCCjlL5W0DtxSOMhEWSppQWhIebw00TxxDNbw",
+	"QwKu5QWsxULCSmwgE0UBbinh7PwFXCu3BAGXcgPKWaisLBO9NEVuR/Cd3FhwpbiSBSgN6VnllqZUvwpc",
+	"aBqDxsXhN5kxl0pamlGbRGelzKV2ShQWRClB4H5lPoLzUs4LtVg6C4P0p/PXL3768VXKawjLB6HzRKdb",
+	"FHvJmx7+IN3S5OkekkZoMGtZ0mq+sLAWuBOcjYglcZTp+DAFUzmrcgluqSxkOKDI3CjRURzZbClXAo9A",
+	"6moVzd5Gj6J3cbQSN99LvXDLaDaJI7dZy2gWWVcqvYhub+PoG7kuZSb4vLaP7+Xzp3Dy+PAI8uYpyIWT",
+	"MJjAfwhdiXID0/H0eC8GYSH996Qajw+ySqsbsDIzOrf0iUxHURzhaatS5tHMlZXsW/G/Tx4fP55Oj47H",
+	"4621H0z7Fv8il6u1cVK74Uu5LsQGB9/eRIqzpXC9lJrp5jmwpDcssU+LKTVIURaKHmDuxDNNND5mxUpC",
+	"Ws+abYbfyU0680OolSjgWljISimczOFiw0zrB4oTrY3jT5UFo+UIzi6s1A6MW8ryWll511niHrZIcthH",
+	"kR/ljfte6cv+s3wyffIECqUvcae4aC1vHN2mGNalpKUQnVamDDuyeNESPTfI+DNI+Yj3ryb7a+nsv4m5",
+	"k+VX/GEhrAOV85Hjf6fHhVopF77G3/nLt/ytdcJV1n/N/+Dv3/GPUyhl8VUS4TKTKN0mTosY06PjOFoL",
+	"52SJm/2v7iqTxK/z7WR48u7teHjy7rdxPHly215k57vp7aCzxIG4EqoQF4X821rqXOnF36wp8r29f+tb",
+	"6b9EfWfzUjj5PU41pP/2HBHziQ1CBtayhGulc3MNc1My26B4GxhdbPikSryNtAGlF6BsoqXGZeZ7I3gm",
+	"siU9vxQWBDhzKTVcVNmldIEx56pAweaIGzKj52pRkbzBcU95Rvy/s2DVrzKm5y6q0jrm+rJeMk1Eo+Js",
+	"F1LqRKu8YDltpc5xFqOzHRafm3IlXDSLlHYH04h4XK2Q7Sdj+l8crZT2n9R0VdrJhSy3CPtSroTSSPC7",
+	"iVvIuUNJTzuuypKY/sNETnSLyhCIzFS4XppCMn2b8ZFmntjEfDRyoj3F/h4qjD9IBSt72OsVS2SotFOs",
+	"NX+pjBO4nXlVFBsopXWmlPnD+CuG0lQ6lzlU61NIx17EKhcGfPgWnxwfPmSD0pWb4RnS8u7NOQPXQjm4",
+	"kHOUYSW+o/Siu1jhoJAorCb366WHr7ifMV9VpPpN2S+SX6NKCY+AmXu9EIDAjrDtipr6zeGVLK0yGiXk",
+	"g9TsR466pXeOexXPq0r3Mh2pnaOTQyjlylyJguHDzl4ftvDXyyqG8RF8IzOYjg/GMB7P6P/wlx9ePwgx",
+	"/Pzzz0PEfgjpMuFkD1z4WoqStL8oVl8lEZIIb0USpbGHdzHIsjTlV0mk9JUoVP6ern4S+StAsjDRCAVI",
+	"pV5UdCdQ+dPjfDE+vN07VxLFd3935+IecIy3qENLsZIugP3+y/a0Kq0pZ3i7qlIjlCk2NVy4XhorIVV5",
+	"ipteEBZC4Sc8/LoSRYVK4I2VJIRSvByzrqYHxv3MJxKxyZUylWXgXwpESzRioi8qVeQkmghZLYXOR/C1",
+	"sHI4GUOuFsrZGLQBqxYaTIn3nh7/VZbG8kGg4RL9UslyE8WRFiskCUnsO6XX8WFbFpxMpwcHj6fjg+Mn",
+	"R4ePHx8/RFi3MOR3crNL4TOvTiVkhUIeWolLaaFak44yusabysG10K4BnahiYSAS/ebNi2/wBAQsjMkh",
+	"WxqVyb2YWVIshNLMzmyWkaBkeqMtRoONEj1BgTo9OoJsKdDWkKXFh9Kz4X+CGP4K4+EJDOE9jOC/YQZf",
+	"wj58lcJAAE4eA67ie/zlQlh5fIj2EJ7lXN3IHBTZVXOFQ6IZN1dubwQoE/NSzF2iExKQW2gbvn39+hy+",
+	"ZfZ4rmSRJxFcl8pJRvJINkQ7ibaurDKHaGY4x+eA2TxG3Zyb6qJg/SftjPeMB0z0yjK5Rko6YxKNS0ae",
+	"4NHJAPBTEBJCI42A/CuiqoOVsQxzTsmUWK3dJk60uZJlYfQCOXAlCpxK5myp2trIg/RwPE5bPMmXoGHK",
+	"LVLcjYUfE/+17L4WMh4k0duz4X+K4a/j4cno/X/Pvtz/avjut0k8PTq6TaK/3f3l3i6sjaOboR97uJLW",
+	"igV+uaosKmC4g3nu4Z0YDN0AgXBk+5zo4twBnX/gywi6Wl2w3AjiiGWUzGfEhP1SIdEPFAsEhDp0z+Vc",
+	"VIWLZtNxfD+I+yBaOJfuRY/9+qK+J0Ec8tbu29CWmAu7WQu3bDazpvkein8+RubdgYbIlHquil6d8rJX",
+	"l6CAYqOd7S9VKLcBNspGdxwSf9s5pX8p5TyaRf9jv3Fr7fO3dv9cOl4ZK8BS2rXRVpL++1rk3m7Af2VG",
+	"O6npV7FeF4odIvt/tew7edh0z1A781S7aDC4HNDkYu09AwG1TsaTvTD5BlaS2FxZWClrSaqZOfsorkuU",
+	"M0h+fNpUDrmmFBptfKHBH0jAIyg5HaJ2nehMaKNVJoqasQYC0i9TYqq4y1IxpMNxuuftQVwSD5hoAbie",
+	"QsJ/vPrpRzAXf5WZi4EMKwnpUybh8PVmLdOwCHkjMldsUJAmOt0mrXeqBdkqIK3cfPgkJalipTttryHR",
+	"/pCGmUG0P6hnfKYzg+tP9+rFnJGkr8FGbqTfwxoHPgVBo8YsTTZQkDyNcdWkQ9lbVENY1iIO9XSitdHy",
+	"1NtYqF5ZXnpN0j5RfKQZollCLudKy9i/gQrfXatMEiXbWBLWssxwf9Lv79Rvr7Y066OWRTH0mgeV6P5k",
+	"NIGBlYzCWrzoxUyiz85f7I0gRUrSWaUBUfqR01NIvdRPW0rSzOfsIiFC8j7jwLKm9ORmIftwx3LfnfJv",
+	"79/3ar/j5b7Rth+/28PwsFGaV/qt9IeOgo/f7oLHF/o5+aH/eAl11nGJwt0eUZiXZtV8f3b+wmMdRGWq",
+	"KOBC4m1YlwbPja5pi8mawd5fys17pd+zoz0leNjyoaCscxKZe0mMzxhWOSjI5OgukvC0gQX5vmSi56q0",
+	"tWv2i4DCPnPl78SVL2Vl2Rv/x2vNXf5D01sUpRT5BnAdtdPdsyJb8uwERHbCBaLkYz9gTEaWgFzN55L8",
+	"g4HhGj5N9A6jlrRl5NIfmSNpGV7DnuI6QICW18SKNEOi8Z8Mdj5z3qdznkYDRBTMJH+8GNRQaXmzlhla",
+	"iQT/wbA/2crySpZdceYXl3rj1ivMRCsLC6llqbLTtisdVB680+n/rIOFL/IaphQmE2jtKpdo1Z72CwuF",
+	"WXzmo0/mox+NY0goLgr5pwL+L+wOGhX5SjlEbrCLiBl2o6WU6JXMlfB4f96NsbfZUBv3XtSb2xJSifZS",
+	"6jPzfDLznItNYUT+2pjvRbn4c9mntsAKnNo7Wyfwg/q6wwNrXuJ7Z8x7ejLdG30+7k87bi+Y2RFJfkj7",
+	"jzn6QpEzOPdyw4IzC0kOclHKDkMcH8J3yBECCoPG2ZuX36M51jFQlc6KKpf56X1m394IzurEFB9oa2uw",
+	"UopsGYzBYNuG4MlTo7XMOL6VFcZK8njextFrY34QehPitH88FVs7LIWT78m5J/M0JnLyhuaEHnvtjRE8",
+	"U0hndruEMDs9X60p+hteozBrDNdLlS3Zv7UU67XUNiSlyEQzndA6FnV0eSv4Ogie+pYNJrwXgAJOmam0",
+	"sziRcJzP5IJds1e7YDiegAZPnpfSWprQ+zNMoldCb7wP6VJuLJECh8H9IZzVxkG2lNklWm39zgMmiHce",
+	"tIK2KVixCXs2gLYahSE+K51PkkI7AfF73249SlfhjRY+Be7PstIaL0BwWpIvi2VLR09VrbV9VlGfyBx9",
+	"ke77hth5PrBJSHz6c7iEotiQCU6Vk16X5FCqxdKBNte1Q9ILE5Kpc3DXJtGZsKR2KGlpluhED4mbwhbS",
+	"WRDeXdO8rbxWYsPzulLJ/JSGMJXLzEq+r/SlNteIv0mKow2fcqj0XDqfB5jV+s0n2SUa/K7mQqFUD9lA",
+	"0odZISQK+DTXOraLS1mKKxrhQkodYrwjoOv8QS+cd3cpZ3EEbxTgS6byIV4fOCfX8imIsCBOBPQPGh3O",
+	"g9cRSANWzGWxYW1ZKEuD2aW5JhHvQ/T1XuSNss5+FvWfCDhvQzSLqPZUOLkw5eZh4cLMP90+jguJGBDB",
+	"IhqC9SOJLqU1VZlJf2DEkggJ1sYqp65kK2zfDpbzwf6O8cI4qr05Is8VB4XPS4RJTkkbzeaisLJPgpAt",
+	"VJvC2ujh9OYGQlgPtcm6NQzKtFz2BZSzpdJyWEqRo+jgrBrAh0fwo7ym32yQFiLPJbltBKyUNiX45Cm6",
+	"Uz6Bo7IOHN4v/MzkEi9eiPcAypWQVOC9Qn5Gf4hh/V/YVvQzJAptAfQojtoqNIojtP7nptL4+4ryzt+T",
+	"Q4DzTJEk26ZhFEdtUEyhVnZk8ei1VoijOx32Pd+xjzSKoy2R6tfYeCiidzvpSbh0n2KwfVrfViuhm7Pa",
+	"CmYhHkZmZViL4up6KUs5I9GG9lOikcryxlEMPWOJ0spaYO5up9KPp4f35Fi8/a8kuRmPh0lyM3meJDeP",
+	"n7/7sicnOA6h6t7MQEp04QeYX7Y4YRTdl3BwdHLSumCUrNgTkm9C/2/5HjQ0rhfXHAQHcyNKM78+Zzn2",
+	"EZfzTAfp4wzeGPaHWlleqUyCsFYtNKcapypPey5qR+rdhzBa8vE2pAV8MAngR3yscyaiKH6aR7O3D84f",
+	"eBc3+SBRc0W2KU0Litv76aPx30PgkN4snCjMopK/HzFVj8p5o9UvVUcz8GGGuEtzyMZjGJ/x+bvqi08+",
+	"5ocmh3QPUeUh46RzkvdemzB9733no/vCUiR9xslTk/G4JYZiX4oy7JVSMHijFQkKUiCiaBT/02wGb74c",
+	"j8fj//u//w/+MnkeI5jDXx8/95+dPGe38tNJGNvW7qC9Uz+rvEHUrxxcqFyVjHNFAXyQhADr9TAcNley",
+	"LFVOdV05zilXFzLPFYKPN19Ox9Mzmn46nj6r3S7KmoJCHPj58bF/4PjEu1BwlExoSokEQeSCXNl1ITj1",
+	"T1M1Da24TvQmEFtTynmFgJo3EO16qRD5rkUmYeBh+8/42ftX9Jm/PhtPyRNPtfE3MX0wHfPPJ0f882zs",
+	"KTw5fkJfTQP1p+PxGX8wfeJ/nvifz/nnEf08GI/HeyM0YpA71MoTviY7rER5aWFAIz7zU9Cb4+PJ071A",
+	"zUT/KkszvFa5W8JfjdLEKfjsN3vtirYZm1hDZ4ZUweBTVfDQ5Mr8VYFFcKEzBCxS0tArluBe8bFBVpsj",
+	"SoO0mVhLm2ii97OnP5y9Ip6npf3FfGGhlAt5s0YjLwdRqEvZo2nHH1C0FfL1kH6isq2QpfmfJ/hPZLEh",
+	"/3xGP46P+Z/HJ+8ebb0/HXfeP8N/4vnR8/wQnh6P9sSPypMcPd8aPEkqPMF3f+8SPyrpkrxzRjtBlYzb",
+	"MAZM+TEX2LJpVw98wSGn9k3xQu3VHTDmrJ2010lebKPXNpb0xVUoRk2R94LAc+n6puLc8FbiJ6Jxm/F4",
+	"nI5uylyWlDXo5Oohop8wp7h5wY9PWiBKlKXYkE6wMqtK5Tav8DXWrReUm39WIb/ulBd0Kk9n4PP4uSTj",
+	"7PzF+++e/a9QM8lVq5RivBaoYZkItk7QopTldG0v36fABXqscg8P4M3L74dooIfU6+ZUyd2xwWETrayt",
+	"Gi1d+6AHaagngEu5WUhNLv8m17BJYTZloj2E70tnnoSK2G3vUruWD+nJJGtYfencml1ESs9NcD2JjCCR",
+	"z/M8lw5e0SLPzl8AmtvI97K0aKGUhR/Fzvb3w25G8kas1oUcZWa1b6v12pR0xrvKuDv2pZRri2ZbwFNt",
+	"Phvg6HuU9VYGI5BnQ8mtLOQmq1ZoAiobPERUt9sAesoyyVjIS3zUMweZsGSTE+JvpxhYqXMqzeO1X8gc",
+	"0KYhffHU6CtOaLG+Is8UOXmr2CZuKozYRXZWFK1CPp3XJgaFMziRc9AXhX7z+vnwCeoogJdNJFKhXexT",
+	"wFupne2E0FmLhfBj0pWuFKrAy5oLJ2LIK55PhtRB0khx7TGmyWOyuIM3GUdBg59m2so1bZdT+0x7+JoX",
+	"2wqS4QgcON16fnKQ4ly5zApBn4TRWTGlBHT4VXaTUVRMwMXG1ZZbiNKiuhsR4XcCuEGA1xmsMxCwm8PK",
+	"BcP1ilOG3m5DdfZiO0QUBt/e/uuanXCQXLJLw2NLZFiejX1AgCKy5HS9ZiMUH/Pl8zgIa3ILak6VKbKU",
+	"sC44xjOsUxxm3TQFZXtSHEYt4lBFEe3zI3Iktjd8nOIIg51EiNj7Y0UjndA64VwdYx3YtczUXGVAmRa0",
+	"SaEXkm/WSjgKdfbMn8uMcG/fzcFR6HC0aeUCX1QOUp/V/BUnORMk193hH/lPiSKP9h/RHnQeqKEcVLqQ",
+	"lk3pa0mOc6TxL1+N01MiViCjcIj+aDWmrOtV8LLGzWgjONPNK7Tr2m1FidIEuskDTAPNmVBMJdtb4NLm",
+	"/BBj9TeGqmZb9wQG7QveRCZZYizxGErjXIEr5r4JpgR2cdUUbsWgBVyIvK4uI5Zt5Si37jcne7du9V5n",
+	"J76WOQ5e8rAaXPrM67xnlCI2QyNuiDdK6UqmeDwL6WwrNgtKW4dbNXM6UjT6nobn+WiDL165tg5A+uA5",
+	"6I6EIXH8qsqWeKB+htBboyf6vhO1IMVCdwIHUo7Oq66e5i4cJUXBmzRy77nsrEu5rRYWjVTUm528AKEh",
+	"JY9v6pPut5LfvPXYuwFxdzIEnd924gNAJ/WhNnL9uR0eTNJT1Cu1imoPH3vuisM4A2T1a285mhLSf/31",
+	"V7ySnsnIPDUllz221FUMpVxTOMdfv2a69FtjXRpTPX6hMkLl2/qG2L00zmSmCN5mGqhWDOF0xkSQcFT4",
+	"Xvq6FNrOZXm3QsmWlb6kXAgWDJ6Z288Ro7YY2xOv1ixUzQHdHi/E+doEtmT5A9wMwxeObh8ljhFOMzfE",
+	"dsjMV6Hq3ifyHoWGIzv8rCj6RbzCWncLGCCU6+jhWQe1NMdIIkjLRg8gVo37RP8AQaDeQCas3IvvkPRM",
+	"6VDvVgt+WlAocWkPFHMZHGJupAIl4RhOQIFQCwODtBBO6Uka8xiTY//bE9YSG3+ALaFHkVPYpkp9gUov",
+	"2xvBjtsm84rKULeueCPiX7Brjg2YUGdE5yw2ZEiSYgn1SA1tyPh4kbOSTCn+gHsgiZSSFN6ue2POG6Zs",
+	"ntbQC5Hgr7Kk3XFdIIEpX9AEg/TLCfN3+q/TrycpI3cSCTEHCEhblJJeUVRTCnzN97aqoWCQjsePkcLp",
+	"cJyyMg7KlO59P5moaQ5V6PJDobsPqgY2yGGQkmcfCUA+0nSG3zDmo3/HsOUqPXoyftwpY+WtkHgmy5Yd",
+	"Ppw/DLTW3RGeeCy61zmjrdIzQdC9oW6tpeZo3VDshfwNZFfDIJ2MPG3SiRyn/STZC/e5oQEx07Ou4QLe",
+	"E2vho+zp1z4aT1YnS2Zl6XINlbZSc4hzBGcdLMhWFoK5gFKYcOEukTnip+9ibyRGK0OrjSD8jpED63Qt",
+	"WVjZxKmIq736/bmVkFU2mIcsdx9f9OlcvutLBzpzdhjUYJUQw0DAopLWEiKkkogdCEjfM9JbKr3YI0FD",
+	"OWacuGUpt2BrAXFg/5BfZkIm2kWVLyQx3QBF1ZbTYYYf+OgJHIwbhEUAmESNF/F7XqS3YOX0JIVBN4sv",
+	"aPNOAlrdhaxpyQR1elsrtS32h8aiNq5bphDi15uga+rsjLVAu4jLk9BQkrYWQz1mBRMikPJiw/qpS0Ru",
+	"SOZphKvz/ZnQIqRzQeFDsWRaerC/CpNdepCGn5uqfX22Y+HcF6gLvEL7Bo5ipCB/qURhQx5LOybJcVR6",
+	"uE7d8lBUAJf4W4nWA8NyWhOZ8GylQ51psGUhHKbeSqOAdbqHUIwdTDQOo0ViZ0b57TC69+lsD3mEQ+7G",
+	"vdO92g5DKlAGSdB8I/hRUnonebvt9jkSjvj22dk3dRErYV821/nzrfLQ0NZtVwYcBezkFzCgngOGjsMX",
+	"jdQuI9TE1vOw37/ga0nOQErBYRBOHpjaoeRvJeDS/FLJXwTXpipyuFA+OMOXQ12JYssZhdtRLanWLnw1",
+	"c7pD5lqzGUQWIvu8bC3BfKZr42TkJFfbTXKNg2ug5SvMPcE47uMNma18HVSQPck3Xt9sJdQwtGCC0C0J",
+	"EopWscU8KFp2JQnt6Y13fLIZ0XROCcRuMM1CXeH2uYL3DizQtDhEC2EtC9caIDCZKqRGZKoW2pQez3KT",
+	"xcbY67RWrLk79CT0eNYTsvaq3JFJNYNH5IrBOah1ByV2bHc8pFFaTQ/hgz0P77wcXcFOTQ/rNLfQFo0Z",
+	"33YMvdadOUXd3NhCzVI/fCP5OrJv2ilX7LiZozjyxlY0iyaj6Wgc3caRWUst1iqaRQej8eiA8mnckmIB",
+	"5HvGXxa93ZF80wPx0OgFDEL8nP+9Fye61TJjTs0VGBcEEe51TvABMqQlDykFMWJI375LE01p2SE70iMF",
+	"8iafi4XSNRBCwOG7/3hI/oAuQInutAFSbsTyYLvNoA9icM8f6krYTnhJdN0ilJsG1czM97PbQYgX4ERJ",
+	"KZBNYDLRfF35Hb8FxCO+JSI1MWSCz+uFjOA5rYwOA2dIE13XOHMlMR3glbKqls8+F4NRjNLtGBQxWM2I",
+	"L3JqLWIdhba6PZjuSD5pHtkP+YoffLDTf+MBz/ts8XdbPTGm4/HvlgpMG+6tNN+6D/F94bw/JZ80tHC7",
+	"b4i6++Y/YcHTIR9733s1e+y3+qXQK5MPv9IpRKCXjj/8UrdSE9+annz4re0KI3zv4AFLvK/W6zaOjh5C",
+	"mW6NMr118CDidLLIbLVaiXITzaLvlXXhcqCyEgtLsXT/ybvbOFob26NyznLSnK1UvG6mWG9SHlUjqzwN",
+	"PVF8SkfIEaHvvAFZewhankJHstjMIeXEwTQmpbAdjyKdUFseaE6slHOca1JntllIm3z+UaLPeqq0qBtY",
+	"KNNCHfbo0SsxD5nrdvToEZwFi8sbdaEDWp0DP/BhIXBqJU2FpqKAvDTrtczb7kVykKVH44N0zwdlkR47",
+	"ufgKJ8llon0Lt9AC2O+LISO/32lZsd2izTsxwgFxZJpwNSfUsvnluzjOqyJsZ+7Lv+peB4n2TU8H00NY",
+	"mqq0IWzUQelWujqlai8Gm5k1tUarO8Q0fV+pakA5H1Te3UX9STgoPn/bUqLBL7wQSnO4bkoukvpVgjGE",
+	"ML83rHHSvZgyoQj0EBDt6Qo9A2oCfVoDHC2vqY8P9Ts97V9vXwOILdtg6oOKd7WC6Bl5qQoZCNpF6Wx6",
+	"bLdG2fF1jMnXcU+XFLyIcV1ayHsk3wCHnbg/KsIUhG1xOBux2wzFt8gmq9YbKid0L51p14Hc0W0l1Ed6",
+	"f693moVLHEpZKL/t2rTyD4KzEocJm9jUaQ7Nd6ELGjFiECw+mIu7874k37YdIYrM6wobBtPk0kZhZWME",
+	"wHVaUxxS12pnVpBEtXQKDjCh65SqRLckE2cnalPzUCZrh31dCmc9nGmw6a7gYEeQlaGwiY9m5rmlh0e5",
+	"ZyHT1wbDPKRdtQKvIQkyiM9BenhzQ92xEj0XKnRfa/yc6dHNTcrsREEcL3FmvtaVeu/YhnMTLealtEuc",
+	"k+Tjjrdop64q4HTiFnmDCp68qq1aqVATxQVRfH9j3qUXgP4u4VGjyC57SqWQ9qH9O9KRkxWEP+5AOmKs",
+	"wLHhEZQgI/jZu0FwxPAnCrrVuWEQocMYfaC/Lh77aNS/1UCUUTpN/bXJN78bQPeJ/rfd7GcUprc7ZsHk",
+	"9zQL7qoPbLXZp6KbTve3Rt7lrTzDP8U8uONPEdw3Yt8raGiYu/4cwzmlN8xb16G9zd5eoMeHnXzZ0PN5",
+	"f7sR/oM71n+2Yf44G2b8ABvmjt5v+PrkAQbFdpcSMp2mHzutb+71/6PddZbnjfXUa3jdxuz02/+N4ti3",
+	"Hecf/xmVptfqXT1Qm0JN/mM2TW2Nt2e+qYdCa+Z1p5k6XHOPPe65Tj2hgZqms2E2HR+Mff/t9C/PXgOt",
+	"tuVmrTEOexNDetIIXjgL6XQcoriH48O0SU615FLeQNr6izIpDMKfkNmLIeUe8f7DJ0cnh1ykIBLt3Xne",
+	"GK170PepzIV0n6IvubnuH+3Mul9r/WnKaOuP+tw3UvvRB3q5un/V4J+ucULzlwzuJ4L+B6iVwz++CcOP",
+	"JoiepfAmh0/I2ekn5gO0n9n6n5WtP3tiH4AI/iJdy586aHT8Xj88aNUMkeJqVwu9fYcaiiP4rNa2LIDS",
+	"5BX5HR9W43I1oWqxunSf64Zv452/nuPEgsuuuoNa/nz0MYO/q3d9d5WrbZfL1EbbqPX3Nzy9bt/d/r8A",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -543,6 +543,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("%s: listen on %s: %w", cfg.source["addr"], cfg.addr, err)
 	}
+	ln = httpapi.Listener(ln, log, maxHeaderBytes) // net/http's own answers in the contract's words
 	srv := &http.Server{
 		Handler:           closeWhenDraining(ctx.Done(), tracing.Handler(app)), // tracing.Handler is app itself when tracing is off
 		ReadHeaderTimeout: readHeaderTimeout,

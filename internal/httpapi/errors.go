@@ -33,6 +33,7 @@ const (
 	codeKeyInFlight      = gen.ErrorCodeIdempotencyKeyInFlight
 	codeKeyReused        = gen.ErrorCodeIdempotencyKeyReused
 	codeOutcomeUnknown   = gen.ErrorCodeOutcomeUnknown
+	codeNotAcceptable    = gen.ErrorCodeNotAcceptable
 )
 
 // The messages of a 503 to a create whose outcome is unknown (the store

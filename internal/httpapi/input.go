@@ -113,14 +113,35 @@ func noBody(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // jsonBody holds a body's Content-Type to the letter (strict.JSONContentType)
-// before anything reads the body. A request without one is refused when its
-// body is read (decodeBody), after its parameters are checked.
+// and its Content-Encoding to none (strict.IdentityEncoding) before anything
+// reads the body. A request without a Content-Type is refused when its body
+// is read (decodeBody), after its parameters are checked.
 func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if values := c.Request().Header.Values(echo.HeaderContentType); len(values) > 0 {
+		h := c.Request().Header
+		if values := h.Values(echo.HeaderContentType); len(values) > 0 {
 			if err := strict.JSONContentType(values); err != nil {
 				return err
 			}
+		}
+		if err := strict.IdentityEncoding(h.Values(echo.HeaderContentEncoding)); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// acceptJSON answers 406 a request whose Accept admits no application/json,
+// the media type of every answer (strict.AcceptsJSON), and 400 one whose
+// Accept does not parse.
+func acceptJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ok, err := strict.AcceptsJSON(c.Request().Header.Values(echo.HeaderAccept))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &apiError{Status: http.StatusNotAcceptable, Code: codeNotAcceptable, Message: "Accept: admits no application/json, the media type of every answer"}
 		}
 		return next(c)
 	}

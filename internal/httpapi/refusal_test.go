@@ -51,6 +51,8 @@ func refusals() []refusal {
 		{name: "body on a GET", method: "GET", target: "/v1/pets", header: []string{"Authorization", auth}, status: 400},
 		{name: "declared length over the limit", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Length", fmt.Sprint(httpapi.MaxBodyBytes + 1)}, status: 413},
 		{name: "rate limited", method: "POST", target: "/v1/pets", header: []string{"Authorization", "Bearer " + otherKey}, status: 429},
+		{name: "content-coded body", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Encoding", "gzip"}, status: 400},
+		{name: "Accept without JSON", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Accept", "application/xml"}, status: 406},
 	}
 }
 
@@ -199,4 +201,34 @@ func withDefaults(header []string, defaults ...string) []string {
 		}
 	}
 	return out
+}
+
+// TestThrottledRefusalAnswersAtOnce: an address over its budget of wrong
+// keys is refused at once too, its body unread, with and without Expect.
+func TestThrottledRefusalAnswersAtOnce(t *testing.T) {
+	l, err := ratelimit.Parse("1/m,burst=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey)), AuthFailures: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app)
+	t.Cleanup(srv.Close)
+	header := []string{"Authorization", "Bearer wrong-key-0123456789abcdef0123456789", "Content-Type", "application/json", "Content-Length", "65536"}
+	if res, body := rawExchange(t, srv, "POST", "/v1/pets", header); res.StatusCode != 401 {
+		t.Fatalf("the first wrong key: got %d %s, want 401", res.StatusCode, body)
+	}
+	for _, expect := range []bool{false, true} {
+		h := append([]string{"Authorization", "Bearer " + testKey}, header[2:]...)
+		if expect {
+			h = append(h, "Expect", "100-continue")
+		}
+		res, body := rawExchange(t, srv, "POST", "/v1/pets", h)
+		if res.StatusCode != 429 || !res.Close {
+			t.Fatalf("Expect %v: got %d (close %v) %s, want 429 and Connection: close", expect, res.StatusCode, res.Close, body)
+		}
+		apitest.Load(t).Check(t, httptest.NewRequest("POST", "/v1/pets", nil), res.StatusCode, res.Header, body)
+	}
 }

@@ -44,8 +44,9 @@ type opChain struct {
 
 // chainOf is the middleware of one operation: the contract's path check,
 // authentication when the table says so (before anything reads the
-// request), the rate limit, the strict rules for parameters and body, then
-// the OpenAPI validator, and the body, read and decoded last.
+// request), the rate limit, what the answer may be (Accept), the strict
+// rules for parameters and body, then the OpenAPI validator, and the body,
+// read and decoded last.
 func chainOf(op *operation, router routers.Router, cfg Config, t *throttle) []echo.MiddlewareFunc {
 	mw := []echo.MiddlewareFunc{inContract(router)}
 	if op.auth {
@@ -54,7 +55,7 @@ func chainOf(op *operation, router routers.Router, cfg Config, t *throttle) []ec
 			mw = append(mw, rateLimit(cfg.RateLimit))
 		}
 	}
-	mw = append(mw, strictParams(paramRulesOf(op.spec.PathItem, op.spec.Operation)))
+	mw = append(mw, acceptJSON, strictParams(paramRulesOf(op.spec.PathItem, op.spec.Operation)))
 	body := op.spec.Operation.RequestBody
 	if body == nil {
 		mw = append(mw, noBody)
