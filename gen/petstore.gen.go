@@ -979,6 +979,14 @@ type ListPetsResponse429Headers struct {
 	RetryAfter               int32
 }
 
+// ListPetsResponse431Headers the declared response headers of an HTTP 431 response for ListPets
+type ListPetsResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // ListPetsResponse500Headers the declared response headers of an HTTP 500 response for ListPets
 type ListPetsResponse500Headers struct {
 	AccessControlAllowOrigin *string
@@ -1024,6 +1032,8 @@ type ListPetsResponse struct {
 	Headers406 *ListPetsResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPetsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPetsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPetsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1167,6 +1177,14 @@ type CreatePetResponse429Headers struct {
 	RetryAfter               int32
 }
 
+// CreatePetResponse431Headers the declared response headers of an HTTP 431 response for CreatePet
+type CreatePetResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse500Headers the declared response headers of an HTTP 500 response for CreatePet
 type CreatePetResponse500Headers struct {
 	AccessControlAllowOrigin *string
@@ -1224,6 +1242,8 @@ type CreatePetResponse struct {
 	Headers422 *CreatePetResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePetResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1370,6 +1390,14 @@ type GetPetResponse429Headers struct {
 	RetryAfter               int32
 }
 
+// GetPetResponse431Headers the declared response headers of an HTTP 431 response for GetPet
+type GetPetResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // GetPetResponse500Headers the declared response headers of an HTTP 500 response for GetPet
 type GetPetResponse500Headers struct {
 	AccessControlAllowOrigin *string
@@ -1419,6 +1447,8 @@ type GetPetResponse struct {
 	Headers406 *GetPetResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPetResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1891,6 +1921,37 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPetsResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPetsResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2328,6 +2389,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePetResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePetResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2717,6 +2809,37 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPetResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPetResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2939,139 +3062,139 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0LcxtHkuZfyejbDYNyAwTAh0QwHLu0LI21fjH0CN+tWqsudheAGjaq4K5qkrCHG/cf7h/eL7nIzKp+",
-	"AE2K0tieiDlNTJgU0F2PrKzML5/8LcrMam201M5Gs9+ipRS5LOnXsyyT1g6fGu1KUwzPisJcD38q1UJp",
-	"/DqXNivV2imjo1n09KeXr2aQPkrBaJBXstyA0PZaluAMCCjlL5W0DtxSOMhEWSppQWhIebw00TxxDNbw",
-	"QwKu5QWsxULCSmwgE0UBbinh7PwFXCu3BAGXcgPKWaisLBO9NEVuR/Cd3FhwpbiSBSgN6VnllqZUvwpc",
-	"aBqDxsXhN5kxl0pamlGbRGelzKV2ShQWRClB4H5lPoLzUs4LtVg6C4P0p/PXL3768VXKawjLB6HzRKdb",
-	"FHvJmx7+IN3S5OkekkZoMGtZ0mq+sLAWuBOcjYglcZTp+DAFUzmrcgluqSxkOKDI3CjRURzZbClXAo9A",
-	"6moVzd5Gj6J3cbQSN99LvXDLaDaJI7dZy2gWWVcqvYhub+PoG7kuZSb4vLaP7+Xzp3Dy+PAI8uYpyIWT",
-	"MJjAfwhdiXID0/H0eC8GYSH996Qajw+ySqsbsDIzOrf0iUxHURzhaatS5tHMlZXsW/G/Tx4fP55Oj47H",
-	"4621H0z7Fv8il6u1cVK74Uu5LsQGB9/eRIqzpXC9lJrp5jmwpDcssU+LKTVIURaKHmDuxDNNND5mxUpC",
-	"Ws+abYbfyU0680OolSjgWljISimczOFiw0zrB4oTrY3jT5UFo+UIzi6s1A6MW8ryWll511niHrZIcthH",
-	"kR/ljfte6cv+s3wyffIECqUvcae4aC1vHN2mGNalpKUQnVamDDuyeNESPTfI+DNI+Yj3ryb7a+nsv4m5",
-	"k+VX/GEhrAOV85Hjf6fHhVopF77G3/nLt/ytdcJV1n/N/+Dv3/GPUyhl8VUS4TKTKN0mTosY06PjOFoL",
-	"52SJm/2v7iqTxK/z7WR48u7teHjy7rdxPHly215k57vp7aCzxIG4EqoQF4X821rqXOnF36wp8r29f+tb",
-	"6b9EfWfzUjj5PU41pP/2HBHziQ1CBtayhGulc3MNc1My26B4GxhdbPikSryNtAGlF6BsoqXGZeZ7I3gm",
-	"siU9vxQWBDhzKTVcVNmldIEx56pAweaIGzKj52pRkbzBcU95Rvy/s2DVrzKm5y6q0jrm+rJeMk1Eo+Js",
-	"F1LqRKu8YDltpc5xFqOzHRafm3IlXDSLlHYH04h4XK2Q7Sdj+l8crZT2n9R0VdrJhSy3CPtSroTSSPC7",
-	"iVvIuUNJTzuuypKY/sNETnSLyhCIzFS4XppCMn2b8ZFmntjEfDRyoj3F/h4qjD9IBSt72OsVS2SotFOs",
-	"NX+pjBO4nXlVFBsopXWmlPnD+CuG0lQ6lzlU61NIx17EKhcGfPgWnxwfPmSD0pWb4RnS8u7NOQPXQjm4",
-	"kHOUYSW+o/Siu1jhoJAorCb366WHr7ifMV9VpPpN2S+SX6NKCY+AmXu9EIDAjrDtipr6zeGVLK0yGiXk",
-	"g9TsR466pXeOexXPq0r3Mh2pnaOTQyjlylyJguHDzl4ftvDXyyqG8RF8IzOYjg/GMB7P6P/wlx9ePwgx",
-	"/Pzzz0PEfgjpMuFkD1z4WoqStL8oVl8lEZIIb0USpbGHdzHIsjTlV0mk9JUoVP6ern4S+StAsjDRCAVI",
-	"pV5UdCdQ+dPjfDE+vN07VxLFd3935+IecIy3qENLsZIugP3+y/a0Kq0pZ3i7qlIjlCk2NVy4XhorIVV5",
-	"ipteEBZC4Sc8/LoSRYVK4I2VJIRSvByzrqYHxv3MJxKxyZUylWXgXwpESzRioi8qVeQkmghZLYXOR/C1",
-	"sHI4GUOuFsrZGLQBqxYaTIn3nh7/VZbG8kGg4RL9UslyE8WRFiskCUnsO6XX8WFbFpxMpwcHj6fjg+Mn",
-	"R4ePHx8/RFi3MOR3crNL4TOvTiVkhUIeWolLaaFak44yusabysG10K4BnahiYSAS/ebNi2/wBAQsjMkh",
-	"WxqVyb2YWVIshNLMzmyWkaBkeqMtRoONEj1BgTo9OoJsKdDWkKXFh9Kz4X+CGP4K4+EJDOE9jOC/YQZf",
-	"wj58lcJAAE4eA67ie/zlQlh5fIj2EJ7lXN3IHBTZVXOFQ6IZN1dubwQoE/NSzF2iExKQW2gbvn39+hy+",
-	"ZfZ4rmSRJxFcl8pJRvJINkQ7ibaurDKHaGY4x+eA2TxG3Zyb6qJg/SftjPeMB0z0yjK5Rko6YxKNS0ae",
-	"4NHJAPBTEBJCI42A/CuiqoOVsQxzTsmUWK3dJk60uZJlYfQCOXAlCpxK5myp2trIg/RwPE5bPMmXoGHK",
-	"LVLcjYUfE/+17L4WMh4k0duz4X+K4a/j4cno/X/Pvtz/avjut0k8PTq6TaK/3f3l3i6sjaOboR97uJLW",
-	"igV+uaosKmC4g3nu4Z0YDN0AgXBk+5zo4twBnX/gywi6Wl2w3AjiiGWUzGfEhP1SIdEPFAsEhDp0z+Vc",
-	"VIWLZtNxfD+I+yBaOJfuRY/9+qK+J0Ec8tbu29CWmAu7WQu3bDazpvkein8+RubdgYbIlHquil6d8rJX",
-	"l6CAYqOd7S9VKLcBNspGdxwSf9s5pX8p5TyaRf9jv3Fr7fO3dv9cOl4ZK8BS2rXRVpL++1rk3m7Af2VG",
-	"O6npV7FeF4odIvt/tew7edh0z1A781S7aDC4HNDkYu09AwG1TsaTvTD5BlaS2FxZWClrSaqZOfsorkuU",
-	"M0h+fNpUDrmmFBptfKHBH0jAIyg5HaJ2nehMaKNVJoqasQYC0i9TYqq4y1IxpMNxuuftQVwSD5hoAbie",
-	"QsJ/vPrpRzAXf5WZi4EMKwnpUybh8PVmLdOwCHkjMldsUJAmOt0mrXeqBdkqIK3cfPgkJalipTttryHR",
-	"/pCGmUG0P6hnfKYzg+tP9+rFnJGkr8FGbqTfwxoHPgVBo8YsTTZQkDyNcdWkQ9lbVENY1iIO9XSitdHy",
-	"1NtYqF5ZXnpN0j5RfKQZollCLudKy9i/gQrfXatMEiXbWBLWssxwf9Lv79Rvr7Y066OWRTH0mgeV6P5k",
-	"NIGBlYzCWrzoxUyiz85f7I0gRUrSWaUBUfqR01NIvdRPW0rSzOfsIiFC8j7jwLKm9ORmIftwx3LfnfJv",
-	"79/3ar/j5b7Rth+/28PwsFGaV/qt9IeOgo/f7oLHF/o5+aH/eAl11nGJwt0eUZiXZtV8f3b+wmMdRGWq",
-	"KOBC4m1YlwbPja5pi8mawd5fys17pd+zoz0leNjyoaCscxKZe0mMzxhWOSjI5OgukvC0gQX5vmSi56q0",
-	"tWv2i4DCPnPl78SVL2Vl2Rv/x2vNXf5D01sUpRT5BnAdtdPdsyJb8uwERHbCBaLkYz9gTEaWgFzN55L8",
-	"g4HhGj5N9A6jlrRl5NIfmSNpGV7DnuI6QICW18SKNEOi8Z8Mdj5z3qdznkYDRBTMJH+8GNRQaXmzlhla",
-	"iQT/wbA/2crySpZdceYXl3rj1ivMRCsLC6llqbLTtisdVB680+n/rIOFL/IaphQmE2jtKpdo1Z72CwuF",
-	"WXzmo0/mox+NY0goLgr5pwL+L+wOGhX5SjlEbrCLiBl2o6WU6JXMlfB4f96NsbfZUBv3XtSb2xJSifZS",
-	"6jPzfDLznItNYUT+2pjvRbn4c9mntsAKnNo7Wyfwg/q6wwNrXuJ7Z8x7ejLdG30+7k87bi+Y2RFJfkj7",
-	"jzn6QpEzOPdyw4IzC0kOclHKDkMcH8J3yBECCoPG2ZuX36M51jFQlc6KKpf56X1m394IzurEFB9oa2uw",
-	"UopsGYzBYNuG4MlTo7XMOL6VFcZK8njextFrY34QehPitH88FVs7LIWT78m5J/M0JnLyhuaEHnvtjRE8",
-	"U0hndruEMDs9X60p+hteozBrDNdLlS3Zv7UU67XUNiSlyEQzndA6FnV0eSv4Ogie+pYNJrwXgAJOmam0",
-	"sziRcJzP5IJds1e7YDiegAZPnpfSWprQ+zNMoldCb7wP6VJuLJECh8H9IZzVxkG2lNklWm39zgMmiHce",
-	"tIK2KVixCXs2gLYahSE+K51PkkI7AfF73249SlfhjRY+Be7PstIaL0BwWpIvi2VLR09VrbV9VlGfyBx9",
-	"ke77hth5PrBJSHz6c7iEotiQCU6Vk16X5FCqxdKBNte1Q9ILE5Kpc3DXJtGZsKR2KGlpluhED4mbwhbS",
-	"WRDeXdO8rbxWYsPzulLJ/JSGMJXLzEq+r/SlNteIv0mKow2fcqj0XDqfB5jV+s0n2SUa/K7mQqFUD9lA",
-	"0odZISQK+DTXOraLS1mKKxrhQkodYrwjoOv8QS+cd3cpZ3EEbxTgS6byIV4fOCfX8imIsCBOBPQPGh3O",
-	"g9cRSANWzGWxYW1ZKEuD2aW5JhHvQ/T1XuSNss5+FvWfCDhvQzSLqPZUOLkw5eZh4cLMP90+jguJGBDB",
-	"IhqC9SOJLqU1VZlJf2DEkggJ1sYqp65kK2zfDpbzwf6O8cI4qr05Is8VB4XPS4RJTkkbzeaisLJPgpAt",
-	"VJvC2ujh9OYGQlgPtcm6NQzKtFz2BZSzpdJyWEqRo+jgrBrAh0fwo7ym32yQFiLPJbltBKyUNiX45Cm6",
-	"Uz6Bo7IOHN4v/MzkEi9eiPcAypWQVOC9Qn5Gf4hh/V/YVvQzJAptAfQojtoqNIojtP7nptL4+4ryzt+T",
-	"Q4DzTJEk26ZhFEdtUEyhVnZk8ei1VoijOx32Pd+xjzSKoy2R6tfYeCiidzvpSbh0n2KwfVrfViuhm7Pa",
-	"CmYhHkZmZViL4up6KUs5I9GG9lOikcryxlEMPWOJ0spaYO5up9KPp4f35Fi8/a8kuRmPh0lyM3meJDeP",
-	"n7/7sicnOA6h6t7MQEp04QeYX7Y4YRTdl3BwdHLSumCUrNgTkm9C/2/5HjQ0rhfXHAQHcyNKM78+Zzn2",
-	"EZfzTAfp4wzeGPaHWlleqUyCsFYtNKcapypPey5qR+rdhzBa8vE2pAV8MAngR3yscyaiKH6aR7O3D84f",
-	"eBc3+SBRc0W2KU0Litv76aPx30PgkN4snCjMopK/HzFVj8p5o9UvVUcz8GGGuEtzyMZjGJ/x+bvqi08+",
-	"5ocmh3QPUeUh46RzkvdemzB9733no/vCUiR9xslTk/G4JYZiX4oy7JVSMHijFQkKUiCiaBT/02wGb74c",
-	"j8fj//u//w/+MnkeI5jDXx8/95+dPGe38tNJGNvW7qC9Uz+rvEHUrxxcqFyVjHNFAXyQhADr9TAcNley",
-	"LFVOdV05zilXFzLPFYKPN19Ox9Mzmn46nj6r3S7KmoJCHPj58bF/4PjEu1BwlExoSokEQeSCXNl1ITj1",
-	"T1M1Da24TvQmEFtTynmFgJo3EO16qRD5rkUmYeBh+8/42ftX9Jm/PhtPyRNPtfE3MX0wHfPPJ0f882zs",
-	"KTw5fkJfTQP1p+PxGX8wfeJ/nvifz/nnEf08GI/HeyM0YpA71MoTviY7rER5aWFAIz7zU9Cb4+PJ071A",
-	"zUT/KkszvFa5W8JfjdLEKfjsN3vtirYZm1hDZ4ZUweBTVfDQ5Mr8VYFFcKEzBCxS0tArluBe8bFBVpsj",
-	"SoO0mVhLm2ii97OnP5y9Ip6npf3FfGGhlAt5s0YjLwdRqEvZo2nHH1C0FfL1kH6isq2QpfmfJ/hPZLEh",
-	"/3xGP46P+Z/HJ+8ebb0/HXfeP8N/4vnR8/wQnh6P9sSPypMcPd8aPEkqPMF3f+8SPyrpkrxzRjtBlYzb",
-	"MAZM+TEX2LJpVw98wSGn9k3xQu3VHTDmrJ2010lebKPXNpb0xVUoRk2R94LAc+n6puLc8FbiJ6Jxm/F4",
-	"nI5uylyWlDXo5Oohop8wp7h5wY9PWiBKlKXYkE6wMqtK5Tav8DXWrReUm39WIb/ulBd0Kk9n4PP4uSTj",
-	"7PzF+++e/a9QM8lVq5RivBaoYZkItk7QopTldG0v36fABXqscg8P4M3L74dooIfU6+ZUyd2xwWETrayt",
-	"Gi1d+6AHaagngEu5WUhNLv8m17BJYTZloj2E70tnnoSK2G3vUruWD+nJJGtYfencml1ESs9NcD2JjCCR",
-	"z/M8lw5e0SLPzl8AmtvI97K0aKGUhR/Fzvb3w25G8kas1oUcZWa1b6v12pR0xrvKuDv2pZRri2ZbwFNt",
-	"Phvg6HuU9VYGI5BnQ8mtLOQmq1ZoAiobPERUt9sAesoyyVjIS3zUMweZsGSTE+JvpxhYqXMqzeO1X8gc",
-	"0KYhffHU6CtOaLG+Is8UOXmr2CZuKozYRXZWFK1CPp3XJgaFMziRc9AXhX7z+vnwCeoogJdNJFKhXexT",
-	"wFupne2E0FmLhfBj0pWuFKrAy5oLJ2LIK55PhtRB0khx7TGmyWOyuIM3GUdBg59m2so1bZdT+0x7+JoX",
-	"2wqS4QgcON16fnKQ4ly5zApBn4TRWTGlBHT4VXaTUVRMwMXG1ZZbiNKiuhsR4XcCuEGA1xmsMxCwm8PK",
-	"BcP1ilOG3m5DdfZiO0QUBt/e/uuanXCQXLJLw2NLZFiejX1AgCKy5HS9ZiMUH/Pl8zgIa3ILak6VKbKU",
-	"sC44xjOsUxxm3TQFZXtSHEYt4lBFEe3zI3Iktjd8nOIIg51EiNj7Y0UjndA64VwdYx3YtczUXGVAmRa0",
-	"SaEXkm/WSjgKdfbMn8uMcG/fzcFR6HC0aeUCX1QOUp/V/BUnORMk193hH/lPiSKP9h/RHnQeqKEcVLqQ",
-	"lk3pa0mOc6TxL1+N01MiViCjcIj+aDWmrOtV8LLGzWgjONPNK7Tr2m1FidIEuskDTAPNmVBMJdtb4NLm",
-	"/BBj9TeGqmZb9wQG7QveRCZZYizxGErjXIEr5r4JpgR2cdUUbsWgBVyIvK4uI5Zt5Si37jcne7du9V5n",
-	"J76WOQ5e8rAaXPrM67xnlCI2QyNuiDdK6UqmeDwL6WwrNgtKW4dbNXM6UjT6nobn+WiDL165tg5A+uA5",
-	"6I6EIXH8qsqWeKB+htBboyf6vhO1IMVCdwIHUo7Oq66e5i4cJUXBmzRy77nsrEu5rRYWjVTUm528AKEh",
-	"JY9v6pPut5LfvPXYuwFxdzIEnd924gNAJ/WhNnL9uR0eTNJT1Cu1imoPH3vuisM4A2T1a285mhLSf/31",
-	"V7ySnsnIPDUllz221FUMpVxTOMdfv2a69FtjXRpTPX6hMkLl2/qG2L00zmSmCN5mGqhWDOF0xkSQcFT4",
-	"Xvq6FNrOZXm3QsmWlb6kXAgWDJ6Z288Ro7YY2xOv1ixUzQHdHi/E+doEtmT5A9wMwxeObh8ljhFOMzfE",
-	"dsjMV6Hq3ifyHoWGIzv8rCj6RbzCWncLGCCU6+jhWQe1NMdIIkjLRg8gVo37RP8AQaDeQCas3IvvkPRM",
-	"6VDvVgt+WlAocWkPFHMZHGJupAIl4RhOQIFQCwODtBBO6Uka8xiTY//bE9YSG3+ALaFHkVPYpkp9gUov",
-	"2xvBjtsm84rKULeueCPiX7Brjg2YUGdE5yw2ZEiSYgn1SA1tyPh4kbOSTCn+gHsgiZSSFN6ue2POG6Zs",
-	"ntbQC5Hgr7Kk3XFdIIEpX9AEg/TLCfN3+q/TrycpI3cSCTEHCEhblJJeUVRTCnzN97aqoWCQjsePkcLp",
-	"cJyyMg7KlO59P5moaQ5V6PJDobsPqgY2yGGQkmcfCUA+0nSG3zDmo3/HsOUqPXoyftwpY+WtkHgmy5Yd",
-	"Ppw/DLTW3RGeeCy61zmjrdIzQdC9oW6tpeZo3VDshfwNZFfDIJ2MPG3SiRyn/STZC/e5oQEx07Ou4QLe",
-	"E2vho+zp1z4aT1YnS2Zl6XINlbZSc4hzBGcdLMhWFoK5gFKYcOEukTnip+9ibyRGK0OrjSD8jpED63Qt",
-	"WVjZxKmIq736/bmVkFU2mIcsdx9f9OlcvutLBzpzdhjUYJUQw0DAopLWEiKkkogdCEjfM9JbKr3YI0FD",
-	"OWacuGUpt2BrAXFg/5BfZkIm2kWVLyQx3QBF1ZbTYYYf+OgJHIwbhEUAmESNF/F7XqS3YOX0JIVBN4sv",
-	"aPNOAlrdhaxpyQR1elsrtS32h8aiNq5bphDi15uga+rsjLVAu4jLk9BQkrYWQz1mBRMikPJiw/qpS0Ru",
-	"SOZphKvz/ZnQIqRzQeFDsWRaerC/CpNdepCGn5uqfX22Y+HcF6gLvEL7Bo5ipCB/qURhQx5LOybJcVR6",
-	"uE7d8lBUAJf4W4nWA8NyWhOZ8GylQ51psGUhHKbeSqOAdbqHUIwdTDQOo0ViZ0b57TC69+lsD3mEQ+7G",
-	"vdO92g5DKlAGSdB8I/hRUnonebvt9jkSjvj22dk3dRErYV821/nzrfLQ0NZtVwYcBezkFzCgngOGjsMX",
-	"jdQuI9TE1vOw37/ga0nOQErBYRBOHpjaoeRvJeDS/FLJXwTXpipyuFA+OMOXQ12JYssZhdtRLanWLnw1",
-	"c7pD5lqzGUQWIvu8bC3BfKZr42TkJFfbTXKNg2ug5SvMPcE47uMNma18HVSQPck3Xt9sJdQwtGCC0C0J",
-	"EopWscU8KFp2JQnt6Y13fLIZ0XROCcRuMM1CXeH2uYL3DizQtDhEC2EtC9caIDCZKqRGZKoW2pQez3KT",
-	"xcbY67RWrLk79CT0eNYTsvaq3JFJNYNH5IrBOah1ByV2bHc8pFFaTQ/hgz0P77wcXcFOTQ/rNLfQFo0Z",
-	"33YMvdadOUXd3NhCzVI/fCP5OrJv2ilX7LiZozjyxlY0iyaj6Wgc3caRWUst1iqaRQej8eiA8mnckmIB",
-	"5HvGXxa93ZF80wPx0OgFDEL8nP+9Fye61TJjTs0VGBcEEe51TvABMqQlDykFMWJI375LE01p2SE70iMF",
-	"8iafi4XSNRBCwOG7/3hI/oAuQInutAFSbsTyYLvNoA9icM8f6krYTnhJdN0ilJsG1czM97PbQYgX4ERJ",
-	"KZBNYDLRfF35Hb8FxCO+JSI1MWSCz+uFjOA5rYwOA2dIE13XOHMlMR3glbKqls8+F4NRjNLtGBQxWM2I",
-	"L3JqLWIdhba6PZjuSD5pHtkP+YoffLDTf+MBz/ts8XdbPTGm4/HvlgpMG+6tNN+6D/F94bw/JZ80tHC7",
-	"b4i6++Y/YcHTIR9733s1e+y3+qXQK5MPv9IpRKCXjj/8UrdSE9+annz4re0KI3zv4AFLvK/W6zaOjh5C",
-	"mW6NMr118CDidLLIbLVaiXITzaLvlXXhcqCyEgtLsXT/ybvbOFob26NyznLSnK1UvG6mWG9SHlUjqzwN",
-	"PVF8SkfIEaHvvAFZewhankJHstjMIeXEwTQmpbAdjyKdUFseaE6slHOca1JntllIm3z+UaLPeqq0qBtY",
-	"KNNCHfbo0SsxD5nrdvToEZwFi8sbdaEDWp0DP/BhIXBqJU2FpqKAvDTrtczb7kVykKVH44N0zwdlkR47",
-	"ufgKJ8llon0Lt9AC2O+LISO/32lZsd2izTsxwgFxZJpwNSfUsvnluzjOqyJsZ+7Lv+peB4n2TU8H00NY",
-	"mqq0IWzUQelWujqlai8Gm5k1tUarO8Q0fV+pakA5H1Te3UX9STgoPn/bUqLBL7wQSnO4bkoukvpVgjGE",
-	"ML83rHHSvZgyoQj0EBDt6Qo9A2oCfVoDHC2vqY8P9Ts97V9vXwOILdtg6oOKd7WC6Bl5qQoZCNpF6Wx6",
-	"bLdG2fF1jMnXcU+XFLyIcV1ayHsk3wCHnbg/KsIUhG1xOBux2wzFt8gmq9YbKid0L51p14Hc0W0l1Ed6",
-	"f693moVLHEpZKL/t2rTyD4KzEocJm9jUaQ7Nd6ELGjFiECw+mIu7874k37YdIYrM6wobBtPk0kZhZWME",
-	"wHVaUxxS12pnVpBEtXQKDjCh65SqRLckE2cnalPzUCZrh31dCmc9nGmw6a7gYEeQlaGwiY9m5rmlh0e5",
-	"ZyHT1wbDPKRdtQKvIQkyiM9BenhzQ92xEj0XKnRfa/yc6dHNTcrsREEcL3FmvtaVeu/YhnMTLealtEuc",
-	"k+Tjjrdop64q4HTiFnmDCp68qq1aqVATxQVRfH9j3qUXgP4u4VGjyC57SqWQ9qH9O9KRkxWEP+5AOmKs",
-	"wLHhEZQgI/jZu0FwxPAnCrrVuWEQocMYfaC/Lh77aNS/1UCUUTpN/bXJN78bQPeJ/rfd7GcUprc7ZsHk",
-	"9zQL7qoPbLXZp6KbTve3Rt7lrTzDP8U8uONPEdw3Yt8raGiYu/4cwzmlN8xb16G9zd5eoMeHnXzZ0PN5",
-	"f7sR/oM71n+2Yf44G2b8ABvmjt5v+PrkAQbFdpcSMp2mHzutb+71/6PddZbnjfXUa3jdxuz02/+N4ti3",
-	"Hecf/xmVptfqXT1Qm0JN/mM2TW2Nt2e+qYdCa+Z1p5k6XHOPPe65Tj2hgZqms2E2HR+Mff/t9C/PXgOt",
-	"tuVmrTEOexNDetIIXjgL6XQcoriH48O0SU615FLeQNr6izIpDMKfkNmLIeUe8f7DJ0cnh1ykIBLt3Xne",
-	"GK170PepzIV0n6IvubnuH+3Mul9r/WnKaOuP+tw3UvvRB3q5un/V4J+ucULzlwzuJ4L+B6iVwz++CcOP",
-	"JoiepfAmh0/I2ekn5gO0n9n6n5WtP3tiH4AI/iJdy586aHT8Xj88aNUMkeJqVwu9fYcaiiP4rNa2LIDS",
-	"5BX5HR9W43I1oWqxunSf64Zv452/nuPEgsuuuoNa/nz0MYO/q3d9d5WrbZfL1EbbqPX3Nzy9bt/d/r8A",
-	"AAD//w==",
+	"7H2NctvGsuardGHvrVAOSJHUjy2qUvcqjn2im8RR+aeyew1fYwQMyTkCZxjMQBSdo1v7DvuG+yRb3T2D",
+	"H5KSZZ8kp+qsUylLAoHBTE9P99e//C3KzGJptNTORpPforkUuSzp17Msk9b2nxrtSlP0z4rCrPo/l2qm",
+	"NH6cS5uVaumU0dEkevrzy1cTSB+lYDTIa1muQWi7kiU4AwJK+WslrQM3Fw4yUZZKWhAaUh4vTTS/OAZr",
+	"+CYBK3kJSzGTsBBryERRgJtLOLs4h5VycxBwJdegnIXKyjLRc1PkdgA/yLUFV4prWYDSkJ5Vbm5K9UHg",
+	"RNMYNE4OP8mMuVLS0hu1SXRWylxqp0RhQZQSBK5X5gO4KOW0ULO5s9BLf754ff7zi1cpzyFMH4TOE51u",
+	"UOwlL7r/k3Rzk6d7SBqhwSxlSbP5ysJS4ErwbUQsiaOMh4cpmMpZlUtwc2UhwwFF5gaJjuLIZnO5ELgF",
+	"UleLaPI2ehS9i6OFuPlR6pmbR5NRHLn1UkaTyLpS6Vl0extH38llKTPB+7W5fS+fP4WTx4dHkDd3QS6c",
+	"hN4I/kPoSpRrGA/Hx3sxCAvpvyfVcHiQVVrdgJWZ0bmlKzIdRHGEu61KmUcTV1Zy14z/ffT4+PF4fHQ8",
+	"HG7M/WC8a/LnuVwsjZPa9V/KZSHWOPjmIlJ8WwqrudRMN8+BJT1hiX1aTKlBirJQdANzJ+5povE2KxYS",
+	"0vqt2br/g1ynEz+EWogCVsJCVkrhZA6Xa2ZaP1CcaG0cX1UWjJYDOLu0Ujswbi7LlbLyrr3ENWyQ5HAX",
+	"RV7IG/ej0le79/LJ+MkTKJS+wpXipLW8cXSaYliWkqZCdFqYMqzI4kFL9NQg408g5S3evx7tL6Wz/yam",
+	"Tpbf8MVCWAcq5y3Hf8fHhVooFz7G3/nDt/ypdcJV1n/Mf/Dn7/jHKZSy+CaJcJpJlG4Sp0WM8dFxHC2F",
+	"c7LExf5Xd5ZJ4uf5dtQ/efd22D9599swHj25bU+y89n4tteZYk9cC1WIy0L+bSl1rvTsb9YU+d7ev+2a",
+	"6b9Eu/bmpXDyR3xVn/7dsUXMJzYIGVjKElZK52YFU1My26B46xldrHmnSjyNtAClZ6BsoqXGaeZ7A3gm",
+	"sjndPxcWBDhzJTVcVtmVdIExp6pAweaIGzKjp2pWkbzBcU/5jfi/s2DVBxnTfZdVaR1zfVlPmV5Eo+Lb",
+	"LqXUiVZ5wXLaSp3jW4zOtlh8asqFcNEkUtodjCPicbVAth8N6b84Wijtr9R0VdrJmSw3CPtSLoTSSPC7",
+	"iVvIqUNJTyuuypKY/uNETnSLyhCIzFRYzU0hmb7N+EgzT2xiPho50Z5ifw8Vhh+lgpU72OsVS2SotFOs",
+	"NX+tjBO4nGlVFGsopXWmlPnD+CuG0lQ6lzlUy1NIh17EKhcGfPgSnxwfPmSB0pXr/hnS8u7FOQMroRxc",
+	"yinKsBKfUXrWnaxwUEgUVqP79dLDZ7ybMV9VpPpNuVskv0aVEm4BM/V6IQCBLWHbFTX1k/1rWVplNErI",
+	"B6nZTxx1Q+8c71Q8ryq9k+lI7RydHEIpF+ZaFAwfttb6sIm/nlcxDI/gO5nBeHgwhOFwQv/DX356/SDE",
+	"8Msvv/QR+yGky4STO+DCt1KUpP1FsfgmiZBEeCqSKI09vItBlqUpv0kipa9FofL3dPSTyB8BkoWJRihA",
+	"KvWyojOByp9u54Px8eXeOZMovvuzOyf3gG28RR1aioV0AezvPmxPq9KacoKnqyo1QpliXcOF1dxYCanK",
+	"U1z0jLAQCj/h4de1KCpUAm+sJCGU4uGYdDU9MO5nPpGITa6VqSwD/1IgWqIRE31ZqSIn0UTIai50PoBv",
+	"hZX90RByNVPOxqANWDXTYEo893T7B1kayxuBhkv0ayXLdRRHWiyQJCSx75Rex4dtWXAyHh8cPB4PD46f",
+	"HB0+fnz8EGHdwpA/yPU2hc+8OpWQFQp5aCGupIVqSTrK6BpvKgcroV0DOlHFQk8k+s2b8+9wBwTMjMkh",
+	"mxuVyb2YWVLMhNLMzmyWkaBkeqMtRoMNEj1CgTo+OoJsLtDWkKXFm9Kz/n+C6H+AYf8E+vAeBvDfMIGv",
+	"YR++SaEnAF8eA87iR/zlUlh5fIj2EO7lVN3IHBTZVVOFQ6IZN1VubwAoE/NSTF2iExKQG2gbvn/9+gK+",
+	"Z/Z4rmSRJxGsSuUkI3kkG6KdRFtXVplDNNOf4n3AbB6jbs5NdVmw/pN2wmvGDSZ6ZZlcIiWdMYnGKSNP",
+	"8OhkAPhXEBJCI42A/CuiqoOFsQxzTsmUWCzdOk60uZZlYfQMOXAhCnyVzNlStbWRB+nhcJi2eJIPQcOU",
+	"G6S4Gws/Jv5r2X0tZNxLordn/f8U/Q/D/sng/X9Pvt7/pv/ut1E8Pjq6TaK/3f3h3jasjaObvh+7v5DW",
+	"ihl+uKgsKmC4g3nu4Z0YDJ0AgXBkc5/o4NwBnX/iwwi6Wlyy3AjiiGWUzCfEhLulQqIfKBYICHXonsup",
+	"qAoXTcbD+H4Q91G0cCHd+Q779bw+J0Ec8tLuW9CGmAurWQo3bxazpPc9FP98isy7Aw2RKfVcFTt1ysud",
+	"ugQFFBvtbH+pQrk1sFE2uGOT+NPOLv1LKafRJPof+41ba58/tfsX0vHMWAGW0i6NtpL037ci93YD/pUZ",
+	"7aSmX8VyWSh2iOz/1bLv5GGve4bamV+1jQaDywFNLtbeExBQ62Tc2UuTr2Ehic2VhYWylqSambKPYlWi",
+	"nEHy492mcsg1pdBo4wsNfkMCHkHJ6RC160RnQhutMlHUjNUTkH6dElPFXZaKIe0P0z1vD+KUeMBEC8D5",
+	"FBL+49XPL8Bc/lVmLgYyrCSkT5mE/dfrpUzDJOSNyFyxRkGa6HSTtN6pFmSrgLRy0/6TlKSKle60PYdE",
+	"+03qZwbRfq9+4zOdGZx/uldP5owkfQ02ciP9GpY48CkIGjVmabKGguRpjLMmHcreohrCshZxqKcTrY2W",
+	"p97GQvXK8tJrkvaO4i3NEM0UcjlVWsb+CVT4bqUySZRsY0lYyjLD9Um/vlO/vNrSrLdaFkXfax5Uovuj",
+	"wQh6VjIKa/GiFzOJPrs43xtAipSkvUoDovQjp6eQeqmftpSkmU7ZRUKE5HXGgWVN6cnNQvbhjuVdZ8o/",
+	"vX/fo7sdL/eNtnn73R6Gh43SPLLbSn/oKHj77TZ4PNfPyQ/9x0uos45LFO72iMK0NIvm87OLc491EJWp",
+	"ooBLiadhWRrcNzqmLSZrBnt/JdfvlX7PjvaU4GHLh4Kyzklk7jkxPmNY5aAgk6M7ScLTBmbk+5KJnqrS",
+	"1q7ZrwIK+8KVvxNXvpSVZW/8H681t/kPTW9RlFLka8B51E53z4psybMTENkJJ4iSj/2AMRlZAnI1nUry",
+	"DwaGa/g00VuMWtKSkUtfMEfSNLyGPcV5gAAtV8SK9IZE458Mdr5w3udznkYDRBTMJH+8GNRQaXmzlBla",
+	"iQT/wbA/2cryWpZdceYnl3rj1ivMRCsLM6llqbLTtisdVB680+n/rIOF53kNUwqTCbR2lUu0ar/2KwuF",
+	"mX3ho8/moxfGMSQUl4X8UwH/V3YLjYp8oRwiN9hGxAy70VJK9ELmSni8P+3G2NtsqI17L+rFbQipRHsp",
+	"9YV5Ppt5LsS6MCJ/bcyPopz9uexTW2AFvto7W0fwk/q2wwNLnuJ7Z8x7ujPdG3zZ7s/bbi+Y2RFJfkj7",
+	"j9n6QpEzOPdyw4IzM0kOclHKDkMcH8IPyBECCoPG2ZuXP6I51jFQlc6KKpf56X1m394AzurEFB9oa2uw",
+	"UopsHozBYNuG4MlTo7XMOL6VFcbKlJysMVils844KBRDJo23YRHRxdspNW1mm8CjFFZz4Tijx6F8+yLW",
+	"PpvPXxvzk9DrED3/43m7xXelcPI9uVxlnsbE5MweU8L0O63AATxTyP3sDAvJD3R/taSYfHiMgt8xrOYq",
+	"m7PXcS6WS6ltSBWSiWbuNSUN4gPfGyHxXoiftCxj4X0zFAbMTKWdjds8GazNvdoxxlEeNEPzvJTW0gu9",
+	"l8kkeiH02nv2ruTaEilwGFwfGhl4NrK5zK7Qlt7t0mGCeJdOK5SeghXrsGYDaEFTcOjLmfmsM7OVpnDv",
+	"061b6Si80cInJv5ZtnPjmwmuZPIwssTvoIeqNbcvwOEzmWNX/sF9Q2zdH9gkpKP9OVxCuQWQCU5glF7D",
+	"51Cq2dyBNqvaTeyFCcnUKbiVSXQmLIEBSiWbJDrRfeKmsIR0EoR312HShhQLseb3ulLJ/JSGMJXLzEK+",
+	"r/SVNiu0ikiKT00JKQewL6Tz2ZlZjTp86mOiwa9qKhRK9ZCjJX3wG0L6hk8+riPuOJW5uKYRLqXUIfI+",
+	"ADrOH/WNeiekchZH8KYaPmQqH3j36Qzk8D8FESbE6Zn+RqPDfvA8AmnAiqks1qwtC2VpMDs3KxLxPnGi",
+	"Xou8UdZ9gUefC49uQ4yRqPZUODkz5fphQdzM393ejkuJyBwhPJrn9S2JLqU1VZlJv2HEkggJlsYqp65l",
+	"K5mincLAG/s7RnHjqPaxiTxXHKq/KBEmOSVtNJmKwspdEoQs1NpBoY3uj29uIARbUZssW8OgTMvlrjB/",
+	"Nlda9tEOQNHBuU6ANw/ghVzRbzZIC5HnkpxpAhZKmxJ8ShudKZ9WU1kHDs8XXjO5xIMXonCAciWkenhf",
+	"nX+j38Qw/69sKyYd0rc2zKYojtoqNIojbdz7qak0/r6gaoD35Kbh7F8kyabBHsVRGxRTAJzdizx6rRXi",
+	"6M4wyo7P2HMdxdGGSPVzbPxG0butpDGcuk/82Nyt76uF0M1ebYQYEQ8jszKsRXG1mstSTki0oVWbaKSy",
+	"vHGU2ZCxRGnlkjB3twschuPDezJf3v5XktwMh/0kuRk9T5Kbx8/ffb0jUzsOCQQ78zUp/YhvYH7Z4IRB",
+	"dF8ayNHJSeuAUQrpjkSJJiHjLZ+Dhsb15JqN4BB7RMn/qwuWY59wOM90kD7O4IlhL7WV5bXKJAhr1Uxz",
+	"Aniq8nTHQe1IvfsQRks+3oZkjY+mZrzA2zp7Iori52k0efvgrI53cZOlEzVHZJPSNKG4vZ5dNP57CByS",
+	"zoUThZlV8vcjptqhct5o9WvV0Qy8mSEa1myy8RjG5+H+rvris7f5oSk73U1UecgD6uzkvccmvH7neeet",
+	"+8pSfsOEU9pGw2FLDMW+QKi/U0pB741WJChIgYiiUfxPswm8+Xo4HA7/7//+P/jL6HmMYA5/ffzcXzt5",
+	"zs7+p6Mwtq2ddHun/q3yBlG/cnCpclUyzhUF8EYSAqznw3DYXMuyVDlV2+X4Trm4lHmuEHy8+Xo8HJ/R",
+	"68fD8bPa7aKsKSjwhNePj/0NxyfehYKjZEJToioIIhfkyi4LwQmZmmqcaMZ1+j2B2JpSzisE1LyBaKu5",
+	"QuS7FJmEnoftv+C196/omj8+a0/JE0+14XcxXRgP+eeTI/55NvQUHh0/oY/Ggfrj4fCML4yf+J8n/udz",
+	"/nlEPw+Gw+HeAI0Y5A618ISvyQ4LUV5Z6NGIz/wr6Mnh8ejpXqBmoj/I0vRXKndz+KtRmjgF7/1ur11n",
+	"OGETq+9Mn+pKfAIRbppcmL8qsAgudIaARUoaesES3Cs+Nshqc0RpkDYTS2kTTfR+9vSns1fE8zS1v5iv",
+	"LJRyJm+W5GwFUagruUPTDj+iaCvk6z79RGVbIUvznyf4J7JYn38+ox/Hx/zn8cm7RxvPj4ed58/wT9w/",
+	"up9vwt3j0Z74UfklR883Bk+SCnfw3d87xU9KhSXvnNFOUH3pJowBU37KAbZs2tUDX3IgsH1SvFB7dQeM",
+	"OWunUnZSStvotY0lfckbilFT5DtB4IV0u17FGfutdFxE4zbj8bhIwJS5LCmX08nFQ0Q/YU5xc863j1og",
+	"SpSlWJNOsDKrSuXWr/Ax1q2XVDFxViG/bhV9dOqBJ+CrK7hQ5uzi/P0Pz/5XqGTlWmJK/F4K1LBMBFun",
+	"zVEiebq0V+9T4LJJVrmHB/Dm5Y99NNBDQnyzq+TuWOOwiVbWVo2Wrn3QvTRUecCVXM+kpkBMkwHaJJab",
+	"MtEewu9KMh+FOuVN71K7whLpySRrWH3u3JJdREpPTXA9iYwgkc++vZAOXtEkzy7OAc1t5HtZWrRQysKP",
+	"Yif7+2E1A3kjFstCDjKz2LfVcmlK2uNtZdwd+0rKpUWzLeCpNp/1cPQ9ykUsgxHIb0PJrSzkJqsWaAIq",
+	"GzxEVE3dAHrK/clYyEu81TMHmbBkkxPibyd+WKlzKpjkuV/KHNCmIX3x1OhrTjOyvk7SFDl5q9gmbuq+",
+	"2EV2VhSt8kqd1yYGhTM4vba3Kzfgzevn/SeoowBeNvFhhXaxT8xvJdy203QnLRbCy6QrXSlUgYc1F07E",
+	"kFf8PhkSOkkjxbXHmF4ek8UdvMk4Chr89KaNDOB2kbuvf4BvebKt0CWOwOHsjftHBym+K5dZIehKGJ0V",
+	"U0pAhx9lNxnFKgVcrl1tuYXYOaq7ARF+K6weBHidVzwBAduZxVzGXc84Zejt1tT9QGyGiMLgm8t/XbMT",
+	"DpJLdml4bIkMy29jHxCgiCw5ibJZCMXHfFMDHIQ1uQU1pYCoLCUsC47x9OvEk0k3eUTZHYkngxZxqM6L",
+	"1vkJmSubCz5OcYTeVnpK7P2xopFOaJ1wBpWxDuxSZmqqMqD8F1qk0DPJJ2shHAWgd7w/lxnh3l0nB0eh",
+	"zdGmlaF9WTlIfa75N5x6TpBcd4d/5K8SRR7tP6I16DxQQzmodCEtm9IrSY5zpPGv3wzTUyJWIKNwiP5o",
+	"Nqasq4jwsMbNaAM4080jtOrabUXp6wS6yQNMA02ZUEwlu7PsqM35IcbqTwzVMrfOCfTaB7yJTLLEmOM2",
+	"lMa5AmfM3SxMCeziqincygwQcCnyuuaPWLaVOd4635yC3zrVe52V+ArzOHjJw2xw6hOv855R4t4Ejbg+",
+	"niilK5ni9syks63YLChtHS7VTGlL0eh7Gu7nrQ2+eOXaOgDpg/ugOxKGxPGrKpvjhvo3hI4nO3IitqIW",
+	"pFjoTOBAytF+1TXt3BulpCh4k9zvPZedeSm30VikkYp6vZWtITSk5PFNfSnERkqitx53LkDcnaJC+7eZ",
+	"jgLQSUipjVy/b4cHo/QU9UqtotrDx5674jBOD1l95S1HU0L6rx8+4JH0TEbmqSm5GLWlrmIo5ZLCOf74",
+	"Na9LvzfWpTF1SShURqh8U98Qu5fGmcwUwdtMA9WKIezOkAgStgqfS1+XQtupLO9WKNm80leUC8GCwTNz",
+	"+z5i1BZje+LVmoVqbKDbeYc4X5vAlix/gFuU+HLeza3EMcJu5obYDpn5OvRC8OnVR6ENzBY/K4p+Ea+w",
+	"1t0ABgjlOnp40kEtzTaSCNKy0QOIVeNdor+HIFCvIRNW7sV3SHqmdKhCrAU/TSgUHrUHirk4ETE3UoFS",
+	"owwnoECoUIJeWgin9CiNeYzRsf/tCWuJtd/AltCjyClsUqU+QKWX7Y1gx2WTeUXFwRtHvBHx5+yaYwMm",
+	"VH/RPos1GZKkWEKVWEMbMj7Oc1aSKcUfcA0kkVKSwpvViMx5/ZTN0xp6IRL8IEtaHVdrEpjyZWbQS78e",
+	"MX+n/zr+dpQycieREHOAgLRFKekRRZW+wMd8b6NGDXrpcPgYKZz2hykr46BM6dzvJhO1MqK6ab4p9FxC",
+	"1cAGOfRS8uwjAchHmk7wE8Z89HcMG67SoyfDx53iYl4KiWeybNnhw1ndQHPdHuGJx6J7nT3aKAgUBN0b",
+	"6tZaaorWDcVeyN9AdjX00tHA0yYdyWG6myR74Tw3NCBmetY1XMB7Yi18kj392kfjyepkyawsHa6+0lZq",
+	"DnEO4KyDBdnKQjAXUAoTLpwlMkf867vYG4nRytBqIwi/YuTAOl1LFlY2cSriaq9+f2klZJUN5iHL3ccX",
+	"fTqX78XTgc6cHQY1WCXE0BMwq6S1hAipUGULAtLnjPTmSs/2SNBQjhknblnKLdiYQBzYP+SXmZCJdlnl",
+	"M0lM10NRteF0mOAFHz2Bg2GDsAgAk6jxIn7Pi/QWrByfpNDrZvEFbd5JQKt7wzWNsqBOb2ultsV+01jU",
+	"xnUjG0L8eh10TZ2dsRRoF3HRGBpK0tZiaIdZwYQIpLxcs37qEpHbxHka4ex81yy0CGlfUPhQLJmmHuyv",
+	"wmRXHqThdVO1j89mLJy7NXWBV2iqwVGMFOSvlShsyGNpxyQ5jko316lbHooK4MYLVqL1wLCc5kQmPFvp",
+	"UGcabFgIh6m30ihgne4hFGMHE43DaJHYmVF+O4zufTqbQx7hkNtx73SvtsOQCpRBEjTfAF5ISu8kb7fd",
+	"3EfCEd8/O/uuThgm7MvmOl/fKNoNzfa2ZcBRwE5+Aj3qBGFoO3wpT+0yQk1sPQ/79Qs+luQMpBQcBuHk",
+	"gakdSv5UAk7NT5X8RbAyVZHDpfLBGT4c6loUG84oXI5qSbV2ObKZ0hkyK81mEFmI7POytQTzma6Nk5GT",
+	"XG03yTUOroGWrzD3BOO4jzdkNvJ1UEHuSL7x+mYjoYahBROETkmQUDSLDeZB0bItSWhNb7zjk82Ipp9N",
+	"IHaDaWbqGpfPddV3YIGm8SRaCEtZuNYAgclUITUiUzXTpvR4lltfNsZep+Flzd0hv93jWU/I2qtyT447",
+	"HmF8BzVUocSOzT6UNEqrFSV8tBPlnYejK9ipFWWd5haa1THj246h1zozp6ibG1uomerHTyQfR/ZNO+WK",
+	"LTdzFEfe2Iom0WgwHgyj2zgyS6nFUkWT6GAwHBxQPo2bUyyAfM/4y2xnzyrfikI8NHoBvRA/57/34kS3",
+	"GplMqeUF44Igwr3OCT5AhrTkIaUgRgzp23dpoiktO2RHeqRA3uQLMVO6BkIIOHxPJg/JH9CbKdGd5kzK",
+	"DVgebDZ/9EEM7sREvSLbCS+Jrhu3ciunmpn5fHb7OvEEnCgpBbIJTCaajys/45eAeMQ3qqTWkkzwaT2R",
+	"ATynmdFm4BvSRNeV51zfTRt4rayq5bPPxWAUo3Q7BkUMVjPieU4NX6yj0Fa3M9YdySfNLfshX/GjN3a6",
+	"ojzgfp8t/m6jU8l4OPzdUoFpwTvr/zfOQ3xfOO9PyScNjfXuG6LuifpPWJ5zyNu+67maPfZbXWzokdHH",
+	"H+kUItBDxx9/qFs/i0+NTz7+1GaFET538IAp3leBdxtHRw+hTLdynJ46eBBxOllktlosRLmOJtGPyrpw",
+	"OFBZiZmlWLq/8u42jpbG7lA5ZzlpzlYqXjdTbGdSHtWIqzwNnWp8SkfIEaHPvAFZewhankJHsthMIeXE",
+	"wTQmpbAZjyKdUFseaE4slHOca1JntllIm3z+QaLPdlRpUY+2UKaFOuzRo1diGjLX7eDRIzgLFpc36kJf",
+	"ujoHvufDQuDUQpoKTUUBeWmWS5m33YvkIEuPhgfpng/KIj22cvEVviSXifaN9UJjZr8uhoz8fKeRyGbj",
+	"PO/ECBvEkWnC1ZxQy+aX7605rYqwnKkv/6o7UCTat6LtjQ9hbqrShrBRB6Vb6eqUqr0YbGaW1LCu7tvT",
+	"dOOlqgHlfFB5exX1lbBRvP+2pUSDX3gmlOZw3ZhcJPWjBGMIYf5oWOOkezFlQhHoISC6o1f3BKg192kN",
+	"cLRcUXcl6kJ7unu+u9pybNgGYx9UvKtBx46R56qQgaBdlM6mx2bDmi1fx5B8Hff0rsGDGNelhbxG8g1w",
+	"2Im71iJMQdgWh70R2y1qfONysmq9oXJC59KZdh3IHT1wQn2k9/d6p1k4xKGUhfLbVqaVfxCclThMWMS6",
+	"TnNoPgu96YgRg2DxwVxcnfcl+Wb6CFFkXlfYMJgmlzYKKxsjAK7TmuKQulY7s4IkqqVTcIAJXadUJbol",
+	"mTg7UZuahzJZO+zrUjjr4UyDTbcFBzuCrAyFTbw1E88tO3iUO0kyfW0wzEPaVSvwGpIgg/jspYc3N9Sz",
+	"LNFToUJPvMbPmR7d3KTMThTE8RJn4mtdqSOSbTg30WJaSjvHd5J83PIWbdVVBZxO3CJvUMGTV7VVKxVq",
+	"orggis9vzKv0AtCfJdxqFNnljlIppH1oyo90nPrqbd7uQDpirMCx4RaUIAP4xbtBcMTwxRHd6twwiNBh",
+	"jF2gvy4e+2TUv9HWlVE6vfpbk69/N4DuE/1vu9nPKExvt8yC0e9pFtxVH9j68gMquun05GvkXd7KM/xT",
+	"zIM7viDivhF3PYKGhrnrSzIuKL1h2joO7WXu7NB6fNjJlw2duPc3v57gwd8j8MWG+eNsmOEDbJg7OvLh",
+	"46MHGBSbvWPIdBp/6mt9y7X/H+2uszxvrKedhtdtzE6//d8ojn3bcf7xl9s0HXDv6kzbFGryVww1tTXe",
+	"nvmuHgqtmdedFvew4s6H3AmfOnUDtbJnw2w8PBj6rujpX569Bppty81aYxz2Job0pAGcOwvpeBiiuIfD",
+	"w7RJTrXkUl5D2vqenxR64Yt99mJIuXO/v/jk6OSQixREor07zxuj9TcD7FKZM+k+R19yy+M/2pl1v9b6",
+	"05TRxlct3TdS+9YHerm63zXxT9c4ofl+ifuJoP8BauXwj2/C8MIE0TMX3uTwCTlbXd58gPYLW/+zsvUX",
+	"T+wDEMFfpGv5U3uNjt/bDQ9aNUOkuNrVQm/foYbiCD6rtQ0LoDR5RX7Hh9W4XI+oWqwu3ee64dt46zuN",
+	"nJhx2VV3UMvXB58y+Lt61XdXudp2uUxttA1a34ri6XX77vb/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -133,6 +133,7 @@ func (l *wireListener) answer(status int, reason string) []byte {
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(int(e.Status)) + " " + http.StatusText(int(e.Status)) + "\r\n")
 	for _, h := range [][2]string{
+		{echo.HeaderAccessControlAllowOrigin, "*"}, // the request's Origin is not read: any page may read it
 		{"Connection", "close"},
 		{"Content-Length", strconv.Itoa(len(body))},
 		{echo.HeaderContentType, echo.MIMEApplicationJSON},
