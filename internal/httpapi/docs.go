@@ -61,10 +61,13 @@ func registerDocs(e *echo.Echo, base string) error {
 	wrapped := echo.WrapHandler(handler)
 	ui := func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", csp)
-		// A byte range of an asset is not worth net/http's plain-text 416
-		// when it is out of range: the whole asset is the answer.
-		c.Request().Header.Del("Range")
-		c.Request().Header.Del("If-Range")
+		// The file server answers a byte range out of range, or a failed
+		// If-Match or If-Unmodified-Since, in plain text (416, 412): the
+		// assets are small and never change, so the whole asset is the
+		// answer (a 304 for If-None-Match and If-Modified-Since stays).
+		for _, h := range []string{"Range", "If-Range", "If-Match", "If-Unmodified-Since"} {
+			c.Request().Header.Del(h)
+		}
 		return wrapped(c)
 	}
 	e.GET(DocsPath, ui)

@@ -168,11 +168,12 @@ func TestDocs(t *testing.T) {
 		}
 	}
 
-	// A byte range is not served (net/http's 416 for one out of range is
-	// plain text): the whole asset is the answer.
-	for _, r := range []string{"bytes=99999999-", "bytes=0-9"} {
-		if res := c.Do(t, "GET", "/docs/favicon-32x32.png", "", "Range", r); res.Status != http.StatusOK || len(res.Body) < 100 {
-			t.Errorf("GET /docs/favicon-32x32.png, Range %s: got %d, %d bytes; want 200 and the whole file", r, res.Status, len(res.Body))
+	// A byte range is not served, nor a precondition that could fail
+	// (net/http answers 416 and 412 in plain text): the whole asset is the
+	// answer.
+	for _, h := range [][2]string{{"Range", "bytes=99999999-"}, {"Range", "bytes=0-9"}, {"If-Match", `"nope"`}, {"If-Unmodified-Since", "Mon, 01 Jan 2001 00:00:00 GMT"}} {
+		if res := c.Do(t, "GET", "/docs/favicon-32x32.png", "", h[0], h[1]); res.Status != http.StatusOK || len(res.Body) < 100 {
+			t.Errorf("GET /docs/favicon-32x32.png, %s: %s: got %d, %d bytes; want 200 and the whole file", h[0], h[1], res.Status, len(res.Body))
 		}
 	}
 
