@@ -33,6 +33,11 @@ func observe(m *metrics, handle echo.HTTPErrorHandler, log accessLog, traceID fu
 			defer m.inFlight.Dec()
 			req := c.Request()
 			cl := &call{Context: c, handle: handle, series: m.lookup(c.Path(), req.Method)}
+			if req.ContentLength != 0 && !cl.series.operation {
+				// Nothing but an operation reads a body: the connection
+				// ends after the answer (bodyUnread).
+				c.Response().Header().Set(echo.HeaderConnection, "close")
+			}
 			err := next(cl)
 			if err != nil {
 				cl.Error(err) // the mapper writes nothing once committed

@@ -51,6 +51,9 @@ func refusals() []refusal {
 		{name: "body on a GET", method: "GET", target: "/v1/pets", header: []string{"Authorization", auth}, status: 400},
 		{name: "declared length over the limit", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Length", fmt.Sprint(httpapi.MaxBodyBytes + 1)}, status: 413},
 		{name: "rate limited", method: "POST", target: "/v1/pets", header: []string{"Authorization", "Bearer " + otherKey}, status: 429},
+		// Not refusals, but answers that read no body all the same.
+		{name: "a body to /healthz", method: "GET", target: "/healthz", status: 200},
+		{name: "a body to /docs", method: "GET", target: "/docs/", status: 200},
 		{name: "content-coded body", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Encoding", "gzip"}, status: 400},
 		{name: "Accept without JSON", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Accept", "application/xml"}, status: 406},
 	}

@@ -137,6 +137,14 @@ func TestThrottleAddresses(t *testing.T) {
 	want(t, "via the proxy, client A again", a.get(proxy, wrong, "X-Forwarded-For", "203.0.113.7, 10.9.9.9"), 429, "1")
 	want(t, "via the proxy, client B", a.get(proxy, wrong, "X-Forwarded-For", "203.0.113.8"), 401, "")
 	want(t, "client A direct, claiming B", a.get("203.0.113.7:1", wrong, "X-Forwarded-For", "203.0.113.99"), 429, "1")
+	// A private or loopback peer is no proxy unless named one.
+	want(t, "192.168.1.5", a.get("192.168.1.5:1", wrong, "X-Forwarded-For", "203.0.113.50"), 401, "")
+	want(t, "192.168.1.5 claiming another", a.get("192.168.1.5:1", wrong, "X-Forwarded-For", "203.0.113.51"), 429, "1")
+
+	// With no proxy named, X-Forwarded-For is nobody's word.
+	d := newThrottledApp(t, 1)
+	want(t, "loopback claiming C", d.get("127.0.0.1:1", wrong, "X-Forwarded-For", "203.0.113.60"), 401, "")
+	want(t, "loopback claiming D", d.get("127.0.0.1:1", wrong, "X-Forwarded-For", "203.0.113.61"), 429, "1")
 }
 
 // TestThrottleDebt: guesses that passed the check together, before any of
