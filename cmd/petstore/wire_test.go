@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // TestWire sends hostile requests over TCP to the real server, as bytes:
@@ -76,7 +72,7 @@ func TestWire(t *testing.T) {
 		{"unknown Expect", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, body := rawExchange(t, addr, tc.raw)
+			res, body := apitest.Raw(t, addr, tc.raw)
 			if res.StatusCode != tc.status {
 				t.Fatalf("got %d %q, want %d", res.StatusCode, body, tc.status)
 			}
@@ -94,31 +90,4 @@ func TestWire(t *testing.T) {
 			}
 		})
 	}
-}
-
-// rawExchange writes raw to a new connection and reads one response.
-func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	// The server may answer and close before it has read everything. The
-	// write side is closed after the request, so a short body ends.
-	go func() {
-		io.WriteString(conn, raw)
-		conn.(*net.TCPConn).CloseWrite()
-	}()
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("read response: %v", err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil && len(body) == 0 {
-		t.Fatalf("read body: %v", err)
-	}
-	return res, body
 }

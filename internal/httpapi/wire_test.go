@@ -1,14 +1,11 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
@@ -26,28 +23,6 @@ func wireServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-// sendRaw writes raw on a new connection, half-closes it, and reads one
-// answer.
-func sendRaw(t *testing.T, srv *httptest.Server, raw string) (*http.Response, []byte) {
-	t.Helper()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(rawWait))
-	go func() {
-		io.WriteString(conn, raw)
-		conn.(*net.TCPConn).CloseWrite()
-	}()
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("no answer: %v", err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	return res, body
 }
 
 // TestEveryAnswerIsTheContracts: what net/http answers by itself, before
@@ -77,7 +52,7 @@ func TestEveryAnswerIsTheContracts(t *testing.T) {
 		{"the app's own 401", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 401, "missing API key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, body := sendRaw(t, srv, tc.raw)
+			res, body := apitest.Raw(t, srv.Listener.Addr().String(), tc.raw)
 			if res.StatusCode != tc.status || !strings.Contains(string(body), tc.msg) {
 				t.Fatalf("got %d %s, want %d with %q", res.StatusCode, body, tc.status, tc.msg)
 			}
@@ -104,7 +79,7 @@ func TestHandlerAnswersAreNotRewritten(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, "400 Bad Request")
 	}))
-	res, body := sendRaw(t, srv, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, body := apitest.Raw(t, srv.Listener.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	if res.StatusCode != 400 || string(body) != "400 Bad Request" || res.Header.Get("X-Request-Id") != "" {
 		t.Fatalf("got %d %v %q: the handler's own answer was rewritten", res.StatusCode, res.Header, body)
 	}
