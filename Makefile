@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds
+.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess
 
 all: lint test
 
@@ -129,7 +129,7 @@ bench-postgres:
 # during which no new inputs are tried).
 FUZZTIME ?= 50000x
 FUZZ_TARGETS = httpapi:FuzzCreatePet httpapi:FuzzListPets httpapi:FuzzGetPet \
-	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON \
+	strict:FuzzQuery strict:FuzzInt strict:FuzzContentType strict:FuzzDecodeJSON strict:FuzzAccept \
 	conform:FuzzReportWellFormed
 fuzz:
 	@for pt in $(FUZZ_TARGETS); do \
@@ -230,3 +230,9 @@ bench-bounds:
 ## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
 bench-load:
 	BENCH_OUT=$(BENCH_OUT) bash .ci/load
+
+## bench-guess: wrong-key guesses a second that get past the throttle from one address, with the default
+## -auth-failures and without (GUESS_DURATION each, default 60s; .ci/guess, wrk over loopback)
+bench-guess:
+	BENCH_OUT=$(BENCH_OUT) bash .ci/guess
+	BENCH_OUT=$(BENCH_OUT) GUESS_AUTH_FAILURES=off bash .ci/guess

@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 runs=${1:-50}
 shift || true
 [ "${1:-}" = "--" ] && shift
-key=kit-seeds-key-$RANDOM$RANDOM$RANDOM
-key2=kit-seeds-key2-$RANDOM$RANDOM$RANDOM
+key="kit-seeds-key-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+key2="kit-seeds-key2-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 log=$(mktemp)
 port=
 for _ in 1 2 3 4 5 6 7 8; do

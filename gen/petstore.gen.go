@@ -29,6 +29,7 @@ const (
 	ErrorCodeInternal               ErrorCode = "internal"
 	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
 	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
+	ErrorCodeNotAcceptable          ErrorCode = "not_acceptable"
 	ErrorCodeNotFound               ErrorCode = "not_found"
 	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
@@ -52,6 +53,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeInvalidRequest:
 		return true
 	case ErrorCodeMethodNotAllowed:
+		return true
+	case ErrorCodeNotAcceptable:
 		return true
 	case ErrorCodeNotFound:
 		return true
@@ -218,8 +221,14 @@ type InsufficientStorage = Error
 // InternalError The body of every non-2xx response.
 type InternalError = Error
 
+// NotAcceptable The body of every non-2xx response.
+type NotAcceptable = Error
+
 // PayloadTooLarge The body of every non-2xx response.
 type PayloadTooLarge = Error
+
+// RequestHeaderFieldsTooLarge The body of every non-2xx response.
+type RequestHeaderFieldsTooLarge = Error
 
 // TooManyRequests The body of every non-2xx response.
 type TooManyRequests = Error
@@ -1082,6 +1091,14 @@ type ListPetsResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// ListPetsResponse406Headers the declared response headers of an HTTP 406 response for ListPets
+type ListPetsResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // ListPetsResponse429Headers the declared response headers of an HTTP 429 response for ListPets
 type ListPetsResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -1089,6 +1106,14 @@ type ListPetsResponse429Headers struct {
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
 	RetryAfter               int32
+}
+
+// ListPetsResponse431Headers the declared response headers of an HTTP 431 response for ListPets
+type ListPetsResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
 }
 
 // ListPetsResponse500Headers the declared response headers of an HTTP 500 response for ListPets
@@ -1116,8 +1141,12 @@ type ListPetsResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1128,8 +1157,12 @@ type ListPetsResponse struct {
 	Headers400 *ListPetsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListPetsResponse401Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListPetsResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPetsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPetsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPetsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1151,9 +1184,19 @@ func (r ListPetsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListPetsResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPetsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPetsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1222,6 +1265,14 @@ type CreatePetResponse401Headers struct {
 	WWWAuthenticate          string
 }
 
+// CreatePetResponse406Headers the declared response headers of an HTTP 406 response for CreatePet
+type CreatePetResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
 type CreatePetResponse409Headers struct {
 	AccessControlAllowOrigin *string
@@ -1253,6 +1304,14 @@ type CreatePetResponse429Headers struct {
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
 	RetryAfter               int32
+}
+
+// CreatePetResponse431Headers the declared response headers of an HTTP 431 response for CreatePet
+type CreatePetResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
 }
 
 // CreatePetResponse500Headers the declared response headers of an HTTP 500 response for CreatePet
@@ -1289,6 +1348,8 @@ type CreatePetResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdempotencyKeyInFlight
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -1297,6 +1358,8 @@ type CreatePetResponse struct {
 	JSON422 *IdempotencyKeyReused
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1309,6 +1372,8 @@ type CreatePetResponse struct {
 	Headers400 *CreatePetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreatePetResponse401Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *CreatePetResponse406Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -1317,6 +1382,8 @@ type CreatePetResponse struct {
 	Headers422 *CreatePetResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePetResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1340,6 +1407,11 @@ func (r CreatePetResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r CreatePetResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreatePetResponse) GetJSON409() *IdempotencyKeyInFlight {
 	return r.JSON409
@@ -1358,6 +1430,11 @@ func (r CreatePetResponse) GetJSON422() *IdempotencyKeyReused {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePetResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePetResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1443,6 +1520,14 @@ type GetPetResponse404Headers struct {
 	Sunset                   string
 }
 
+// GetPetResponse406Headers the declared response headers of an HTTP 406 response for GetPet
+type GetPetResponse406Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // GetPetResponse429Headers the declared response headers of an HTTP 429 response for GetPet
 type GetPetResponse429Headers struct {
 	AccessControlAllowOrigin *string
@@ -1450,6 +1535,14 @@ type GetPetResponse429Headers struct {
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
 	RetryAfter               int32
+}
+
+// GetPetResponse431Headers the declared response headers of an HTTP 431 response for GetPet
+type GetPetResponse431Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
 }
 
 // GetPetResponse500Headers the declared response headers of an HTTP 500 response for GetPet
@@ -1479,8 +1572,12 @@ type GetPetResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -1493,8 +1590,12 @@ type GetPetResponse struct {
 	Headers401 *GetPetResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPetResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *GetPetResponse406Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPetResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -1521,9 +1622,19 @@ func (r GetPetResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r GetPetResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPetResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPetResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1783,12 +1894,26 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -1914,6 +2039,37 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListPetsResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPetsResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -1952,6 +2108,37 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPetsResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPetsResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2054,6 +2241,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyKeyInFlight
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2081,6 +2275,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -2220,6 +2421,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.WWWAuthenticate = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 406:
+		var headers CreatePetResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePetResponse409Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2351,6 +2583,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePetResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePetResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2498,12 +2761,26 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -2695,6 +2972,37 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.Sunset = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers GetPetResponse406Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers406 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetPetResponse429Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2733,6 +3041,37 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.RetryAfter = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPetResponse431Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPetResponse500Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2955,131 +3294,151 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H2NchtHkuarZPTthQG5AYEQSYlgOHZpWZrRji0z9BO+WzWXXewuADVsVMFd1QRhDzfuHe4N70kuMrOq",
-	"f8AmRWlsb8yEJiYMAt1dXZWVlb9fpn6NMrNaGy21s9Hs12gpRS5L+vMky6S1o+dGu9IUo5OiMJvRj6Va",
-	"KI2Xc2mzUq2dMjqaRc9/fPN2BumjFIwGeSXLLQhtN7IEZ0BAKX+upHXglsJBJspSSQtCQ8rjpYnmF8dg",
-	"Dd8kYCMvYC0WElZiC5koCnBLCSenr2Cj3BIEXMotKGehsrJM9NIUuR3DX+TWgivFlSxAaUhPKrc0pfpF",
-	"4ETTGDRODq9kxlwqaemN2iQ6K2UutVOisCBKCQLXK/MxnJZyXqjF0lkYpD+evnv14+u3Kc8hTB+EzhOd",
-	"7lDsDS969IN0S5OnQySN0GDWsqTZfGVhLXAl+DYilsRRppP9FEzlrMoluKWykOGAInPjREdxZLOlXAnc",
-	"AqmrVTT7ED2KzuJoJa6/l3rhltFsL47cdi2jWWRdqfQiurmJo+/kupSZ4P3a3b43L5/D0dP9A8ibuyAX",
-	"TsJgD/5d6EqUW5hOpofDGISF9N+SajJ5klVaXYOVmdG5pV9kOo7iCHdblTKPZq6sZN+M/23v6eHT6fTg",
-	"cDLZmfuTad/kX+VytTZOajd6I9eF2OLgu4tI8W0pbJZSM908B5b0hCX2aTGlBinKQtENzJ24p4nG26xY",
-	"SUjrt2bb0V/kNp35IdRKFLARFrJSCidzuNgy0/qB4kRr4/hXZcFoOYaTCyu1A+OWstwoK+/aS1zDDkn2",
-	"+yjyWl6775W+7N/LZ9Nnz6BQ+hJXipPW8trRaYphXUqaCtFpZcqwIosHLdFzg4w/g5S3+PHV3uO1dPZf",
-	"xdzJ8hv+sRDWgcp5y/G/08NCrZQLl/FvvviBr1onXGX9Zf7C18/44xhKWXyTRDjNJEp3idMixvTgMI7W",
-	"wjlZ4mL/szvLJPHz/LA3Ojr7MBkdnf06ifee3bQn2bk2vRl0pjgQV0IV4qKQf1tLnSu9+Js1RT4c/mvf",
-	"TP8l6tubN8LJ7/FVI/pvzxYxn9ggZGAtS9gonZsNzE3JbIPibWB0seWdKvE00gKUXoCyiZYap5kPx/BC",
-	"ZEu6fyksCHDmUmq4qLJL6WISyHjdypJFn3VCZzImlk10KeeqQJnniFEyo+dqUZUypzce81zw/86CVb/Q",
-	"cxIuqtI6Og84QlgNzYFOAk7kQkoNKi9Yglupc3yJ0dkt5p+bciVcNIuUdk+mEXG/WuGB2JvQ/+JopbT/",
-	"paa40k4uZLlD8jdyJZTGrbib7IWcO9QBtOCqLOk4fJz8iW7RHwL5WSpslqaQTPlmfKQZbwPuAhFrZxe8",
-	"svPSPwbiXp6AJ+vfQ6vJR2llZQ97vmWJDpV2irXuz5VxAhc9r4piC6W0ziCLPIg/YyhNpXOZQ7U+hnTi",
-	"RbRyYcCHL/HZ4f5DFihduR2dICnvXpwzsBHKwYWcowws8RmlF93JCgeFRGG3d79ee/iM+9n3bUWmgyn7",
-	"Rfo7VEnhFjBzr1eCIXFLWHdFVf3k6EqWVhmNEvZBavoTR93RW4e9iuttpXuZjtTWwdE+lHJlrkTB5set",
-	"tT5s4u+WVQyTA/hOZjCdPJnAZDKj/8Offnj3IIvjp59+GqHtiCZhJpzsMTe+laIk60EUq2+SCEmEpyKJ",
-	"0tibhzHIsjTlN0mk9JUoVH5OAiKJ/BEggZloNCVIJV9UdCbQeKDb+WB8fLl3ziSK77525+QesI03qINL",
-	"sZIuOAv9h+15VVpTzvB0VaVGU6jY1ubGZmmshFTlKS56QbYUyj7hzbcrUVSoKt5bSUIoxcMx61oKwH4D",
-	"84lE2+ZKmcqy41AKtLZoxERfVKrISTSRZbYUOh/Dt8LK0d4EcrVQzsagDVi10GBKPPd0+y+yNJY3Ah2f",
-	"6OdKltsojrRYIUlIYN8pvQ7327LgaDp98uTpdPLk8NnB/tOnhw8R1i0b9C9ye5vCJ17nSsgKhTy0EpfS",
-	"QrUmTWZ0ba8qBxuhXWO0oiKGgUj0+/evvsMdELAwJodsaVQmhzGzpFgIpZmd2a0jQcn0Rl+OBhsneg8F",
-	"6vTgALKlQF9FlhZvSk9G/wFi9AtMRkcwgnMYw3/BDL6Gx/BNCgMB+PIYcBbf4x8XwsrDffSncC/n6lrm",
-	"oMgvmyscEt3AuXLDMaBMzEsxd4lOSEDuWOvw53fvTuHPzB4vlSzyJIJNqZxkTwDJhtZSoq0rq8yhyTOa",
-	"433AbB6jBs9NdVGw/pN2xmvGDSZ6ZZlcIyWdMYnGKSNP8OjkQPhXkL2ETh45Am+Jqg5WxrIxdEyuyGrt",
-	"tnGizZUsC6MXyIErUeCrZM6erq3NBEj3J5O0xZN8CBqm3CHF3bb0U+K/lt/YsqwHSfThZPQfYvTLZHQ0",
-	"Pv+v2dePvxmd/boXTw8ObpLob3dfHN42i+PoeuTHHq2ktWKBF1eVRQUMdzDPPbwTg6ETINAc2d0nOjh3",
-	"mN4/8GEEXa0uWG4EccQySuYzYsJ+qZDoB4oFMoQ6dM/lXFSFi2bTSXy/EfdRa+FUulc9/u+r+pwEcchL",
-	"u29BO2IurGYt3LJZzJre91D751Nk3h3WELliL1XRq1Pe9OoSFFDs9LP/pgrltsBO3fiOTeKrnV36l1LO",
-	"o1n0Px43YbHHfNU+PpWOZ8YKsJR2bbSVpP++Fbn3LvBbZrSTmv4U63WhOKDy+K+WYy8Pe90L1M78qtvW",
-	"YAhZoGPG2nsGAmqdjDt7YfItrCSxubKwUtaSVDNzjnFsSpQzSH6821QOuaYUeiFjlEh+Q4I9gpLTodWu",
-	"E50JbbTKRFEz1kBA+nVKTBV3WSqGdDRJh95rxCnxgIkWgPMpJPz72x9fg7n4q8zQWy1Z1z9nEo7ebdcy",
-	"DZOQ1yJzxRYFaaLTXdL6oFyQrQLSys1Hz1KSKla6YxA0g5hP/RYPMwq+GIcnZcdhodrWZHHvSKFqo+Vx",
-	"mB3xkVcTiWap36Y+3tOMkhvJ08/lXGkZezWButltVCZR7Jcduw/Wssxw9VJnBmk5hjQzOREi0Wmw1zwT",
-	"pMeQepmatlSQmc85gNFlC+YIllwPj/b2Map/+vF9j/ZHQ+4bbff2u537h43SPNLv+j50FLz95rZF9kq/",
-	"pODw73/sTzpxSrg7TAnz0qya6yenr7wBgaaOKgq4kMQVpcF9Qy++Zi60xuvBzi/l9lzpc45+p2Rz4SD1",
-	"NErjJDLtUunFsTcMlYOC7PjuJMlINbCQjsMgc1XaOl76VTBtvnDlb8SVb2RlOUT++6ui2/yH/qwoSiny",
-	"LeA86ki4Z0V2j5UO4UOcIApKDsHF5LkIyNV8Lik0Fxhu0BGCO4xa0pKRS18zR9I0vNo6xnmAAC03xIr0",
-	"hkTjV7YgvnDe53OettV8rjL0Pt86U5Jp/0cwnpXllcokUOYPHa1VlS3xUzmKOA+slJCyh3oqXTo8DsIK",
-	"WSPRnjdauhVSio2cz6uiSGGgDZTGrJhbNKVuPLsMyRfY5UHb9yCp4splZiXZ7qBxEt2TXWIJyiHgtBXE",
-	"TEOOjcwjPDtordHhuZTb4Rfe/Sze/Uic+CeK4N2xw+h7zMKutOLkrNYu5dolOmy6vF6rktLduQ/OIG/c",
-	"FWeOg/2aaAodo2mdi+0MhL30wRi3lHr4+THzPp+LzzF656LgM/f7mzMaKi2v1zJzMgfyjX2SJGSqOmaJ",
-	"n1zqIz/e3k20srCQWpYqO6Zna8coDwme9H/VmfhXeR0wLEwmnERZkWjVfu1XFgqz+HKmPlsfnIptYUT+",
-	"zpjvRflH6YKw7cHDLPDVPpi8Bz+obzvctOYpnjtjzunOdDj+st2ft93vjPlB6G3Irf4x2x1y3WRdVmtK",
-	"tAYW4FxlV5R00q2JrgOpbaYohZPnFLdjM/JHXWyhQUo0Pr0p8d11frOb+RzDCx8mb/lqwrv1OO3MVNrZ",
-	"ONGbpXAMRnLB/wkibE7r6vWzvgim30bZ3/t061ZiwPdaeBjZH+VUNU57CNyh6ecDPx22rVpz+yLGPpM5",
-	"+rK99w1x6/7AJgE89Ad5QOitQCYYboaSQ2RLlBxqsXSgzab2bazYWtgsVbak3MDGJDoTliKFBO+ZJTrR",
-	"I+KmsIR01naXGk+6bWWhm3XB4Akl82Mawtu955W+1Gaj05gj9egLtZyxWUAbaZlxrNWwRwN+VXOhULgG",
-	"QIz0qUYIyXIPFa3zmziVpbiiEQh55POcY6Dj/NGgmY9OKWdxBI8TDL4WjeWTxxSzPQYRJsQqwt9odNgP",
-	"nkcgDVgxl8U2Ji+gUJYGs0uzwV2RPk1dr0VeK+vsF1H/mUbJTXCMiGrPhZMLU24fljLL/N3t7biQhdEL",
-	"C86M4bWpb0l0Ka2pykz6DSOWFHoLa2OVU1eylbpuJ4x5Y3/DnFkc1U6byHPFidHTEs0Vp6SNZnNRWNkn",
-	"QcheNnOf29dGj6bX1xBSW6hN1q1hUKblsi+pmi2VlqNSihxFByNLAG8ew2u5ob9skBYiR7dXaRCwUtqU",
-	"4AFEdKY8iKGyDhyeL/zN5BIPXp1HQbkSEuve+fNv9JsY5v+VbWUAA1hmJ3sSxVFbhUZxpI07n6NzjntC",
-	"2O1z/MljNZEku+5DFEdt65HSjeyv8ui1VoijO+PrPdc4pBnF0Y5IRce/jlPdfo6DFNHZLdgOLsen3nd3",
-	"8M/VSuhm/1oXkaZoqiIDc8oQRdhmKUs5I3FXKC0TjZSX145yyxlLmVY2nzm+DVGfTPfvwR58+M8kuZ5M",
-	"RklyvfcySa6fvjz7ugdrG4cUbi9ijgAgfAPz0A53jKP7EvEHR0etQ0chlJ5UdZMS/8Bno6FxPblmIzjJ",
-	"GRF8e3PKsu0TDuyJDhLJGTxFHAoJYVBhrVpoBuqmKk97Dm9HEt5ndbRk5k1Il380Of4ab+vsiSiKH+fR",
-	"7MOD8+pncYOTiJpjs0tpmlDcXk8fjf8eAgdwsHCiMItK/nbEVD1q6L1WP1cdbcGbGVInzSYbb9d4JORv",
-	"qkM+e5sfCprobqLKAxKjs5P3Hpvw+t7zzlv3laUc+IxBRXuTSUsMxb7EY9QrpWDwXisSFKRURNEYA8+z",
-	"Gbz/ejKZTP7f//m/+MfeyxgNPPzz6Uv/29FLRjk83wtjW1A6K6pc5sNj/1Z5jZ6AcnChclWy7SsK4I0k",
-	"q7CeD5vI5kqWpco5gIzvlKsLmecKDZL3X08n0xN6/XQyfUGSGZ9R1hQU3cTfDw/9DYdHMbsAOEomNEWj",
-	"QRC5IFd2XQiGxHGKgmZcB6bJsK0p5bxCQG0ciLZZKrSG1yKTMPCm/E/42/lb+s0fn62n5JGn2uS7mH6Y",
-	"Tvjz2QF/nkw8hfcOn9GlaaD+dDI54R+mz/znkf98yZ8H9PlkMpkMx+jYIHeolSd8TXZYifLSwoBGfOFf",
-	"QU9ODveeDwM1E/2LLM1oo3K3hL8apYlT8N7vhu1KsRm7XSNnRoT/97AQ3DS5Mn9VYNHg0BkaMVLS0CuW",
-	"4F7xsZNWuyhKg7SZWEubaKL3i+c/nLwlnqep/cl8ZaGUC3m9RscvB1GoS9mjaScfUbQV8vWIPlHZVsjS",
-	"/PUIvyKLjfjzBX0cHvLXw6OzRzvPTyed50/wK+4f3c834e7xaM/8qPySg5c7gydJhTt49vdO8ZPAiMjQ",
-	"eHgFVQjumjFgyk85wJbdvXrgCwm+XqI+KV6ovb3DjDlpg9k6oL62Rdu2L33REopRU+S9RuCpdH2vYsx0",
-	"CxCJFrrNPIaIYNqmzGVJaDonVw8R/WRziutXfPtey4gSZSm2pBOszKpSue1bfIx16wVh1k8q5NdbsPtO",
-	"RecMPL6dSxVOTl+d/+XF/w61iFwNStDbtUANy0SwnpSJJihvuraX5ylw4Rur3P0n8P7N9yN02gMkudlV",
-	"CoFscdhEK2urRkvX8eFBGnD2cCm3C6nT4RhOGgxeA+01ZaK9Wd8H890Llaa7Ead2jRzSk0nWsPrSuTWH",
-	"jZSemxCOEhmZRB7/eCodvKVJnpy+AnTBke9ladFrKQs/ip09fhxWM5bXYrUu5Dgzq8e2Wq9NSXt8Wxl3",
-	"x76Ucm3RlQv2VJvPBjj6kPBqZXAM+W0ouZWF3GTVCt1CZUPUiOphG4OegCIZC3mJt3rmILeW/HSy+Nsp",
-	"ASt1ToVtPPcLmQP6NKQvnht9xZgU68vZTJFTBIv95KbyhsNmJ0UBTRWczmsXgzIUDHAc3MYrxvD+3cvR",
-	"M9RRAG+aDJZCX9lDo1uQxzZQctZiIfyZdKUrhSrwsObCiRjyit8nAwqUNFJcR5Hp5TF54SHCjKNoo0f0",
-	"ph0MZrtM2SPQ4VuebCvbhiNwwm3n/r0nyLKj3VGRDzrZu1lnyT5bq8WKJqhxLbkStNrtWsbQgwIdIAfp",
-	"LWTCyqEvxdGmhYK8qFCD4hgBRA6px4jShAJutD1QzNhyPLAoy/E4ByQHBIApDNJCOKX30pjH2Dv0fz1L",
-	"hzENxSCSeioxh2Jhlyo+uAUEhCqUJVanldOySTZTbUendBzqwoARvGK7nqVfAO/iIxuxJS2EC6hBvg1t",
-	"SHK9ylNiqJQCGrgGCsOmQzwvu2Bylk8jBkWEcjpBbISGE7EUge1n0KCEYZB+jWQyJaT/c/rtXsrHnoC1",
-	"MUcXQHDVBD6iqFADWGcOdyDGMEgnk6dI4XQ0oVr8uqKCa4j6yUSV7FT2wjeFknv0n1mbwyClsAASgBys",
-	"dIZXaAT+HsOOn3XwbPK0UxvCSyG5Q2qRrUXGHQDN9fYIz7xpPezs0Q6eW9C5b6hbh6DnKBopcEPGCill",
-	"GKR7Y0+bdE9O0n6SDAMwr6EBMdOLrtQD78ZZ+CRl/M6H90llsdehLB2ukdJWao6ZjqGl5vBlJKIzlaOa",
-	"JeZiwoWzRLLMv1500q5IjHbmtaVa/YqRA+s0rCysbIJcxNWqvfzd4CgXW2tIKfaa8v74mjZ2YVOQP1eo",
-	"4bw31A5IcRCNbq5zeXg8SR5y3ZOVDo0G6hFBWojkN4toqEPPOwbDfgqDtI5gpsNjEMDWBY3D6WgcgyOb",
-	"nbiqV+i7Qx7gkLcDoekQh+EBNaSUUgiSawyvpaLtQVfHguhsKeuBP784+a5G9pNSphoG//sOFD/0yri9",
-	"hwfBQvITGFAhlqHt8GCh2l5ASWq9DvfrJ1pkhixBysmwdUDqt7Ym2I4XgFPzUyVjATamKnK4UN4z58y/",
-	"uhLFjiWCy1EtrmwXGZg5HTezIY1EGx0MHhs48KdbCAQGH9gu+CAOrVdahmLuCcZOP3deSXcSOCjgerIx",
-	"Xl7sZFhYNTBB8FiZgGGgWewwz/QobE8bz1jLAn6EAZxrMso6cI0Zdy6o0RtsRnpqMZKCylmAp/JVDQLh",
-	"VMyFXCqaZmFEDheiwEFKnvDretTQt4C6XwD3KajWuGOvwalQTeEXp1F+x3WgpUWbR7XWxlGCUcnhmN5i",
-	"fxi4jfHf2NmC0my4241ZEXkIyN/goOsZD4kp3nu3gatRmnrcwK2NUl+oK+QfKja5Sxk2jXfQHFzLwrUG",
-	"CKdUFVKjaaYW2pSUyBoBt/4RurfhTy0eQqccb9B5TqT335ObnMGjFGUgvoMKQilVstuHh0ZpteKBj3bi",
-	"uVO6NLlfZF9qxVMnjkOzDpYcLMKDodYSOsdcWwRePzVT/bhIY3nGnp1TrrjlpEVx5JNl0SzaG0/HE/S+",
-	"zFpqsVbRLHoynoyfUIbKLcmTJs8N/1j01tz7UjrxUN8fBiH6zN+HcaJbhZhzKtljfzjoQBbBAZfnbTry",
-	"LygEEEP64SxNNGGsAt5gJVy2lJZ8sVOxULq2BC62kPmacm+TPqC2PNGd4nLlxixQd5vf+BAAV5JTr5x2",
-	"uijRdeMqLkWvmZkFXLcunSfg0DGq/VYr8FjzceVnRIB3u9Coh1rrMMHn9UTG8JJmRpuBb0gTXRf5MOaY",
-	"NvBKWVUrOJ/JMNTrRel2BIcYrGbEVzkVrFpHgaFuZf8dqZvmlscBAfDRGztVnQ+43+OvznYqLaeTyW8G",
-	"rqEF95Za7ZyH+L5g2B+C0AiNQe4bou4J9U8IM93nbe97rmaPx60qXHpk7+OPdKB9+ND06OMP7WJeb+Lo",
-	"4CHz60Ls6aknD5piJxNqq9VKlNtoFn2vrAssiipDLCzFg/0vZzdxtDa2R/Cf5KS/WunkbrazN7FMBo/K",
-	"01BH69MSIc9B18ijR+fMO6qm7sABjiSimUPKye80JtG8G1IiyVw7UOgVrZRznC+ps7MW0ganNk70SQ9o",
-	"ljo9NKjZRD969FbMAyLLjh89gpOAN6GFoAbwJTgB2zVg+JkgQ9BULk60gLw067XM2+A1itOkB5Mn6dAH",
-	"FpEetzBmVJiUy0T79hyhPZxfFxtu/HyncnK3/Ya3n8MGsVm8W2gUOgbNqyIsJ9Qj1SV3ifZtrwbTfVia",
-	"qrRQ6UJa23U2rHR1WnAYg83MmtpesGMbsKpERELDKecDo7dXUf8SNioYwI0q83YkFbugHTVIp+Sp14+S",
-	"MUF23veG5X46jCmbR6YHmYM9HQNnQA0CmyowLTdU+k29rI7759tXh7jj4kxTnuVdFYk9Iy9VIeuSso6t",
-	"zB7UboXurmG6PzlKe97YKtbFgxg3yHXu+YMelySvkntfobGAxlMc9kbcrsn17RPJOffuwhGdS2fa+MY7",
-	"in7H8ILjABx29LGbcIgDRJNytBvTiqGHmBkOExax7XpVdC10uCBGDILFg0ZxdR5N4lt6oqEg8xo5yiYt",
-	"RVZRWDEov07NxSH9GoeQYpBEtXQiFiWOrdOCiW5JJs6wa1PzUCbruHEN8bbeqGgsxNuCg7uWWhkAu7w1",
-	"M88tPTzK/WiYvo3H7FOHcNJtyErN5lh8DtL96+uUyxvnQoXOGk24LT24vk6ZnVC6Bokz8yUYVAJuG85N",
-	"tJiX0i7xnSQfbwW9buGFg7VM3CKvM7nm4F4LAxywvgz05fMb8yq9APRnCbcaRXbZAwFG2ofWoEjHOR8L",
-	"v92BdMRYgWPDLShBxvBTU4gJoX2t7BR/hEGEDmN4RfStr/2zXC/LuiiIc4JJ4g2wpHiAbtwa5TzpeX/r",
-	"637ZlNgML61d7z41RCoj0YNu+syHXyggqDQeC1NuPWFbuoCy3BfGLYdjOKHOubgpPnrAMy+kuGIGqQth",
-	"O1LzYPKUXXXW09QwldsIeM5o+ljQgAGf3qrPnXVtllYZcJtidTnwGF5TLiKgtlE5yk7xZr3EpkpzVvcF",
-	"rKOkOMZSFmsOYvbXh846IPl2v+PdvaAQKhtGnnN9qOVSrl0TZ+pq+rDGsOskVJt1vnJeXswNep/04va5",
-	"8PH93bp7ij4aFllcoWoVMoXobfnlQ5+O/GjCEXHwLDMkK1nOdIuYF+oqdMfqL5zFEXDdsFM6e9wc2vDy",
-	"OrzvI3dhP+MQk8ar1LK0bfIhE7XaaBDdOW7Yoj7NoM2swoK4MFcShAOOaieamDIGsky8FKFcFloDs+aY",
-	"dqu2uh53XQvxyS73Tk84dpFpTd+afPubecceo3rTBe6hDXVzyyff+y198rvKXVqdlwlDftxpKlSbOXkL",
-	"IvOH+OZ3dKe+b8S+R9DLN3d16D4VblnXKPgOfs0ye9u7He53oF6hjefj3d7ID25i/CWA8JAAwuQBAYQ7",
-	"egjh43sPiAjsllhT3GL6qa/1TWL+AYIe+MzTh7zpdieSbsDkJM+bsEdvxOQm5pj5418JB3HTiZ1zb/ym",
-	"Ad5djemayiH+FwoaYLe3/76rh0LT712nwy1suEcTN8KlRp1AnWw5ojKdPJn4pqjpn168A5ptK0tROycc",
-	"jKekkRQ5mgUW9VVAAexP9tMGGWXJStlC2vpnAlIYhH8XYBhDyo17/Y/PDo72GSErEu2j4T6KVDcG7lN6",
-	"C+k+R+Nxx8PfOxZ8v975w9TJzr/UcN9I7VsfGCTutpr+p6vkbdpL308E/d+gGPZ//6rg1yaInqXwsQIP",
-	"6OoUjbcAIl/Y+p+Urf+REhl/kq6Vjhg0mnbYr6RbsHFSH23A+Icz1BMcymDlsmNJlyavKGz/MJjz1R4V",
-	"DNQVnVw6dhPf+ocFnFgw8r47qOXfx58y+Fm96rsLnWwbMV07P+NWa3JPr5uzm/8fAAD//w==",
+	"7H0Pc9vGkudX6eLtlkkHpClaki2qUruKY794kzgu/6ncreE1RsCQnCdwhsEMRDF52rrvcN/wPslVd8/g",
+	"HyFZ9kvyqt45lbIkEhjM9PR0//ovfhukZr0xWmpnB/PfBispMlnQr2dpKq0dPzHaFSYfn+W52Y5/KtRS",
+	"afw6kzYt1MYpowfzwZOfXr2eQ3I/AaNBXspiB0LbrSzAGRBQyF9KaR24lXCQiqJQ0oLQkPB4Saz5wRFY",
+	"wxcJ2Mpz2IilhLXYQSryHNxKwtnL57BVbgUCLuQOlLNQWlnEemXyzE7ge7mz4ApxKXNQGpKz0q1MoX4V",
+	"ONEkAo2Tw29SYy6UtPREbWKdFjKT2imRWxCFBIHrldkEXhZykavlylkYJj+9fPP8pxevE55DmD4IncU6",
+	"6VDsFS96/KN0K5MlIySN0GA2sqDZ3LOwEbgSfBoRS+Ios+lhAqZ0VmUS3EpZSHFAkbpJrAfRwKYruRa4",
+	"BVKX68H83eD+4H00WIurH6ReutVgfhAN3G4jB/OBdYXSy8H1dTT4Vm4KmQrer+72vXr2BE4eHR5BVl8F",
+	"mXAShgfwH0KXotjBbDo7HkUgLCT/HpfT6cO01OoKrEyNzix9IpPJIBrgbqtCZoO5K0rZN+N/P3h0/Gg2",
+	"OzqeTjtzfzjrm/zzTK43xkntxq/kJhc7HLy7iASflsB2JTXTzXNgQXdYYp8GU2qQosgVXcDciXsaa7zM",
+	"irWEpHpquht/L3fJ3A+h1iKHrbCQFlI4mcH5jpnWDxTFWhvHnyoLRssJnJ1bqR0Yt5LFVll5017iGjok",
+	"OeyjyAt55X5Q+qJ/Lx/PHj+GXOkLXClOWssrR6cpgk0haSpEp7UpwoosHrRYLwwy/hwS3uIHlwcPNtLZ",
+	"fxMLJ4uv+cNcWAcq4y3Hf2fHuVorF77G3/nLd/ytdcKV1n/Nf/D37/nHKRQy/zoe4DTjQdIlToMYs6Pj",
+	"aLARzskCF/tf7VnGsZ/nu4Pxyft30/HJ+9+m0cHj6+YkW9/NroetKQ7FpVC5OM/l3zZSZ0ov/2ZNno1G",
+	"/9Y3038Z9O3NK+HkD/ioMf3bs0XMJzYIGdjIArZKZ2YLC1Mw26B4Gxqd73inCjyNtACll6BsrKXGaWaj",
+	"CTwV6YquXwkLApy5kBrOy/RCuogEMn5vZcGizzqhUxkRy8a6kAuVo8xzxCip0Qu1LAuZ0RNPeS74v7Ng",
+	"1a90n4TzsrCOzgOOEFZDc6CTgBM5l1KDynKW4FbqDB9idLrH/AtTrIUbzAdKu4ezAXG/WuOBOJjSf9Fg",
+	"rbT/pKK40k4uZdEh+Su5FkrjVtxM9lwuHOoAWnBZFHQcPk7+WDfoD4H8LBW2K5NLpnw9PtKMtwF3gYjV",
+	"2QWv7Lz0j4C4lyfgyfr30Gr6UVpZ2cOer1miQ6mdYq37S2mcwEUvyjzfQSGtM8gid+LPCApT6kxmUG5O",
+	"IZl6Ea1cGPDuS3x8fHiXBUpX7MZnSMqbF+cMbIVycC4XKAMLvEfpZXuywkEuUdgd3K7X7j7jfvZ9XRJ0",
+	"MEW/SH+DKilcAmbh9UoAEnvCui2qqjvHl7KwymiUsHdS0584akdvHfcqrtel7mU6UltHJ4dQyLW5FDnD",
+	"j7213m3ib1ZlBNMj+FamMJs+nMJ0Oqf/4S8/vrkT4vj555/HiB0REqbCyR648Y0UBaEHka+/jgdIIjwV",
+	"8SCJPDyMQBaFKb6OB0pfilxlH0hAxAN/BEhgxhqhBKnk85LOBIIHupwPxseXe+NMBtHN3904uTts4zXq",
+	"4EKspQvGQv9he1IW1hRzPF1loREK5bsKbmxXxkpIVJbgopeEpVD2CQ/fLkVeoqp4ayUJoQQPx7yNFIDt",
+	"BuYTidjmUpnSsuFQCERbNGKsz0uVZySaCJmthM4m8I2wcnwwhUwtlbMRaANWLTWYAs89Xf6rLIzljUDD",
+	"Z/BLKYvdIBposUaSkMC+UXodHzZlwcls9vDho9n04fHjo8NHj47vIqwbGPR7udun8JnXuRLSXCEPrcWF",
+	"tFBuSJMZXeFV5WArtKtBKypiGIpYv337/FvcAQFLYzJIV0alchQxS4qlUJrZmc06EpRMb7TlaLBJrA9Q",
+	"oM6OjiBdCbRVZGHxouRs/J8gxr/CdHwCY/gAE/hvmMNX8AC+TmAoAB8eAc7iB/zlXFh5fIj2FO7lQl3J",
+	"DBTZZQuFQ6IZuFBuNAGUiVkhFi7WMQnIDlqH7968eQnfMXs8UzLP4gFsC+UkWwJINkRLsbauKFOHkGe8",
+	"wOuA2TxCDZ6Z8jxn/SftnNeMG0z0SlO5QUo6Y2KNU0ae4NHJgPCPILyERh4ZAq+Jqg7WxjIYOiVTZL1x",
+	"uyjW5lIWudFL5MC1yPFRMmNL11YwAZLD6TRp8CQfgpopO6S4GUs/Iv5r2I0NZD2MB+/Oxv8pxr9OxyeT",
+	"D/89/+rB1+P3vx1Es6Oj63jwt5u/HO3D4mhwNfZjj9fSWrHEL9elRQUMNzDPLbwTgaETIBCOdPeJDs4N",
+	"0PtHPoygy/U5y40gjlhGyWxOTNgvFWJ9R7FAQKhF90wuRJm7wXw2jW4HcR9FCy+le95j/z6vzkkQh7y0",
+	"2xbUEXNhNRvhVvViNvS8u+KfT5F5N6AhMsWeqbxXp7zq1SUooNjoZ/tN5crtgI26yQ2bxN+2dulfCrkY",
+	"zAf/40HtFnvA39oHL6XjmbECLKTdGG0l6b9vROatC/wrNdpJTb+KzSZX7FB58FfLvpe7Pe4pamd+1D4a",
+	"DC4LNMxYe89BQKWTcWfPTbaDtSQ2VxbWylqSambBPo5tgXIGyY9Xm9Ih1xRCL2WEEslvSMAjKDkdonYd",
+	"61Roo1Uq8oqxhgKSrxJiqqjNUhEk42ky8lYjTokHjLUAnE8u4T9e//QCzPlfZYrWasG6/gmTcPxmt5FJ",
+	"mIS8EqnLdyhIY510SeudckG2CkhKtxg/TkiqWOlOm3OItd+kcWoQ7Q+rJz7VqcH5J6NqMmck6SuwkRnp",
+	"17DBgU9B0KgRS5Md5CRPI5w16VD2NlUQlrWIQz0da220PPU2FqpXlpdekzR3FC+ph6inkMmF0jLyd6DC",
+	"d1uF5r0pWlgSNrJIcX3Sr+/UL68y4Kutlnk+9poHleiDg8kBDK1kFNbgRS9mYn328vloAglSkvYqCYjS",
+	"j5ycQuKlftJQkmaxYBcLEZLXGQWWNYUnNwvZuzum+86Uv/vBbbf2O25uG617+c1+iLuNUt/Sb6XfdRS8",
+	"/HofPD7Xz8iP/cdLqLOWSxVu9qjCojDr+vuzl8891kFUpvIcziWehk1hcN/omDaYrB7sw4XcfVD6Azvq",
+	"E4KHOEg1jcI4icy9IsZnDKsc5GRytCdJeNrAUjpm7oUqbOXavRdQ2Beu/J248pUsLXvz/3ituc9/aHqL",
+	"vJAi2wHOo3Lae1ZkS17pIChxgij52FsYkZElIFOLhSQvYmC4mk9jvceoBS0ZufQFcyRNw2vYU5wHCNBy",
+	"S6xIT4g1/slg5wvnfT7naVsuFipFQ/m1MwVZIX8G41lZXKpUAgUp0SZcl+kKfypHznHSrgkb0y+lS0an",
+	"QVgha8Ta80ZLx5Ib58OizPMEhtpAYcyauUVTlMmzy4jMli4P2r4bSSeXLjVryVCGxol1TyCMJSh7q5OG",
+	"vzUJ4UDCH3h2EFjS4bmQu9EX3v0s3v2IS/tncjbesMNoJs3DrjRc+qzWLuTGxTpsurzaqIIi85n3IyFv",
+	"3OQSjwLUjjV5udEKyMRuDsJeeL+RW0k9+nz3fp95yOfYyUKLnM/cHw9nNJRaXm1k6mQGZMb7eE4IqrVg",
+	"iZ9c4p1UHvjGWllYSi0LlTLgr2B3FmJRyf+skgaeZ5W5kZtUOImyItaq+dh7FnKz/HKmPlsfvDCOTTtx",
+	"nss/1XC/Z/esSpGtlUMLDPYtWzaf8SjHei0zJbzdvmjn2jTZUBv3QVSL64CNWqN8YZ7PZZ6XYpcbkb0x",
+	"5gdRLP9c9qk8KTk+2gdNDuBH9U2LBzY8xQ/OmA90ZTKafNnuz9tuL5g5oEDxBPuP2fpcUVAn83LDgjNL",
+	"yYCvkC2GOD6E75EjBORGL2P99tUPiMpajial07zMZHZ6m/tmNIGzKkHNB8ybGqyQIl0Fp07wUYUg6BOj",
+	"tUw5Tp3mxsqEgiURWMUJEC2hGDLqvC8KLbNoP7WuyWxzuJ/AdiUcZ/Y5lG9fxNpn8/kbY34UehdyZf54",
+	"3m7wXSGc/EChE5klETE5s8eCbPNeb84Enio2U0JUbyUs2/LlhjJwwm2cxNIGbq08HOTLkIizXal0xTGG",
+	"ldhspLYhsTCwuCnoST7LpZsgNAzR0oYfTHhPLE4yNaV2Nmoyrg3PH1VucI7p3rMgsqyQ1tITvU/ZwFro",
+	"nXfjI+DnLFRcMT5gK/gEpSuZXsjsNgcukP821h1DTuzCmg2QtYeQ/svJ+n0suFvvblxKB+atFj6N+c/y",
+	"lNWe2BA4ongC64UWxigbc/sCLz6TOfqyjW4bYu/6wCYhefVPcms5RAKp4HRn6XFABoVarhxos60cVl6Y",
+	"kExdgNuaWKfCEmSg9NJ5rGM9Jm4KS0jmTR9Y7R5tAo+12PFzXaFkdkpDeGfGh1JfaLNF24mk+MIUTQ/b",
+	"PGS7emziE6VjDX5VC6FQrIeETOlTXSAka/lShSq/BqeyEpc0AmW++jybCdBx/mgkxIccSA1AMOiCA43G",
+	"8slLFN47BREmxMnc/kKjw37wPAJpwIqFzHesU3NlaTC7MlsS8T5NqlqLvFLWfQFRnwuiroO3i6j2RDi5",
+	"NMXubikbqb+6uR3nEvE7An004qtLYl1Ia8oilX7DiCURE2yMVU5dykbqVDNhiTf2d8zZiAaVJ05kmeLE",
+	"nJcF4iSnpB3MFyK3sk+CkB1buTG00ePZ1RWE1ArUJpvGMCjTMtmX1JOulJZjtBZQdHBmI+DFE3ght/Sb",
+	"DdJCZJkkl5uAtdKmAJ/ASmfKJ9GV1oHD84WfmUziwQsxd0C5EhK7vEfPP9FvYpj/PdvIQAnJmh3jahAN",
+	"mip0EA20cR8WptT4+5pqhz6QM4drBZAkXbN+EA2a0JnSXdgJyaNXWiEa3Bg07fmO41SDaNARqYNoUAcf",
+	"9u+z4fO2C2rwfi+PFNfnc8G6W/pduRa63tAOaEXUjBzN4Bdl2nYlCzkn+YcGcqxxK+SVo2SnlMVOI72M",
+	"j0CzZmo6O7wlGe7df8Xx1XQ6juOrg2dxfPXo2fuveoo/opBT1JvCTRmJfAEzVYddJoPbMsOOTk4ap5Ac",
+	"5T25U3WO1js+LDWNq8nVG8FZNwOqJ9q+ZGH3CSf4TAcR5QweK3Z4h2CXsFYtNVeOJCpLek5zSzTeBkMa",
+	"QvQ65G99NFvrBV7W2hOR5z8tBvN3d070eh/ViXuD+hx1KU0Tiprr6aPx30PgUK0inMjNspS/HzFVj156",
+	"q9UvZUt98GaGAHm9ycYDHZ+a/7sqlc/e5rtm8bU3UWUhNbC1k7cem/D43vPOW3fPUsrTnLNcD6bThhiK",
+	"fM3huFdKwfCtViQoSMuIvEYHT9I5vP1qOp1O/+///j/4y8GzCBEf/vromf/s5BnHDZ4chLFt5e8bnfqn",
+	"yis0DZSDc5WpgsGwyIE3kmBiNR/GzOZSFoXKpPc3AMj1ucwyhQjl7Vez6eyMHj+bzp5WHhxlTU4xLPz8",
+	"+NhfcHzi/Sw4Sio0xRxBELkgU3aTC87R5kA0zbgKPxLSrSjlvEJA9RyItl0phMcbkUoYemz/M3724TV9",
+	"5o/PzlPyxFNt+m1EH8ym/PPxEf88m3oKHxw/pq9mgfqz6fSMP5g99j9P/M9n/POIfj6cTqejCVo6yB1q",
+	"7QlfkR3WoriwMKQRn/pH0J3T44Mno0DNWP8qCzPeqsyt4K9GaeIUvPbbUbN0ec522NiZMRWk+ZxC3DS5",
+	"Nn9VYBGB6BRRjZQ09JoluFd8bLVVNovSIG0qNtLGmuj99MmPZ6+J52lqfzH3LBRyKa825LcFkasL2aNp",
+	"px9RtCXy9Zh+orItkaX5zxP8E1lszD+f0o/jY/7z+OT9/c79s2nr/jP8E/ePrueLcPd4tMd+VH7I0bPO",
+	"4HFc4g6+/3un+EnZ8eTCM9oJKlnvwhgwxaccYMv2XzXwOccUmyfFC7XXN8CYs2Z2dSvLvAlxm4DTV9Gi",
+	"GDV51gsCX0rX9ygu4mlk6CNktymPx3VDpshkQendTq7vIvoJc4qr53z5QQNEiaIQO9IJVqZlodzuNd7G",
+	"uvWciqjOSuTXvTqwVouBOfiCK66dO3v5/MP3T/9XKI7n9gRUC7IRqGGZCLbKpKXakmRjLz4kwJXYrHIP",
+	"H8LbVz+M0YoPNTL1rpJPZIfDxlpZW9ZauvJUD5NQ+AUXcreUmmI6dVJ4XWtiilh7nN9Xd3IQWh90XVDN",
+	"om2kJ5OsZvWVcxv2Iym9MME/JVKCRD4h/6V08JomefbyOaBNjnwvC4tmTJH7Uez8wYOwmom8EutNLiep",
+	"WT+w5WZjCtrjfWXcHvtCyo1F2y7gqSafDXH0EaUnF8FS5Keh5FYWMpOWa7QTlQ1uJGrQUAN6SgdMWchL",
+	"vNQzB9m5ZLgT4m+GIqzUGVVa89zPZQZo05C+eGL0JWceWl9fbfKMXFpsONeloOxHO8tzqMuydVaZGBQZ",
+	"4Yz7YV+awds3z8aPUUcBvKpDzQqNZ1+r08jBb2buzxsshB+TrnSFUDke1kw4EUFW8vNkyPEmjRRVbmV6",
+	"eERmeXA54yja6DE9qVMU0Oyb4Uui4BuebCMKiiNwZLxz/cHDBJ+VyTQX9EkYnRVTQkCHb2VfGoU9BZzv",
+	"XGW5hTA8qrsJEX4vQh8EeFVqMAcB+8UG3BmimnHC0NvtqKGK6MaRwuDd5b+p2AkHyST7PTy2RIblp7Gj",
+	"CFBEFpxXXS+EQm2+TwoOwprcglpQbFUWEjY5B4LGVQ7LvJ2HomxPDsukQRwq/aR1fkISTHfBxwmOMNzL",
+	"dAlV9KKWTmidcDKWsQ7sRqZqoVKgVBpapNBLX4u/Fo5i2T3Pz2RKuLfv5OAotDnaNIo2zksHiS8/+Zqr",
+	"UQiS6/bw9/2nRJH7D+7TGnQWqKEclDqXlk3prSTvOtL4l6+nySkRK5BROER/NBvKBOXCQjysUT3aBM50",
+	"fQutuvJtUUULgW5yE9NACyYUU8n2ViI2OT+Ea/2JoSYIjXMCw+YBr+OXLDFWuA2FcS7HGXODHFMA+8Eq",
+	"CjeSDASci6wqAyaWbRSTNM43V+U0TvWotRLfmiIKrvQwG5z63Ou8p5QDOEcjbownSulSJrg9S+l4c8IB",
+	"0NbhUs2CthSNvifhet7a4LBXrqkDkD64D7olYUgcv6aMYR2eEJoo9aRX7IU2SLHQmcCBlKP9qpphcAeK",
+	"ggLqdb2Pd2+25qVcp1dRLRX1bi/xQ2hIyC2c+OqoTnajtx57FyBuznah/etmtgC0clsqI9fv2+HDg+QU",
+	"9UqloprDR567ojDOEFl96y1HU0Dyr7/+ikfSMxmZp6bg+vSGuoqgkBuK+fjjVz8u+c5Yl0TUXSVXKaHy",
+	"rr4hdi+MM6nJg0uaBqoUQ9idKREkbBXel7wphLYLWdysUNJVqS8orYIFg2fm5nXEqA3G9sSrNAuV3UG7",
+	"mRdxvjaBLVn+AHc98hX+3a3EMcJuZobYDpn5MjRR8RUXRyFpeY+fFYXIiFdY63aAAUK5lh6et1BLvY0k",
+	"grSs9QBi1ahP9A8RBOodpMLKUXSDpGdKh8LkSvDThEItYnOgiOuVEXMjFSjLyqfcQyhahGGSC6f0QRLx",
+	"GAfH/rfHrCV2fgMbQo/Cq9ClSnWACi/ba8GOyybzivoFdI54LeKfs2uODZhQEEr7LHZkSJJiCYWjNW3I",
+	"+HiesZJMKEiBayCJlJAU7hYoM+eNOXu9hl6IBH+VBa2OC7gJTPnKUxgmXx0wfyf/OvvmIGHkTiIh4gAB",
+	"aYtC0i2Kiv+Bj/moU7YKw2Q6fYQUTsbThJVxUKZ07vvJRN3RqJUCXxTauKFqYIMchgl59pEA5CNN5vgN",
+	"Yz76O4KOq/To8fRRq98AL4XEM1m27PDhBHGgue6P8Nhj0VFrjzo1woKge03dSkst0Lqh2Av5G8iuhmFy",
+	"MPG0SQ7kNOknySic55oGxExP24YLeE+shU+yp9/4kD1ZnSyZlaXDNVbaSs1x0AmctbAgW1kI5gJKYcKF",
+	"s0TmiH98G3sjMZppXA0E4VeMHFgldcncyjpORVzt1e/PjbStosY8ZLn7IKTP+fLtvVrQmfvGQAVWCTEM",
+	"BSxLaS0hQqpd24OA9D0jvZXSyxEJGspE4+wuSwkInQlEgf1DEprx+WpwXmZLSUw3RFHVcTrM8QMfPYGH",
+	"0xphEQAmUeNF/MiL9AasnJ0kMGwnBAZt3spSq9pN1r33AEIOXCP/LfKbxqI2qgphCPHrXVUgE1I4NgLt",
+	"Iq4jRUNJ2koM9ZgVTIhAyvMd66c2EbnzpKcRzs434kOLkPYFhQ8FnGnqwf7KTXrhQRp+bsrm8ekGzLkB",
+	"XBt4hT47HMVIQP5SityGZJdmTJLjqHRxld/loagA7sViJVoPDMtpTmTCs5UOVTpCx0I4TLyVRlHtZIRQ",
+	"jB1MNA6jRWJnRvnNWLv36XSHPMIh94Pjyaiyw5AKlGYSNN8EXkjKFCVvt+3uI+GI756efVvlHhP2ZXOd",
+	"P+/U8Yf+nfsy4ChgJz+BITWHMbQdviqochmhJraeh/36BR9LcgZSng6DcPLAVA4lfyoBp+anSv4i2Joy",
+	"z+Bc+eAMHw51KfKOMwqXoxpSrdmhwCzoDJmtZjOILET2edlKgu2lw3IqrG23gouCa6DhK8w8wTju4w2Z",
+	"TlIPKsieDB2vbzpZNwwtmCB0SoKEoll0mAdFy74kqXQJ38KVmhvyy7UyhefcTbFKHGZPoqcWSwBv9tFU",
+	"7lX5x5yecy5XiqaZG5HBuchxkIIn/KIaNfRSpI6cwL0Tyw3u2AtwKvRP8IvTZPJXsbYGbe5XqI/dQexX",
+	"5IhcbwNCGLptwPLsb4fCbLkDr1kTeahivy54rmY8IqZ46z3HbIfVPcICt9agcKkukX+4V8UNYKpuBowm",
+	"1kbmrjFAOKUqlxqhvVpqU3iDgNsR19ZyqwlxJR5CrYE3CDwnVm6pW+oNUAbiM6hJFaXPdHsD0yiN9sDw",
+	"0e7AN0qXtmak9sBVMmFoIMqSw7Ys5YbQOUVwUxuT9VQ/LtJYnrFz3ymX7/npB9HAW6uD+eBgMptMB9fR",
+	"wGykFhs1mA8eTqaTh5S15FYUTCHnPf6y7O0D6Nv7iLuGf2AYEhD471EU60ZzqAW1EWJgFXSgV9rBico2",
+	"AbmYKQoUQfLufRJrSn4POageapE7/qVYKl0hSURsvs+dt2nu0O8u1q2Gd8pNWKB2G/L6KBB3t6P+vc2M",
+	"oVhXzbS5PV7FzCzg2r3yeAJOFJRoWkd2Y83Hle8RoY7bhebB1O6XCb6oJjKBZzQz2gx8QhLrqpsHFxfT",
+	"Bl4qqyoF55NZGAYq3QziEYNVjPg8oyZa1lFssN1t8IbsnfqSByEr9KMXtjpN3eF6n5P/vtP9aTad/m4J",
+	"17Tg3p4qnfMQ3RYP/VOydkOz0tuGqPpU/xOWSh3ytvfdV7HHg0ZnMLrl4OO3tMo96Kbjj9/UrmXGu2Yn",
+	"H7+rW+2F9z28wxRvq4a8jgZHd6FMu4qf7np4J+K00vBsuV6LYjeYD35Q1oXDgcpKLC0lI/hP3l9Hg42x",
+	"PSrnLCPN2chlbKfa9WY1EtRSWRK6f/mcmJBkQ995C7xysTRcrY5ksVlAwpmXSURKoRvQI51QmW5oj62V",
+	"c5ysU6UGWkjqqolJrM96Kuao72UomUMddv/+a7EI9QF2cv8+nAWT1VvFoddnVWkw9HE1gqCmRFtbQFaY",
+	"zUZmTf8seRiTo+nDZOSj2kiPvYoH6n2SyVj7ZqWhWb5fF0NGvr/VnKnbjNQj97BBDMi7vUxC/+RFmYfl",
+	"hJYnVVefWPsm4MPZIaxMWdgQd2uZOVa6KidtFIFNzYaagFa90Oo26FSboZyPyu+vovokbFSA3rUSDY71",
+	"pVCa450z8jFVtxKMIYT5g2GNk4wiSiUj0ENAtOf9CXOg1yXUjWa03FLHOursfdo/375WRx3jauajsjc1",
+	"PeoZeaVyWXWtaaF0tt26TcD2nEVTchbd0g8MD2JUF3ByB2S09Thux53AEaYgbIvC3oj9tl/+ZRLkFvCG",
+	"ygmdS2ea1TY39BULtareYe69juEQh4IhShDcmkYCR/D24jBhEbu2PUffhX6fxIhBsPhoOK7OO+P8C04Q",
+	"osisqmNiME0xARRWNkIAXOWFRSH3r/IGBklUSafgQRS6ykmLdUMycXqnNhUPpbKKeFQFh9bDmRqb7gsO",
+	"9qRZGcrHeGvmnlt6eJS78zJ9a1vd5601ItchizSIz2FyeHWVcAelhVChz2jtKE6Orq4SZieKgnmJM/d1",
+	"x9RlztacG2uxKKRd4TNJPu652/aq1wJOJ26RV6jgyS3dqEgLlWdcdsbnN+JVegHozxJuNYrsoqcgDWkf",
+	"XpSCdFz4Snre7kA6YqzAseESlCAT+Lnu9QThZT7tGugwiNBhDK+IvvHthSy35GJdFMQ5Fe3gBbAiT4Su",
+	"DSrlPOl5f6vv/bIpqy48tDL6+9QQqYxYD9u5W97xQ65IpfFYmGLnCdvQBRTMPTduNZrAGb1HCDfF+y14",
+	"5rkUl8wgVa+tltQ8mj5iJwHraXp9DHcq9JxR98ykAUO1ZKMF2LyNWRqdxpoUqzqOTeAFRdFCDSEqR9nq",
+	"D1UtsW4ENa/ektDoPwqwkvmG3af9LajmrZLN5tufuntBzlsGRp5zvZPnQm5c7eFqa/qwxrDrJFTrdT53",
+	"Xl4sTLFkzd06Fz4y1W3tR35PwyKLm2BxuwrR2wDdO10psMFJ7Oy2Sw3JSpYz7cDFUl2GXuH9vblwBFw3",
+	"dLpzndaHNjy8Ckx5n2HYzyoriTNNLFWBVpAPmehsP650zzapTzNo5clYEOfmUoJwIH3nBWLKCAiZeClC",
+	"UVhEA/P6mDbw556tX1XmfrKx3+mQz8Y5rekbk+1+N7vcF0hdt6tGEENd73kDDn5Pb8BNxdeN91BRRWOr",
+	"vXENc7JGfvaf4hW44V1dt43Yd8t1NAh4dt9ie0lpYYuGFmwus7fZ/fFhq84gvNTkQfdNUXd+pdMX18Uf",
+	"57qY3sF1cUNzY7z94A5+hG77LvKYzD71sb577f8n7ha859FdnrTfZrXtqjnLstrh0uuruY44TvDgN8od",
+	"um7FC/gdhfWLCG56QUBdQc9viqzrGT3y/LYaCkHnm9abhmDLDaj5hUT0whSgNwqxL2c2fTj1L6dJ/vL0",
+	"DdBsG5GZyiziAERICUVAYlFThsyZw+lhUhcEWMJHO0gar2tMYBjezziKIOEXKPkPHx+dHHJhmIi1jwB4",
+	"/1X1gqY+dbuU7nN0Lb954o/2f9+u8f40RdZ5Y+ZtIzUvvaNjvP3Kr3+6jjb1a75uJ4L+B6ikwz++O84L",
+	"E0TPSngvhU+C3GvS6ZNivrD1Pytbfwne3CF48xfpGiGYYa3jR/3woFGnSYqrWaH57j1qKHbfsFrrWA+F",
+	"yUoKVdytrvDygCp0q54q3KvhOtp7taQTSy51bQ9q+fPJpwz+vlr1zZ0FbLNEsTL4Jo2X03l6Xb+//n8B",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

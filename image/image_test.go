@@ -403,7 +403,7 @@ func checkBinary(t *testing.T, exe string) {
 // and sends it GET /healthz and a create and a get with a key.
 func runBinary(t *testing.T, exe, version string) {
 	t.Helper()
-	const key = "image-key-0123456789abcdef"
+	const key = "image-key-0123456789abcdef0123456789"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "serve")

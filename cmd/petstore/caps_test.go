@@ -18,7 +18,7 @@ import (
 // create beyond the pets is refused 507 store_full; a refusal writes
 // nothing; a kept outcome replays (and refuses another body) at both bounds.
 func TestMemoryStoreBounded(t *testing.T) {
-	const key = "cap-key-0123456789abcdef"
+	const key = "cap-key-0123456789abcdef0123456789"
 	base, _, _, _ := startServer(t, map[string]string{
 		"PETSTORE_API_KEYS":             key,
 		"PETSTORE_MAX_PETS":             "3",

@@ -103,7 +103,7 @@ func TestCLIRefuses(t *testing.T) {
 // -h must not print a value taken from the environment: it may be a key.
 func TestHelpHidesEnvironment(t *testing.T) {
 	var out bytes.Buffer
-	env := map[string]string{"PETSTORE_API_KEYS": "secret-key-0123456789abcdef", "PETSTORE_DATABASE_URL": "postgres://u:secret-pw@db/x"}
+	env := map[string]string{"PETSTORE_API_KEYS": "secret-key-0123456789abcdef0123456789", "PETSTORE_DATABASE_URL": "postgres://u:secret-pw@db/x"}
 	if err := run(context.Background(), []string{"petstore", "serve", "-h"}, func(k string) string { return env[k] }, &out, &out); err != nil {
 		t.Fatal(err)
 	}

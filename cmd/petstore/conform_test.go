@@ -20,8 +20,8 @@ import (
 )
 
 const (
-	conformKey  = "conform-cmd-key-0123456789abcdef"
-	conformKey2 = "conform-cmd-key2-0123456789abcdef"
+	conformKey  = "conform-cmd-key-0123456789abcdef0123456789"
+	conformKey2 = "conform-cmd-key2-0123456789abcdef0123456789"
 	bothKeys    = conformKey + "," + conformKey2
 )
 
@@ -221,8 +221,8 @@ func TestConformCannotRun(t *testing.T) {
 		{"missing spec", nil, append(key, "-spec", filepath.Join(dir, "nope.yaml"), base+"/v1"), "cannot run: -spec"},
 		{"invalid spec", nil, append(key, "-spec", badSpec, base+"/v1"), "cannot run: -spec"},
 		{"report in a missing directory", nil, append(key, "-junit", filepath.Join(dir, "no", "junit.xml"), base+"/v1"), "cannot run: -junit"},
-		{"key refused", nil, []string{"-key", "wrong-key-0123456789abcdef", base + "/v1"}, "cannot run: the target refused the key (GET /pets answered 401)"},
-		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef"}, []string{base + "/v1"}, "cannot run: the target refused the key"},
+		{"key refused", nil, []string{"-key", "wrong-key-0123456789abcdef0123456789", base + "/v1"}, "cannot run: the target refused the key (GET /pets answered 401)"},
+		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef0123456789"}, []string{base + "/v1"}, "cannot run: the target refused the key"},
 		{"unreachable", nil, append(key, closed), "cannot run: target unreachable"},
 		{"base path left out", nil, append(key, base), "cannot run: GET /pets answered 404: is " + base + " the API's base address"},
 		{"BASE_URL ends in an operation's path", nil, append(key, base+"/v1/pets"), "cannot run: BASE_URL " + base + "/v1/pets ends in the path of listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + "/v1"},

@@ -69,7 +69,7 @@ func TestSlowClientsKeepProbesAnswering(t *testing.T) {
 	clients := envInt(t, "PETSTORE_TEST_SLOW_CLIENTS", 400)
 	nofile := envInt(t, "PETSTORE_TEST_NOFILE", 256)
 	addr, _ := startChild(t, "listening", envServeNofile+"="+strconv.Itoa(nofile),
-		"PETSTORE_ADDR=127.0.0.1:0", "PETSTORE_API_KEYS=conn-key-0123456789abcdef", "PETSTORE_SHUTDOWN_DELAY=0")
+		"PETSTORE_ADDR=127.0.0.1:0", "PETSTORE_API_KEYS=conn-key-0123456789abcdef0123456789", "PETSTORE_SHUTDOWN_DELAY=0")
 	_, attack := startChild(t, "connected", fmt.Sprintf("%s=%s %d", envSlowClients, addr, clients))
 
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}

@@ -25,7 +25,7 @@ func TestDrain(t *testing.T) { testDrain(t, map[string]string{}) }
 
 // testDrain runs TestDrain with env added to the server's: the store's.
 func testDrain(t *testing.T, env map[string]string) {
-	const key, delay = "drain-key-0123456789abcdef", 10 * time.Minute
+	const key, delay = "drain-key-0123456789abcdef0123456789", 10 * time.Minute
 	env["PETSTORE_ADDR"], env["PETSTORE_API_KEYS"], env["PETSTORE_SHUTDOWN_DELAY"] = "127.0.0.1:0", key, delay.String()
 	ctx, signal1 := context.WithCancel(context.Background())
 	defer signal1()
@@ -167,7 +167,7 @@ func testDrain(t *testing.T, env map[string]string) {
 // TestDrainDelayEnds checks that without a second signal the server stops
 // by itself once the delay has run out.
 func TestDrainDelayEnds(t *testing.T) {
-	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "drain-key-0123456789abcdef", "PETSTORE_SHUTDOWN_DELAY": "200ms"})
+	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "drain-key-0123456789abcdef0123456789", "PETSTORE_SHUTDOWN_DELAY": "200ms"})
 	start := time.Now()
 	if err := stop(); err != nil {
 		t.Fatal(err)

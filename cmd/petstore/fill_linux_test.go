@@ -47,7 +47,7 @@ func TestFillMemoryStore(t *testing.T) {
 		}
 	}
 	limit := envInt(t, "PETSTORE_TEST_FILL_MAX", memstore.DefaultMaxPets+memstore.DefaultMaxKeys)
-	const key = "fill-key-0123456789abcdef"
+	const key = "fill-key-0123456789abcdef0123456789"
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = []string{"PETSTORE_ADDR=127.0.0.1:0", "PETSTORE_API_KEYS=" + key, "PETSTORE_SHUTDOWN_DELAY=0"}
 	for _, v := range []string{"GOMEMLIMIT", "GOGC"} { // the runtime's own levers, passed on

@@ -9,7 +9,7 @@ import (
 
 // The whole program serves the operational endpoints without a key.
 func TestOperationalEndpoints(t *testing.T) {
-	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": "e2e-key-0123456789abcdef"})
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": "e2e-key-0123456789abcdef0123456789"})
 	get := func(path string) (*http.Response, string) {
 		t.Helper()
 		res, err := http.Get(base + path)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -207,6 +208,10 @@ type config struct {
 	rateLimit   *ratelimit.Limit // nil: no rate limiting
 	databaseURL string
 	pprofAddr   string // "": no profiling endpoint
+	// authFailures limits wrong keys per client address (nil: off), each
+	// client named by its peer address or by a trusted proxy.
+	authFailures   *ratelimit.Limit
+	trustedProxies []netip.Prefix
 	// idempotencyTTL is how long the outcome of a create with an
 	// Idempotency-Key is kept.
 	idempotencyTTL time.Duration
@@ -246,6 +251,8 @@ var envOf = map[string]string{
 	"max-pets":             "PETSTORE_MAX_PETS",
 	"max-idempotency-keys": "PETSTORE_MAX_IDEMPOTENCY_KEYS",
 	"max-connections":      "PETSTORE_MAX_CONNECTIONS",
+	"auth-failures":        "PETSTORE_AUTH_FAILURES",
+	"trusted-proxies":      "PETSTORE_TRUSTED_PROXIES",
 }
 
 const serveUsage = `usage: petstore [serve] [flags]
@@ -264,7 +271,7 @@ serving for -shutdown-delay; then it stops accepting and lets the requests in
 flight finish. A second signal skips the delay.
 
 Example:
-  PETSTORE_API_KEYS=dev-key-0123456789abcdef petstore serve -addr 127.0.0.1:8080 -log-format text
+  PETSTORE_API_KEYS=dev-key-0123456789abcdef0123456789 petstore serve -addr 127.0.0.1:8080 -log-format text
 `
 
 // shortDuration writes d as the README does: 24h, not 24h0m0s.
@@ -293,6 +300,8 @@ func serveFlags() (*flag.FlagSet, map[string]*string) {
 	def("api-keys-file", "", "file of SHA-256 key digests, one a line; re-read on SIGHUP and when it changes")
 	def("log-format", "json", "log format: json or text")
 	def("rate-limit", "", "requests per key: N/s or N/m, optionally ,burst=B; off when empty")
+	def("auth-failures", defaultAuthFailures, "wrong keys per client address: N/s or N/m, optionally ,burst=B; off to turn the limit off")
+	def("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client for -auth-failures")
 	def("database-url", "", "PostgreSQL URL; the store is in memory when empty")
 	def("idempotency-ttl", shortDuration(httpapi.DefaultIdempotencyTTL), "how long the outcome of a create with an Idempotency-Key is kept, 1s to 720h")
 	def("pprof", "", "serve net/http/pprof on this loopback address; off when empty")
@@ -368,6 +377,9 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	if cfg.maxConnections, err = connectionLimit(*v["max-connections"], descriptorLimit()); err != nil {
 		return cfg, bad("max-connections", "%v", err)
 	}
+	if err := parseThrottle(&cfg, *v["auth-failures"], *v["trusted-proxies"]); err != nil {
+		return cfg, bad(err.flag, "%v", err.err)
+	}
 	return cfg, nil
 }
 
@@ -381,6 +393,42 @@ func checkPort(addr string) error {
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return err
+	}
+	return nil
+}
+
+// defaultAuthFailures is -auth-failures' default: one wrong key a second
+// from a client address, after 30 at once (docs/operating.md says why).
+const defaultAuthFailures = "1/s,burst=30"
+
+// flagError is an error about one flag's value.
+type flagError struct {
+	flag string
+	err  error
+}
+
+// parseThrottle reads -auth-failures and -trusted-proxies into cfg.
+func parseThrottle(cfg *config, failures, proxies string) *flagError {
+	if failures != "off" {
+		l, err := ratelimit.Parse(failures)
+		if err != nil {
+			return &flagError{"auth-failures", fmt.Errorf("%w, or off", err)}
+		}
+		cfg.authFailures = &l
+	}
+	for _, p := range strings.Split(proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			a, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return &flagError{"trusted-proxies", fmt.Errorf("%q: want an IP address or a CIDR prefix, such as 10.0.0.0/8", p)}
+			}
+			prefix = netip.PrefixFrom(a, a.BitLen())
+		}
+		cfg.trustedProxies = append(cfg.trustedProxies, prefix)
 	}
 	return nil
 }
@@ -533,7 +581,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if keys.generated != "" {
 		fmt.Fprintf(stderr, "petstore: no API keys configured; this run accepts the generated key\n  %s\n", keys.generated)
 	}
-	ln = conns.Wrap(srv, ln) // after srv is set up, before it serves
+	// net/http's own answers in the contract's words (httpapi.Listener),
+	// and the connection cap (after srv is set up, before it serves).
+	ln = conns.Wrap(srv, httpapi.Listener(ln, log, maxHeaderBytes))
 	logListening(log, ln, cfg, storeName, keys, tracing)
 	return serveUntilDrained(ctx, srv, ln, cfg.shutdownDelay, log)
 }
@@ -573,6 +623,7 @@ func newApp(ctx context.Context, cfg config, keys serveKeys, store pets.Store, t
 	if cfg.rateLimit != nil {
 		hcfg.RateLimit = ratelimit.New(*cfg.rateLimit, time.Now)
 	}
+	hcfg.AuthFailures, hcfg.TrustedProxies = cfg.authFailures, cfg.trustedProxies
 	return httpapi.New(hcfg)
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
-const pgKey = "replica-key-0123456789abcdef"
+const pgKey = "replica-key-0123456789abcdef0123456789"
 
 // TestPostgresReplicas runs two servers on one database, as two replicas
 // behind a load balancer: what one writes the other reads, concurrent

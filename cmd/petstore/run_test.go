@@ -29,7 +29,7 @@ import (
 // and returns a client of it.
 func serveSetting(t *testing.T, env, value, logged string) *apitest.Client {
 	t.Helper()
-	const key = "e2e-key-0123456789abcdef"
+	const key = "e2e-key-0123456789abcdef0123456789"
 	base, stdout, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key, env: value})
 	if !strings.Contains(stdout.String(), logged) {
 		t.Errorf("the listening line does not name %s=%s:\n%s", env, value, stdout)
@@ -111,7 +111,7 @@ func logAddr(log, msg string) string {
 }
 
 func TestServeEndToEnd(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
+	const key = "e2e-key-0123456789abcdef0123456789"
 	base, stdout, stderr, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 
@@ -168,7 +168,7 @@ func TestServeEndToEnd(t *testing.T) {
 // TestShutdownFinishesInFlight checks that a request being served when the
 // context is cancelled still gets its answer.
 func TestShutdownFinishesInFlight(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
+	const key = "e2e-key-0123456789abcdef0123456789"
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	defer func() {
 		if t.Failed() {
@@ -273,7 +273,7 @@ func TestBadConfiguration(t *testing.T) {
 		{"bad log format", nil, map[string]string{"PETSTORE_LOG_FORMAT": "xml"}, `PETSTORE_LOG_FORMAT "xml": want json or text`},
 		{"short key", nil, map[string]string{"PETSTORE_API_KEYS": "abc"}, "PETSTORE_API_KEYS: API key 1"},
 		{"short key flag", []string{"-api-keys", "short"}, map[string]string{}, "-api-keys: API key 1: want " + apikey.Syntax},
-		{"short key flag beats env", []string{"-api-keys", "short"}, map[string]string{"PETSTORE_API_KEYS": "fine-key-0123456789abcdef"}, "-api-keys: API key 1"},
+		{"short key flag beats env", []string{"-api-keys", "short"}, map[string]string{"PETSTORE_API_KEYS": "fine-key-0123456789abcdef0123456789"}, "-api-keys: API key 1"},
 		{"missing keys file flag", []string{"-api-keys-file", missing}, map[string]string{}, "-api-keys-file: open"},
 		{"extra argument", []string{"serve", "extra"}, map[string]string{}, `serve: unexpected argument "extra"`},
 		{"shutdown delay not a duration", nil, map[string]string{"PETSTORE_SHUTDOWN_DELAY": "soon"}, `PETSTORE_SHUTDOWN_DELAY "soon": want a duration from 0s`},
@@ -296,6 +296,10 @@ func TestBadConfiguration(t *testing.T) {
 		{"pprof on a public address", nil, map[string]string{"PETSTORE_PPROF_ADDR": "192.0.2.1:6060"}, `PETSTORE_PPROF_ADDR "192.0.2.1:6060"`},
 		{"pprof without port", []string{"-pprof", "127.0.0.1"}, map[string]string{}, `-pprof "127.0.0.1"`},
 		{"database flag beats env", []string{"-database-url", "postgres://%zz"}, map[string]string{"PETSTORE_DATABASE_URL": "postgres://127.0.0.1:1/x"}, "-database-url: cannot parse"},
+		{"key of the old minimum", nil, map[string]string{"PETSTORE_API_KEYS": "dev-key-0123456789"}, "PETSTORE_API_KEYS: API key 1: want 32–256 characters"},
+		{"auth failures not a rate", nil, map[string]string{"PETSTORE_AUTH_FAILURES": "many"}, `PETSTORE_AUTH_FAILURES "many": want N/s or N/m`},
+		{"auth failures none", []string{"-auth-failures", "0/s"}, map[string]string{}, `-auth-failures "0/s": count 0`},
+		{"trusted proxy not an address", nil, map[string]string{"PETSTORE_TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, `PETSTORE_TRUSTED_PROXIES "10.0.0.0/8,lb.internal": "lb.internal": want an IP address or a CIDR prefix`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -339,7 +343,7 @@ func TestKeygen(t *testing.T) {
 // TestPprof checks that -pprof serves the profiles on the loopback address
 // it names, beside the API, and that they stop with the server.
 func TestPprof(t *testing.T) {
-	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef", "PETSTORE_PPROF_ADDR": "127.0.0.1:0"})
+	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef0123456789", "PETSTORE_PPROF_ADDR": "127.0.0.1:0"})
 	addr := logAddr(stdout.String(), "pprof listening")
 	if addr == "" {
 		t.Fatalf("no pprof listening line with its address in the log:\n%s", stdout)
@@ -371,7 +375,7 @@ func TestPprof(t *testing.T) {
 // TestNoLogLineLostAtShutdown checks that the access log has every
 // request's line by the time run returns from a clean shutdown.
 func TestNoLogLineLostAtShutdown(t *testing.T) {
-	const key, n = "shutdown-key-0123456789abcdef", 200
+	const key, n = "shutdown-key-0123456789abcdef0123456789", 200
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 	for i := range n {
@@ -414,7 +418,7 @@ func (w *flakyWriter) Write(p []byte) (int, error) {
 // so does the log, and the lines of later requests are there; a second
 // failing stretch is reported once again.
 func TestLogResumesAfterWriteError(t *testing.T) {
-	const key = "logerr-key-0123456789abcdef"
+	const key = "logerr-key-0123456789abcdef0123456789"
 	out := &flakyWriter{}
 	base, stderr, stop := startServerTo(t, map[string]string{"PETSTORE_API_KEYS": key}, out)
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
@@ -448,5 +452,32 @@ func TestLogResumesAfterWriteError(t *testing.T) {
 	}
 	if got := strings.Count(stderr.String(), "disk full"); got != 2 {
 		t.Errorf("stderr reports two failing stretches %d times, want twice:\n%s", got, stderr)
+	}
+}
+
+// TestWrongKeysThrottledByDefault: serve limits wrong keys per client
+// address unless told otherwise: 30 at once from one address, then 429
+// with Retry-After, for the valid key too; -auth-failures off lifts it.
+func TestWrongKeysThrottledByDefault(t *testing.T) {
+	const key = "throttle-key-0123456789abcdef0123456789"
+	for _, tc := range []struct {
+		failures string
+		want     int
+	}{{"", http.StatusTooManyRequests}, {"off", http.StatusOK}} {
+		env := map[string]string{"PETSTORE_API_KEYS": key}
+		if tc.failures != "" {
+			env["PETSTORE_AUTH_FAILURES"] = tc.failures
+		}
+		base, _, _, _ := startServer(t, env)
+		c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: "wrong-key-0123456789abcdef0123456789"}
+		for i := range 30 {
+			if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+				t.Fatalf("auth failures %q: wrong key %d: got %d, want 401", tc.failures, i+1, res.Status)
+			}
+		}
+		c.Key = key
+		if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != tc.want {
+			t.Errorf("auth failures %q: the valid key after 30 wrong ones from its address: got %d %s, want %d", tc.failures, res.Status, res.Body, tc.want)
+		}
 	}
 }

@@ -88,7 +88,7 @@ func TestTracesReachOTLPReceiver(t *testing.T) {
 		t.Setenv(v, "")
 	}
 
-	const key = "otlp-key-0123456789abcdef"
+	const key = "otlp-key-0123456789abcdef0123456789"
 	const traceID = "0af7651916cd43dd8448eb211c80319c"
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	if !strings.Contains(stdout.String(), `"msg":"tracing on"`) {

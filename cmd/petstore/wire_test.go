@@ -1,24 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 )
 
-// TestWire sends hostile requests over TCP to the real server, as bytes, to
-// see what answers them: the app (an Error body) or net/http itself, which
-// refuses what it cannot parse before any handler runs, with a plain-text
-// body that no handler can change.
+// TestWire sends hostile requests over TCP to the real server, as bytes:
+// each is answered with an Error body, X-Request-Id and the security
+// headers, whether the app answers it or net/http refuses it before any
+// handler runs (what it cannot parse; httpapi.Listener rewrites its
+// plain-text answer).
 func TestWire(t *testing.T) {
-	const key = "e2e-key-0123456789abcdef"
+	const key = "e2e-key-0123456789abcdef0123456789"
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	addr := strings.TrimPrefix(base, "http://")
 	auth := "Authorization: Bearer " + key + "\r\n"
@@ -28,7 +25,7 @@ func TestWire(t *testing.T) {
 		name   string
 		raw    string
 		status int
-		code   gen.ErrorCode // "" when net/http answers in plain text
+		code   gen.ErrorCode
 	}{
 		// Parsed by net/http, answered by the app.
 		{"encoded dot dot slash", "GET /v1/pets/..%2f HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
@@ -52,38 +49,35 @@ func TestWire(t *testing.T) {
 		{"2^63 petId", "GET /v1/pets/9223372036854775808 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
 		{"2^63-1 petId", "GET /v1/pets/9223372036854775807 HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 404, gen.ErrorCodeNotFound},
 
-		// Refused by net/http before the app: plain text, not an Error.
-		{"header over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431, ""},
-		{"Authorization over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + big + "\r\n\r\n", 431, ""},
-		{"path over 64 KiB", "GET /v1/" + big + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, ""},
-		{"malformed request line", "GARBAGE\r\n\r\n", 400, ""},
-		{"invalid method token", "G(T /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
-		{"bad percent-encoding in path", "GET /v1/pets/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
-		{"control character in path", "GET /v1/pets/\x01 HTTP/1.1\r\nHost: x\r\n\r\n", 400, ""},
-		{"invalid header name", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n", 400, ""},
-		{"NUL in Authorization", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\x00b\r\n\r\n", 400, ""},
-		{"HTTP/1.1 without Host", "GET /v1/pets HTTP/1.1\r\n" + auth + "\r\n", 400, ""},
-		{"two Host headers", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, ""},
-		{"conflicting Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, ""},
-		{"negative Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400, ""},
-		{"HTTP/2.0 in plain text", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 505, ""},
-		{"unknown Transfer-Encoding", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, ""},
-		{"unknown Expect", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 417, ""},
+		// Refused by net/http before the app, rewritten as the contract's.
+		{"header over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431, gen.ErrorCodeInvalidRequest},
+		{"Authorization over 64 KiB", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + big + "\r\n\r\n", 431, gen.ErrorCodeInvalidRequest},
+		{"path over 64 KiB", "GET /v1/" + big + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, gen.ErrorCodeInvalidRequest},
+		{"query over 64 KiB", "GET /v1/pets?x=" + big + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, gen.ErrorCodeInvalidRequest},
+		{"malformed request line", "GARBAGE\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"TLS to the plain port", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"raw space in the query", "GET /v1/pets?a b HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"invalid method token", "G(T /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"bad percent-encoding in path", "GET /v1/pets/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"control character in path", "GET /v1/pets/\x01 HTTP/1.1\r\nHost: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"invalid header name", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"NUL in Authorization", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\x00b\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"HTTP/1.1 without Host", "GET /v1/pets HTTP/1.1\r\n" + auth + "\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"malformed Host", "GET /v1/pets HTTP/1.1\r\nHost: a b\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"two Host headers", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"conflicting Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, gen.ErrorCodeInvalidRequest},
+		{"negative Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"HTTP/2.0 in plain text", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"unknown Transfer-Encoding", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+		{"unknown Expect", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, body := rawExchange(t, addr, tc.raw)
+			res, body := apitest.Raw(t, addr, tc.raw)
 			if res.StatusCode != tc.status {
 				t.Fatalf("got %d %q, want %d", res.StatusCode, body, tc.status)
 			}
-			if tc.code == "" {
-				// net/http's own answer: text/plain (417 has no body).
-				if ct := res.Header.Get("Content-Type"); tc.status != 417 && ct != "text/plain; charset=utf-8" {
-					t.Errorf("Content-Type: got %q, want net/http's text/plain", ct)
-				}
-				if json.Valid(body) {
-					t.Errorf("body %q is JSON: the app answered, so this belongs with the Error rows", body)
-				}
-				return
+			if id := res.Header.Get("X-Request-Id"); id == "" || res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("X-Frame-Options") != "DENY" {
+				t.Errorf("headers %v: want X-Request-Id and the security headers", res.Header)
 			}
 			var e gen.Error
 			dec := json.NewDecoder(strings.NewReader(string(body)))
@@ -96,31 +90,4 @@ func TestWire(t *testing.T) {
 			}
 		})
 	}
-}
-
-// rawExchange writes raw to a new connection and reads one response.
-func rawExchange(t *testing.T, addr, raw string) (*http.Response, []byte) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	// The server may answer and close before it has read everything. The
-	// write side is closed after the request, so a short body ends.
-	go func() {
-		io.WriteString(conn, raw)
-		conn.(*net.TCPConn).CloseWrite()
-	}()
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("read response: %v", err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil && len(body) == 0 {
-		t.Fatalf("read body: %v", err)
-	}
-	return res, body
 }

@@ -54,15 +54,19 @@ func TestLookup(t *testing.T) {
 }
 
 func TestWellFormed(t *testing.T) {
+	const k32 = "abcdefghijklmnopqrstuvwxyz012345"
 	for key, want := range map[string]bool{
-		"abcdefghijklmnop":          true,
-		"psk_abc-DEF.ghi~jkl+mno/p": true,
-		"abcdefghijklmnop==":        true,
-		"short":                     false,
-		"abcdefgh ijklmnop":         false,
-		"abcdefghijklmnop=x":        false,
-		"================":          false,
-		"abcdefghijklmnop\u00e9":    false,
+		k32:                                 true,
+		"psk_abc-DEF.ghi~jkl+mno/pqrstuvwx": true,
+		k32 + "==":                          true,
+		k32[:31]:                            false, // a hand-set key: 32 characters at least
+		"abcdefghijklmnop":                  false,
+		"short":                             false,
+		k32[:16] + " " + k32[16:]:           false,
+		k32 + "=x":                          false,
+		strings.Repeat("=", 32):             false,
+		k32 + "\u00e9":                      false,
+		strings.Repeat("a", 257):            false,
 	} {
 		if got := apikey.WellFormed(key); got != want {
 			t.Errorf("WellFormed(%q): got %v, want %v", key, got, want)
@@ -71,12 +75,30 @@ func TestWellFormed(t *testing.T) {
 }
 
 func TestParseKeys(t *testing.T) {
-	ds, err := apikey.ParseKeys(" dev-key-0123456789 , ,ci-key-0123456789")
-	if err != nil || len(ds) != 2 || ds[0] != apikey.Hash("dev-key-0123456789") || ds[1] != apikey.Hash("ci-key-0123456789") {
+	const dev, ci = "dev-key-0123456789abcdef01234567", "ci-key-0123456789abcdef012345678"
+	ds, err := apikey.ParseKeys(" " + dev + " , ," + ci)
+	if err != nil || len(ds) != 2 || ds[0] != apikey.Hash(dev) || ds[1] != apikey.Hash(ci) {
 		t.Fatalf("ParseKeys: got %v, %v", ds, err)
 	}
-	if _, err := apikey.ParseKeys("good-key-0123456789,bad key"); err == nil || !strings.Contains(err.Error(), "API key 2") {
+	if _, err := apikey.ParseKeys(dev + ",bad key"); err == nil || !strings.Contains(err.Error(), "API key 2") {
 		t.Fatalf("ParseKeys with a bad key: got %v, want an error naming key 2", err)
+	}
+	// The old minimum, 16, no longer does for a key set by hand.
+	if _, err := apikey.ParseKeys("dev-key-0123456789"); err == nil || !strings.Contains(err.Error(), "32–256 characters") {
+		t.Fatalf("ParseKeys with a key of 18 characters: got %v, want the 32-character minimum", err)
+	}
+}
+
+// TestLookupShortKey: a presented key of 16 to 31 characters is still
+// looked up, for a keys file's digest of one made before the minimum rose;
+// a shorter one never is.
+func TestLookupShortKey(t *testing.T) {
+	set := apikey.NewSet(apikey.Hash("sixteen-chars-ok"), apikey.Hash("fifteen-chars-n"))
+	if _, ok := set.Lookup("sixteen-chars-ok"); !ok {
+		t.Error("a 16-character key in the set: not found")
+	}
+	if _, ok := set.Lookup("fifteen-chars-n"); ok {
+		t.Error("a 15-character key: found")
 	}
 }
 

@@ -262,11 +262,11 @@ func runDoc(t *testing.T, md string) (Result, string) {
 	return res, out.String()
 }
 
-const serveBlock = "<!-- doctest serve -->\n```sh\nPETSTORE_API_KEYS=dev-key-0123456789abcdef make run\n```\n\n"
+const serveBlock = "<!-- doctest serve -->\n```sh\nPETSTORE_API_KEYS=dev-key-0123456789abcdef0123456789 make run\n```\n\n"
 
 const createBlock = `<!-- doctest -->
 ` + "```sh" + `
-KEY=dev-key-0123456789abcdef
+KEY=dev-key-0123456789abcdef0123456789
 curl -si localhost:8080/v1/pets -H "Authorization: Bearer $KEY" \
   -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":1}'
 #> HTTP/1.1 201 Created

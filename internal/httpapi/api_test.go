@@ -18,7 +18,7 @@ import (
 	"github.com/petstore/petstore/internal/pets"
 )
 
-const testKey = "test-key-0123456789abcdef"
+const testKey = "test-key-0123456789abcdef0123456789"
 
 // newClient builds the full app (validator, authentication, error mapper)
 // over store and returns a contract-checking client that sends testKey.
@@ -94,7 +94,7 @@ func testAuthentication(t *testing.T, c *apitest.Client) {
 		{"no header on get", "GET", "/v1/pets/" + strconv.FormatInt(p.Id, 10), "", nil, 401, plain},
 		{"basic scheme", "GET", "/v1/pets", "", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, plain},
 		{"empty bearer", "GET", "/v1/pets", "", []string{"Authorization", "Bearer "}, 401, invalid},
-		{"wrong key", "GET", "/v1/pets", "", []string{"Authorization", "Bearer test-key-0123456789abcdeX"}, 401, invalid},
+		{"wrong key", "GET", "/v1/pets", "", []string{"Authorization", "Bearer test-key-0123456789abcdef012345678X"}, 401, invalid},
 		{"key with trailing junk", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey + " x"}, 401, invalid},
 		{"two headers", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey, "Authorization", "Bearer " + testKey}, 401, invalid},
 		{"huge header", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + strings.Repeat("k", 10000)}, 401, invalid},

@@ -12,6 +12,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +43,9 @@ var BasePath = sync.OnceValue(func() string {
 	return base
 })
 
-// MaxBodyBytes is the largest request body accepted (1 MiB).
+// MaxBodyBytes is the largest request body accepted (1 MiB). decodeBody
+// enforces it where it reads the body (no middleware wraps the body before:
+// see bodyUnread).
 const MaxBodyBytes = 1 << 20
 
 // DefaultIdempotencyTTL is how long the outcome of a create with an
@@ -59,6 +63,14 @@ type Config struct {
 	Collectors []prometheus.Collector
 	// RateLimit limits the requests of each key; nil means no limit.
 	RateLimit *ratelimit.Store
+	// AuthFailures limits the wrong keys each client address may send
+	// (throttle); nil means no limit.
+	AuthFailures *ratelimit.Limit
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// address AuthFailures counts by; none: the peer's own address.
+	TrustedProxies []netip.Prefix
+	// Now is the throttle's clock; nil means time.Now.
+	Now func() time.Time
 	// IdempotencyTTL is how long the outcome of a create sent with an
 	// Idempotency-Key is kept; zero means DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
@@ -93,14 +105,19 @@ func New(cfg Config) (*echo.Echo, error) {
 	return newApp(cfg, spec)
 }
 
-// newApp builds the app that serves spec's operations, in New's steps. It
-// fails unless every route under the base path authenticates (routes.go).
+// newApp builds the app that serves spec's operations, in New's steps, from
+// one table of them (operationsOf). It fails unless every route under the
+// base path is an operation with its chain (routes.go).
 func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return nil, err
 	}
 	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	ops, err := operationsOf(spec, base, bodyBinders)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
@@ -112,12 +129,17 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	var t *throttle
+	if cfg.AuthFailures != nil {
+		t = newThrottle(*cfg.AuthFailures, cfg.TrustedProxies, cfg.Now)
+		cfg.Collectors = append(slices.Clip(cfg.Collectors), t.collectors()...)
+	}
 	for _, c := range cfg.Collectors {
 		if err := m.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
 		}
 	}
-	e.Use(globalMiddleware(cfg, m)...)
+	e.Use(globalMiddleware(cfg, m, e.HTTPErrorHandler)...)
 	registerOperational(e, cfg, m)
 	if err := registerDocs(e, base); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
@@ -126,10 +148,10 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 		store = cfg.WrapStore(store)
 	}
 	h := &handler{store: store, idempotencyTTL: cfg.IdempotencyTTL, base: base}
-	if err := registerAPI(e, spec, base, h, cfg); err != nil {
+	if err := registerAPI(e, ops, h, cfg, t); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
-	if err := m.addRoutes(e, spec, base); err != nil {
+	if err := m.addRoutes(e, ops); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -154,26 +176,26 @@ func withDefaults(cfg Config) (Config, error) {
 
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
-// error that observe renders, counts and logs.
-func globalMiddleware(cfg Config, m *metrics) []echo.MiddlewareFunc {
+// error that it returns to observe, which renders, counts and logs it.
+func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
-	mw := []echo.MiddlewareFunc{observe(m, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
+	mw := []echo.MiddlewareFunc{observe(m, handle, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
 	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
 		mw = append(mw, cfg.Trace)
 	}
 	return append(mw,
 		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
-			DisablePrintStack: true,
+			DisablePrintStack:   true,
+			DisableErrorHandler: true, // observe renders it, with the call
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 				log.LogAttrs(c.Request().Context(), slog.LevelError, "panic",
 					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
-					slog.String("error", err.Error()), slog.String("stack", string(stack)))
+					slog.String("error", quoted(err.Error())), slog.String("stack", string(stack)))
 				return err
 			},
 		}),
 		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
-		limitBody(MaxBodyBytes),
 		cors(),
 		methodNotAllowed,
 	)

@@ -8,9 +8,11 @@ import (
 	"github.com/petstore/petstore/gen"
 )
 
-// TestRequireBearer: the embedded spec's operations pass, and each way a
-// spec could change its security fails New's check: the validator no longer
-// checks security, so requireBearer is what keeps the two in step.
+// TestRequireBearer: the embedded spec's operations require the key, an
+// operation made public by its own security: [] requires none, and each
+// other way a spec could change its security fails New's check: the
+// validator no longer checks security, so requireBearer is what keeps the
+// two in step.
 func TestRequireBearer(t *testing.T) {
 	spec, err := gen.GetSpec()
 	if err != nil {
@@ -18,8 +20,8 @@ func TestRequireBearer(t *testing.T) {
 	}
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
-			if err := requireBearer(spec, op); err != nil {
-				t.Errorf("%s %s: %v", method, path, err)
+			if auth, err := requireBearer(spec, op); !auth || err != nil {
+				t.Errorf("%s %s: requires the key %v, %v", method, path, auth, err)
 			}
 		}
 	}
@@ -35,11 +37,13 @@ func TestRequireBearer(t *testing.T) {
 		op        *openapi3.SecurityRequirements // nil: the global one applies
 		declared  *openapi3.SecuritySchemeRef
 		wantError bool
+		public    bool
 	}{
 		{name: "global bearer", global: openapi3.SecurityRequirements{bearer}, declared: scheme("http", "bearer")},
 		{name: "operation's own bearer", op: &openapi3.SecurityRequirements{bearer}, declared: scheme("http", "Bearer")},
 		{name: "no security at all", wantError: true, declared: scheme("http", "bearer")},
-		{name: "operation made public", global: openapi3.SecurityRequirements{bearer}, op: &openapi3.SecurityRequirements{}, declared: scheme("http", "bearer"), wantError: true},
+		{name: "operation made public", global: openapi3.SecurityRequirements{bearer}, op: &openapi3.SecurityRequirements{}, declared: scheme("http", "bearer"), public: true},
+		{name: "public with no global security", op: &openapi3.SecurityRequirements{}, public: true},
 		{name: "key optional", global: openapi3.SecurityRequirements{bearer, {}}, declared: scheme("http", "bearer"), wantError: true},
 		{name: "another scheme", global: openapi3.SecurityRequirements{other}, declared: scheme("http", "bearer"), wantError: true},
 		{name: "bearer and another", global: openapi3.SecurityRequirements{{bearerScheme: {}, "apiKey": {}}}, declared: scheme("http", "bearer"), wantError: true},
@@ -52,9 +56,12 @@ func TestRequireBearer(t *testing.T) {
 			if tc.declared != nil {
 				s.Components.SecuritySchemes[bearerScheme] = tc.declared
 			}
-			err := requireBearer(s, &openapi3.Operation{Security: tc.op})
+			auth, err := requireBearer(s, &openapi3.Operation{Security: tc.op})
 			if (err != nil) != tc.wantError {
 				t.Errorf("requireBearer = %v, want an error: %v", err, tc.wantError)
+			}
+			if err == nil && auth == tc.public {
+				t.Errorf("requireBearer: requires the key %v, want %v", auth, !tc.public)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/petstore/petstore/internal/apikey"
@@ -69,6 +70,15 @@ func TestDocsInBrowser(t *testing.T) {
 	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 
+	// Every Content-Security-Policy violation of the page, from its start.
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__csp = []; document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
+	}); err != nil {
+		t.Fatal(err)
+	}
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/docs"),
@@ -134,5 +144,18 @@ func TestDocsInBrowser(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.TrimSpace(status), "200") || !strings.Contains(body, "Browser Rex") {
 		t.Errorf("try it out GET /pets: got status %q body %.300q, want 200 with the pet created", status, body)
+	}
+	// All of it under the page's Content-Security-Policy, which blocked
+	// nothing.
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__csp`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(violations) > 0 {
+		t.Errorf("Content-Security-Policy violations: %q", violations)
+	}
+	policy, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch('/docs/').then(r => r.headers.get('Content-Security-Policy'))`, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.Contains(policy, "default-src 'none'") {
+		t.Errorf("the page's Content-Security-Policy: got %q (%v), want one that starts from default-src 'none'", policy, err)
 	}
 }

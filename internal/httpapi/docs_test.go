@@ -152,6 +152,9 @@ func TestDocs(t *testing.T) {
 	if res.Status != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /docs: got %d %q, want 200 text/html", res.Status, res.Header.Get("Content-Type"))
 	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'; script-src 'self' 'sha256-") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("GET /docs: Content-Security-Policy %q, want one from default-src 'none', its inline scripts by hash (make test-browser runs the page under it)", csp)
+	}
 	page := string(res.Body)
 	for _, want := range []string{"swagger-ui", "/docs/openapi.json", "/docs/swagger-ui-bundle.js"} {
 		if !strings.Contains(page, want) {
@@ -162,6 +165,15 @@ func TestDocs(t *testing.T) {
 		res := c.Do(t, "GET", "/docs/"+asset, "", "Accept-Encoding", "gzip")
 		if res.Status != http.StatusOK || len(res.Body) == 0 {
 			t.Errorf("GET /docs/%s: got %d, %d bytes; want 200 and the embedded file", asset, res.Status, len(res.Body))
+		}
+	}
+
+	// A byte range is not served, nor a precondition that could fail
+	// (net/http answers 416 and 412 in plain text): the whole asset is the
+	// answer.
+	for _, h := range [][2]string{{"Range", "bytes=99999999-"}, {"Range", "bytes=0-9"}, {"If-Match", `"nope"`}, {"If-Unmodified-Since", "Mon, 01 Jan 2001 00:00:00 GMT"}} {
+		if res := c.Do(t, "GET", "/docs/favicon-32x32.png", "", h[0], h[1]); res.Status != http.StatusOK || len(res.Body) < 100 {
+			t.Errorf("GET /docs/favicon-32x32.png, %s: %s: got %d, %d bytes; want 200 and the whole file", h[0], h[1], res.Status, len(res.Body))
 		}
 	}
 
@@ -190,6 +202,8 @@ func TestDocs(t *testing.T) {
 		code         gen.ErrorCode
 	}{
 		{"GET", "/docs/nope.js", 404, gen.ErrorCodeNotFound},
+		{"GET", "/docs/.", 404, gen.ErrorCodeNotFound}, // the assets' directory
+		{"GET", "/docs/%2e", 404, gen.ErrorCodeNotFound},
 		{"GET", "/docs/../go.mod", 404, gen.ErrorCodeNotFound},
 		{"GET", "/docs/a/b", 404, gen.ErrorCodeNotFound},
 		{"GET", "/openapi.yml", 404, gen.ErrorCodeNotFound},

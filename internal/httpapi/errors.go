@@ -36,6 +36,7 @@ const (
 	codeOutcomeUnknown   = gen.ErrorCodeOutcomeUnknown
 	codeStoreFull        = gen.ErrorCodeStoreFull
 	codeKeysFull         = gen.ErrorCodeIdempotencyKeysFull
+	codeNotAcceptable    = gen.ErrorCodeNotAcceptable
 )
 
 // The messages of a 503 to a create whose outcome is unknown (the store
@@ -59,6 +60,10 @@ type apiError struct {
 	Code    gen.ErrorCode
 	Message string
 	cause   error
+	// byDesign marks a 5xx the server answers on purpose, no fault (a
+	// draining server's /readyz): logged at INFO, with no failure line, so
+	// that alerting on ERROR does not fire on every deploy.
+	byDesign bool
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -100,21 +105,23 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				ra = 1
 			}
 			h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(ra)))
-		case http.StatusRequestEntityTooLarge:
-			// The rest of the body is not read: close the connection.
-			h.Set(echo.HeaderConnection, "close")
 		case http.StatusInsufficientStorage:
 			if kf := (*pets.KeysFullError)(nil); errors.As(err, &kf) {
 				h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(min(max(math.Ceil(kf.Wait.Seconds()), 1), 86400))))
 			}
 		}
-		// A full store (507) is the access log's line and the metrics', not
-		// an ERROR a request: a client filling it would flood the log.
-		if e.Status >= 500 && e.Status != http.StatusInsufficientStorage {
+		if bodyUnread(c) {
+			// The rest of the body is not read: close the connection.
+			h.Set(echo.HeaderConnection, "close")
+		}
+		if cl := callOf(c); cl != nil && e.byDesign {
+			cl.byDesign = true
+		}
+		if e.Status >= 500 && !e.byDesign {
 			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
 				slog.String("request_id", h.Get(echo.HeaderXRequestID)),
 				slog.Int("status", e.Status),
-				slog.String("error", err.Error()))
+				slog.String("error", quoted(err.Error())))
 			if e.Code == codeInternal {
 				e.Message = "internal error; the request id in X-Request-Id locates it in the server log"
 			}
@@ -127,7 +134,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			werr = c.JSON(e.Status, body)
 		}
 		if werr != nil {
-			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", werr.Error()))
+			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", quoted(werr.Error())))
 		}
 	}
 }
@@ -158,9 +165,11 @@ func describe(err error) *apiError {
 	case errors.Is(err, pets.ErrKeyInFlight):
 		return &apiError{Status: http.StatusConflict, Code: codeKeyInFlight, Message: "Idempotency-Key: a request with this key is still being processed; retry later with the same key"}
 	case errors.Is(err, pets.ErrFull):
-		return &apiError{Status: http.StatusInsufficientStorage, Code: codeStoreFull, Message: "the store holds as many pets as it may; nothing was written"}
+		// By design: the access log's line and the metrics', not an ERROR
+		// a request (a client filling the store would flood the log).
+		return &apiError{Status: http.StatusInsufficientStorage, Code: codeStoreFull, Message: "the store holds as many pets as it may; nothing was written", byDesign: true}
 	case errors.Is(err, pets.ErrKeysFull):
-		return &apiError{Status: http.StatusInsufficientStorage, Code: codeKeysFull, Message: "the store keeps as many Idempotency-Key outcomes as it may; nothing was written; retry after Retry-After seconds, or without the key"}
+		return &apiError{Status: http.StatusInsufficientStorage, Code: codeKeysFull, Message: "the store keeps as many Idempotency-Key outcomes as it may; nothing was written; retry after Retry-After seconds, or without the key", byDesign: true}
 	case errors.Is(err, pets.ErrOutcomeUnknown):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknown}
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/strict"
 )
@@ -52,8 +53,24 @@ func (h bareHandler) CreatePet(c echo.Context, params gen.CreatePetParams) error
 	if err := d.Decode(&body); err != nil {
 		return invalid("body: %v", err)
 	}
-	c.Set(bodyOfRequest, body)
-	return h.handler.CreatePet(c, params)
+	n, err := newPetOf(body)
+	if err != nil {
+		return err
+	}
+	return h.createPet(c, nil, n, params)
+}
+
+// bodyBinder hands an operation's body, decoded and checked (decodeBody),
+// to its handler, typed, on the call.
+type bodyBinder func(cl *call, body any) error
+
+// bodyBinders are the binders of the operations that take a body, by
+// operationId: New fails for an operation with a body and no binder.
+var bodyBinders = map[string]bodyBinder{
+	"createPet": func(cl *call, body any) (err error) {
+		cl.newPet, err = newPetOf(body)
+		return err
+	},
 }
 
 // ListPets answers GET /v1/pets.
@@ -101,14 +118,20 @@ func nextLink(base string, q pets.Query, last int64) string {
 	return string(b)
 }
 
-// CreatePet answers POST /v1/pets. With an Idempotency-Key, the store
-// creates the pet once per key and API key, and a retry gets the first
-// answer again, re-derived from the stored pet and marked as a replay.
+// CreatePet answers POST /v1/pets with the body and the caller the chain
+// put on the call.
 func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
-	n, err := newPetOf(decodedBody(c))
-	if err != nil {
-		return err
+	cl := callOf(c)
+	if cl == nil {
+		return errNoCall
 	}
+	return h.createPet(c, cl.caller, cl.newPet, params)
+}
+
+// createPet creates n. With an Idempotency-Key, the store creates the pet
+// once per key and caller, and a retry gets the first answer again,
+// re-derived from the stored pet and marked as a replay.
+func (h *handler) createPet(c echo.Context, caller *apikey.Key, n pets.NewPet, params gen.CreatePetParams) error {
 	// The store normalizes (defaults, domain rules) and refuses with a
 	// *pets.ValidationError, which the mapper answers 400.
 	ctx := c.Request().Context()
@@ -123,11 +146,10 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	if err != nil {
 		return err
 	}
-	owner := authKey(c)
-	if owner == nil {
+	if caller == nil {
 		return errors.New("httpapi: an idempotent create without an authenticated key")
 	}
-	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: owner.Digest.String(), Key: key, TTL: h.idempotencyTTL})
+	p, replayed, err := h.store.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: caller.Digest.String(), Key: key, TTL: h.idempotencyTTL})
 	if errors.Is(err, pets.ErrOutcomeUnknown) {
 		return fmt.Errorf("%w: %w", &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknownKeyed}, err)
 	}
@@ -140,7 +162,7 @@ func (h *handler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	return h.created(c, p)
 }
 
-// newPetOf is the pets.NewPet of a createPet body as decodeBody hands it on,
+// newPetOf is the pets.NewPet of a createPet body as decodeBody decodes it,
 // checked against its schema. categoryId is held to int64 to the letter
 // here, which the schema check, in float64, cannot do.
 func newPetOf(body any) (pets.NewPet, error) {

@@ -32,6 +32,7 @@ var codeOf = map[int]gen.ErrorCode{
 	401: gen.ErrorCodeUnauthorized,
 	404: gen.ErrorCodeNotFound,
 	405: gen.ErrorCodeMethodNotAllowed,
+	406: gen.ErrorCodeNotAcceptable,
 	413: gen.ErrorCodePayloadTooLarge,
 }
 
@@ -190,6 +191,19 @@ func hostileRequests() []hostile {
 		{name: "JSON suffix type", body: `{` + ok + `}`, header: []string{"Content-Type", "application/merge-patch+json"}, msg: "Content-Type: must be application/json"},
 		{name: "charset latin1, no key", body: `{` + ok + `}`, header: []string{"Content-Type", "application/json; charset=latin1"}, anon: true, status: 401},
 		{name: "two Content-Type headers, no key", body: `{` + ok + `}`, header: []string{"Content-Type", "application/json", "Content-Type", "text/plain"}, anon: true, status: 401},
+
+		// Content codings and Accept: the contract's answers, not a body read
+		// as if plain or a JSON 200 to a client that wants XML.
+		{name: "gzip body", body: "\x1f\x8b\x08\x00\x00\x00\x00\x00", header: []string{"Content-Encoding", "gzip"}, msg: `Content-Encoding: "gzip" is not supported`},
+		{name: "plain body labelled gzip", body: `{` + ok + `}`, header: []string{"Content-Encoding", "gzip"}, msg: "Content-Encoding"},
+		{name: "identity then br", body: `{` + ok + `}`, header: []string{"Content-Encoding", "identity, br"}, msg: `Content-Encoding: "br"`},
+		{name: "identity coding", body: `{"name":"Rex","categoryId":1,"status":"sold","id":1}`, header: []string{"Content-Encoding", "identity"}, msg: `property "id" is unsupported`},
+		{name: "gzip body, no key", body: `{` + ok + `}`, header: []string{"Content-Encoding", "gzip"}, anon: true, status: 401},
+		{name: "Accept XML", method: "GET", header: []string{"Accept", "application/xml"}, status: 406, msg: "admits no application/json"},
+		{name: "Accept JSON at q=0", method: "GET", path: "/v1/pets/1", header: []string{"Accept", "application/json;q=0, */*"}, status: 406},
+		{name: "Accept XML on create", body: `{` + ok + `}`, header: []string{"Accept", "text/xml"}, status: 406},
+		{name: "Accept malformed", method: "GET", header: []string{"Accept", "json"}, msg: `Accept: "json" is not a media range`},
+		{name: "Accept XML, no key", method: "GET", header: []string{"Accept", "application/xml"}, anon: true, status: 401},
 
 		// Integers to the letter: one spelling per number, within int64.
 		{name: "plus petId", method: "GET", path: "/v1/pets/+1", msg: `petId: must be a base-10 integer, without "+"`},

@@ -113,29 +113,50 @@ func noBody(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // jsonBody holds a body's Content-Type to the letter (strict.JSONContentType)
-// before anything reads the body. A request without one is refused when its
-// body is read (decodeBody), after its parameters are checked.
+// and its Content-Encoding to none (strict.IdentityEncoding) before anything
+// reads the body. A request without a Content-Type is refused when its body
+// is read (decodeBody), after its parameters are checked.
 func jsonBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if values := c.Request().Header.Values(echo.HeaderContentType); len(values) > 0 {
+		h := c.Request().Header
+		if values := h.Values(echo.HeaderContentType); len(values) > 0 {
 			if err := strict.JSONContentType(values); err != nil {
 				return err
 			}
+		}
+		if err := strict.IdentityEncoding(h.Values(echo.HeaderContentEncoding)); err != nil {
+			return err
 		}
 		return next(c)
 	}
 }
 
-// limitBody caps request bodies lazily: the cap bites when the body is read,
-// which is after authentication, so a client without a key gets 401 for any
-// body and the server reads none of it.
-func limitBody(n int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
-				r.Body = http.MaxBytesReader(nil, r.Body, n)
-			}
-			return next(c)
+// acceptJSON answers 406 a request whose Accept admits no application/json,
+// the media type of every answer (strict.AcceptsJSON), and 400 one whose
+// Accept does not parse.
+func acceptJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ok, err := strict.AcceptsJSON(c.Request().Header.Values(echo.HeaderAccept))
+		if err != nil {
+			return err
 		}
+		if !ok {
+			return &apiError{Status: http.StatusNotAcceptable, Code: codeNotAcceptable, Message: "Accept: admits no application/json, the media type of every answer"}
+		}
+		return next(c)
 	}
+}
+
+// bodyUnread reports whether a request has a body the app has not read to
+// its end: an answer to it closes the connection (errorHandler), so that
+// net/http neither reads the rest to keep the connection (up to 256 KiB,
+// as long as the client takes to send it) nor, for Expect: 100-continue,
+// waits for a body it never asked for.
+func bodyUnread(c echo.Context) bool {
+	r := c.Request()
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	cl := callOf(c)
+	return cl == nil || !cl.bodyRead
 }

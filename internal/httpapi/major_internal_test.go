@@ -84,7 +84,7 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 	// the 2.0.0 contract.
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer test-key-0123456789abcdef")
+		req.Header.Set("Authorization", "Bearer test-key-0123456789abcdef0123456789")
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}

@@ -7,11 +7,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -69,9 +67,13 @@ type methodSeries struct {
 // for each status code made on first use and kept, so that counting a request
 // costs no label hashing and no allocation.
 type series struct {
-	m     *metrics
-	op    string
-	codes [600]atomic.Pointer[child] // by status code; 0 for one out of range
+	m  *metrics
+	op string // the label: an operation id, a route path, or noneLabel
+	// route is the Echo route path the series counts ("" for none), and
+	// operation whether op is an operation id of the table (RouteOf).
+	route     string
+	operation bool
+	codes     [600]atomic.Pointer[child] // by status code; 0 for one out of range
 }
 
 type child struct {
@@ -99,7 +101,7 @@ func newMetrics(store pets.Store) (*metrics, pets.Store, error) {
 		}),
 		routes: map[string]*route{},
 	}
-	m.none = m.newSeries(noneLabel)
+	m.none = &series{m: m, op: noneLabel}
 	cs := []prometheus.Collector{
 		m.requests, m.latency, m.inFlight,
 		buildInfo(),
@@ -122,27 +124,20 @@ func newMetrics(store pets.Store) (*metrics, pets.Store, error) {
 	return m, measured, nil
 }
 
-func (m *metrics) newSeries(op string) *series {
-	return &series{m: m, op: op}
-}
-
-// addRoutes makes the series of every route of e: the API's operations
-// (spec's, under base) by their operation id, other routes by their path.
-func (m *metrics) addRoutes(e *echo.Echo, spec *openapi3.T, base string) error {
+// addRoutes makes the series of every route of e: the table's operations
+// by their operation id, other routes (and other methods) by their path.
+func (m *metrics) addRoutes(e *echo.Echo, ops *operations) error {
 	for _, r := range e.Routes() {
 		if m.routes[r.Path] == nil {
-			m.routes[r.Path] = &route{other: m.newSeries(r.Path)}
+			m.routes[r.Path] = &route{other: &series{m: m, op: r.Path, route: r.Path}}
 		}
 	}
-	echoPath := strings.NewReplacer("{", ":", "}", "")
-	for path, item := range spec.Paths.Map() {
-		r := m.routes[base+echoPath.Replace(path)]
+	for _, op := range ops.list {
+		r := m.routes[op.route]
 		if r == nil {
-			return fmt.Errorf("httpapi: metrics: no route for %s", path)
+			return fmt.Errorf("httpapi: metrics: no route for %s", op.key())
 		}
-		for method, op := range item.Operations() {
-			r.ops = append(r.ops, methodSeries{method: method, series: m.newSeries(op.OperationID)})
-		}
+		r.ops = append(r.ops, methodSeries{method: op.method, series: &series{m: m, op: op.id, route: op.route, operation: true}})
 	}
 	return nil
 }
@@ -179,9 +174,9 @@ func (s *series) child(code int) *child {
 	return c
 }
 
-// count counts and times a request by operation and final status.
-func (m *metrics) count(c echo.Context, latency time.Duration) {
-	ch := m.lookup(c.Path(), c.Request().Method).child(c.Response().Status)
+// count counts and times a request of the series by its final status.
+func (s *series) count(status int, latency time.Duration) {
+	ch := s.child(status)
 	ch.requests.Inc()
 	ch.latency.Observe(latency.Seconds())
 }

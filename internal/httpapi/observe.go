@@ -7,46 +7,57 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
 
-// observe is the outermost middleware: once a request is answered, it counts
-// and times it by operation and final status (metrics) and writes its access
-// log line. One middleware, one clock read at each end, where Echo's request
+// observe is the outermost middleware: it makes the request's call (the
+// typed state the chain hands on; call.go), finds its operation in the
+// table (its metrics series), and, once the request is answered, counts and
+// times it by operation and final status (metrics) and writes its access log
+// line. One middleware, one clock read at each end, where Echo's request
 // logger and ours (metrics) each read and wrapped their own.
 //
 // It must be outermost, so that it sees the status actually sent for every
 // request, 404s and 405s included (Echo routes before this chain runs): an
 // error that comes back, a recovered panic included, is rendered here
-// through the mapper before it is counted and logged.
-func observe(m *metrics, log accessLog, traceID func(context.Context) string) echo.MiddlewareFunc {
+// through the mapper, with the call, before it is counted and logged.
+func observe(m *metrics, handle echo.HTTPErrorHandler, log accessLog, traceID func(context.Context) string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			m.inFlight.Inc()
 			defer m.inFlight.Dec()
 			req := c.Request()
-			err := next(c)
+			cl := &call{Context: c, handle: handle, series: m.lookup(c.Path(), req.Method)}
+			if req.ContentLength != 0 && !cl.series.operation {
+				// Nothing but an operation reads a body: the connection
+				// ends after the answer (bodyUnread).
+				c.Response().Header().Set(echo.HeaderConnection, "close")
+			}
+			err := next(cl)
 			if err != nil {
-				c.Error(err) // the mapper writes nothing once committed
+				cl.Error(err) // the mapper writes nothing once committed
 			}
 			latency := time.Since(start) // one clock read: the monotonic one
-			m.count(c, latency)
+			res := c.Response()
+			cl.series.count(res.Status, latency)
 			e := accessEntry{
-				at: start.Add(latency), method: req.Method, path: req.URL.Path, route: c.Path(),
-				status: c.Response().Status, latency: latency, requestID: c.Response().Header().Get(echo.HeaderXRequestID),
+				at: start.Add(latency), method: quoted(req.Method), path: quoted(req.URL.Path), route: c.Path(),
+				status: res.Status, latency: latency, requestID: res.Header().Get(echo.HeaderXRequestID),
+				byDesign: cl.byDesign,
 			}
-			if key := authKey(c); key != nil {
-				e.keyID = key.ID
+			if cl.caller != nil {
+				e.keyID = cl.caller.ID
 			}
 			if traceID != nil { // tracing hook (issue 34)
 				e.traceID = traceID(req.Context())
 			}
 			log.write(req.Context(), &e)
-			if res := c.Response(); res.Status == statusClientClosed && !res.Committed {
+			if res.Status == statusClientClosed && !res.Committed {
 				// The client hung up (errorHandler): close the connection
 				// unanswered; net/http would otherwise send a 200.
 				panic(http.ErrAbortHandler)
@@ -56,23 +67,60 @@ func observe(m *metrics, log accessLog, traceID func(context.Context) string) ec
 	}
 }
 
+// RouteOf names the route a request took, from the app's operation table:
+// name is a contract operation's id (getPet), "METHOD route" for any other
+// route (GET /healthz, or a method a path does not support), and the method
+// alone for a request that matched no route, whose route is "": never a
+// path the client chose. For the tracing hook (telemetry), inside observe.
+func RouteOf(c echo.Context) (name, route string) {
+	cl := callOf(c)
+	if cl == nil || cl.series.route == "" {
+		return c.Request().Method, ""
+	}
+	if cl.series.operation {
+		return cl.series.op, cl.series.route
+	}
+	return c.Request().Method + " " + cl.series.route, cl.series.route
+}
+
 // accessEntry is the access log line of a request: method, path, route,
 // status, latency, request id and the key's non-secret ID, and the trace id
-// when the request is traced (no field otherwise). Never a header.
+// when the request is traced (no field otherwise). Never a header; what it
+// quotes from the request (method, path) is cut to maxQuoted.
 type accessEntry struct {
 	at                        time.Time
 	method, path, route       string
 	status                    int
 	latency                   time.Duration
 	requestID, keyID, traceID string
+	byDesign                  bool // a 5xx by design (apiError): INFO
 }
 
-// level is Error for a 5xx, Info otherwise.
+// level is Error for a 5xx that is a fault, Info otherwise.
 func (e *accessEntry) level() slog.Level {
-	if e.status >= 500 {
+	if e.status >= 500 && !e.byDesign {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
+}
+
+// maxQuoted is the most of a request's own text (its method, path, an
+// error that quotes it) a log line holds, in bytes: a 60 KB path would
+// otherwise make a 60 KB line.
+const maxQuoted = 512
+
+// quoted is s as a log line quotes it: whole up to maxQuoted bytes; longer,
+// its first maxQuoted bytes, cut at a UTF-8 boundary, then how many bytes
+// were left out.
+func quoted(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "...(+" + strconv.Itoa(len(s)-n) + " bytes)"
 }
 
 func (e *accessEntry) record() slog.Record {

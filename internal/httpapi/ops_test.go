@@ -27,6 +27,7 @@ import (
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/syncbuf"
 )
 
 // flakyStore is a memstore with a Ping that fails with the error in err
@@ -90,17 +91,46 @@ func TestReadyz(t *testing.T) {
 	})
 
 	t.Run("draining", func(t *testing.T) {
-		draining := make(chan struct{})
-		app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey)), Draining: draining})
+		// Both ways the access line is written: by hand (as served) and
+		// through slog.
+		for _, byHand := range []bool{true, false} {
+			draining := make(chan struct{})
+			var log syncbuf.Buffer
+			cfg := httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey)), Draining: draining, Logger: slog.New(slog.NewJSONHandler(&log, nil))}
+			if byHand {
+				cfg.AccessLog = &log
+			}
+			app, err := httpapi.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &apitest.Client{Contract: apitest.Load(t), Handler: app}
+			wantReady(t, c)
+			close(draining)
+			wantError(t, c.Do(t, "GET", "/readyz", ""), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "shutting down")
+			if res := c.Do(t, "GET", "/healthz", ""); res.Status != http.StatusOK {
+				t.Errorf("GET /healthz while draining: got %d, want 200 (alive, only not ready)", res.Status)
+			}
+			// A drain is no fault: alerting on ERROR must not fire on
+			// every deploy.
+			if strings.Contains(log.String(), `"level":"ERROR"`) || !strings.Contains(log.String(), `"status":503`) {
+				t.Errorf("by hand %v: /readyz while draining: want its 503 logged, at INFO, and no ERROR line:\n%s", byHand, log.String())
+			}
+		}
+	})
+
+	t.Run("store fails: a fault, logged as ERROR", func(t *testing.T) {
+		s := &flakyStore{Store: memstore.New()}
+		s.fail(errors.New("connection refused"))
+		var log syncbuf.Buffer
+		app, err := httpapi.New(httpapi.Config{Store: s, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(&log, nil)), AccessLog: &log})
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &apitest.Client{Contract: apitest.Load(t), Handler: app}
-		wantReady(t, c)
-		close(draining)
-		wantError(t, c.Do(t, "GET", "/readyz", ""), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "shutting down")
-		if res := c.Do(t, "GET", "/healthz", ""); res.Status != http.StatusOK {
-			t.Errorf("GET /healthz while draining: got %d, want 200 (alive, only not ready)", res.Status)
+		wantError(t, c.Do(t, "GET", "/readyz", ""), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "not ready")
+		if n := strings.Count(log.String(), `"level":"ERROR"`); n != 2 {
+			t.Errorf("a store that fails /readyz: %d ERROR lines, want 2 (the failure, the access line):\n%s", n, log.String())
 		}
 	})
 

@@ -51,8 +51,8 @@ func rateLimit(store *ratelimit.Store) echo.MiddlewareFunc {
 
 // keyID returns the ID of the key authenticate accepted.
 func keyID(c echo.Context) (string, error) {
-	if k := authKey(c); k != nil {
-		return k.ID, nil
+	if cl := callOf(c); cl != nil && cl.caller != nil {
+		return cl.caller.ID, nil
 	}
 	return "", errNoKeyID
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
-const otherKey = "other-key-0123456789abcdef"
+const otherKey = "other-key-0123456789abcdef0123456789"
 
 // clock is a time source a test moves by hand: Unix nanoseconds.
 type clock struct{ ns atomic.Int64 }

@@ -25,15 +25,15 @@ type pinger interface {
 // msgShuttingDown is /readyz's message once draining has begun.
 const msgShuttingDown = "not ready: shutting down"
 
-// readyz answers GET /readyz: 503 once draining is closed; else 200 when the
-// store answers its Ping within readyTimeout, else 503 through the error
-// mapper.
+// readyz answers GET /readyz: 503 once draining is closed, by design (an
+// INFO line, not an ERROR); else 200 when the store answers its Ping within
+// readyTimeout, else 503 through the error mapper, a fault.
 func readyz(store pets.Store, draining <-chan struct{}) echo.HandlerFunc {
 	p, _ := store.(pinger)
 	return func(c echo.Context) error {
 		select {
 		case <-draining: // a nil channel never is
-			return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgShuttingDown}
+			return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msgShuttingDown, byDesign: true}
 		default:
 		}
 		if p != nil {

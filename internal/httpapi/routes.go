@@ -7,89 +7,79 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
 )
 
-// registerAPI adds spec's operations under base, each behind the chain of
+// registerAPI adds the table's operations, each behind the chain of
 // middleware chainOf builds for it, through the generated registration. It
-// fails closed: unless every operation of spec has a generated handler,
-// every generated route is an operation of spec, and every route under base
-// authenticates, whatever added it.
-func registerAPI(e *echo.Echo, spec *openapi3.T, base string, h gen.ServerInterface, cfg Config) error {
-	// The validator's router: by path under base on any host.
-	routed := *spec
-	routed.Servers = openapi3.Servers{{URL: base}}
-	router, err := gorillamux.NewRouter(&routed)
-	if err != nil {
-		return fmt.Errorf("route the spec: %w", err)
+// fails closed: unless every operation of the table has a generated handler,
+// every generated route is an operation of the table, and every route under
+// the base path is an operation with its chain, whatever added it.
+func registerAPI(e *echo.Echo, ops *operations, h gen.ServerInterface, cfg Config, t *throttle) error {
+	r := &apiRouter{e: e, chains: map[string]*opChain{}}
+	for _, op := range ops.list {
+		r.chains[op.key()] = &opChain{op: op, mw: chainOf(op, ops.router, cfg, t)}
 	}
-	r := &apiRouter{e: e, chains: map[string]opChain{}, authenticated: map[string]bool{}}
-	echoPath := strings.NewReplacer("{", ":", "}", "")
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			if err := requireBearer(spec, op); err != nil {
-				return fmt.Errorf("%s %s: %w", method, path, err)
-			}
-			route := &routers.Route{Spec: &routed, Path: path, PathItem: item, Method: method, Operation: op}
-			r.chains[method+" "+base+echoPath.Replace(path)] = chainOf(route, router, cfg)
-		}
-	}
-	gen.RegisterHandlersWithOptions(r, h, gen.RegisterHandlersOptions{BaseURL: base})
-	for k, c := range r.chains {
-		if !c.added {
-			r.errs = append(r.errs, fmt.Errorf("%s (%s): no generated handler: run make generate and implement it", k, c.operationID))
+	gen.RegisterHandlersWithOptions(r, h, gen.RegisterHandlersOptions{BaseURL: ops.base})
+	for _, op := range ops.list {
+		if !r.chains[op.key()].added {
+			r.errs = append(r.errs, fmt.Errorf("%s (%s): no generated handler: run make generate and implement it", op.key(), op.id))
 		}
 	}
 	if err := errors.Join(r.errs...); err != nil {
 		return err
 	}
-	return requireAuthentication(e.Routes(), base, r.authenticated)
+	return requireOperations(e.Routes(), ops, r.chains)
 }
 
 // opChain is the middleware of one operation, in the order it runs.
 type opChain struct {
-	operationID string
-	mw          []echo.MiddlewareFunc // authenticate always among them
-	added       bool                  // a route was added with it
+	op    *operation
+	mw    []echo.MiddlewareFunc
+	added bool // a route was added with it
 }
 
 // chainOf is the middleware of one operation: the contract's path check,
-// authentication (before anything reads the request), the rate limit, the
-// strict rules for parameters and body, then the OpenAPI validator.
-func chainOf(route *routers.Route, router routers.Router, cfg Config) opChain {
-	op := route.Operation
-	mw := []echo.MiddlewareFunc{inContract(router), authenticate(cfg.Keys)}
-	if cfg.RateLimit != nil {
-		mw = append(mw, rateLimit(cfg.RateLimit))
+// authentication when the table says so (before anything reads the
+// request), the rate limit, what the answer may be (Accept), the strict
+// rules for parameters and body, then the OpenAPI validator, and the body,
+// read and decoded last.
+func chainOf(op *operation, router routers.Router, cfg Config, t *throttle) []echo.MiddlewareFunc {
+	mw := []echo.MiddlewareFunc{inContract(router)}
+	if op.auth {
+		mw = append(mw, authenticate(cfg.Keys, t))
+		if cfg.RateLimit != nil {
+			mw = append(mw, rateLimit(cfg.RateLimit))
+		}
 	}
-	mw = append(mw, strictParams(paramRulesOf(route.PathItem, op)))
-	if op.RequestBody == nil {
+	mw = append(mw, acceptJSON, strictParams(paramRulesOf(op.spec.PathItem, op.spec.Operation)))
+	body := op.spec.Operation.RequestBody
+	if body == nil {
 		mw = append(mw, noBody)
 	} else {
 		mw = append(mw, jsonBody)
 	}
 	if !cfg.NoValidation {
-		mw = append(mw, validate(route))
+		mw = append(mw, validate(op.spec))
 	}
-	if op.RequestBody != nil {
-		mw = append(mw, decodeBody(op.RequestBody.Value, !cfg.NoValidation))
+	if body != nil {
+		mw = append(mw, decodeBody(body.Value, op.bind, !cfg.NoValidation))
 	}
-	return opChain{operationID: op.OperationID, mw: mw}
+	return mw
 }
 
-// requireAuthentication fails unless every route under base is one of the
-// authenticated ones (by "METHOD path").
-func requireAuthentication(routes []*echo.Route, base string, authenticated map[string]bool) error {
+// requireOperations fails unless every route under the base path is an
+// operation of the table that was added with its chain (by "METHOD path"):
+// a route added some other way would be served without its authentication.
+func requireOperations(routes []*echo.Route, ops *operations, chains map[string]*opChain) error {
 	var errs []error
 	for _, rt := range routes {
 		k := rt.Method + " " + rt.Path
-		if (rt.Path == base || strings.HasPrefix(rt.Path, base+"/")) && !authenticated[k] {
-			errs = append(errs, fmt.Errorf("%s: served under %s without authentication", k, base))
+		if c := chains[k]; ops.under(rt.Path) && (c == nil || !c.added) {
+			errs = append(errs, fmt.Errorf("%s: served under %s without its operation's chain (authentication)", k, ops.base))
 		}
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
@@ -100,12 +90,11 @@ func requireAuthentication(routes []*echo.Route, base string, authenticated map[
 // routes to: each gets its operation's chain, wrapped around the handler
 // once, when the route is added (Echo would wrap a route's middleware around
 // its handler again on every request), through Echo's own Add. A route that
-// is no operation of the spec is not added, and fails registerAPI.
+// is no operation of the table is not added, and fails registerAPI.
 type apiRouter struct {
-	e             *echo.Echo
-	chains        map[string]opChain // by "METHOD path", Echo's path
-	authenticated map[string]bool
-	errs          []error
+	e      *echo.Echo
+	chains map[string]*opChain // by "METHOD path", Echo's path
+	errs   []error
 }
 
 var _ gen.EchoRouter = (*apiRouter)(nil)
@@ -121,8 +110,6 @@ func (r *apiRouter) add(method, path string, h echo.HandlerFunc, mw []echo.Middl
 		h = c.mw[i](h)
 	}
 	c.added = true
-	r.chains[k] = c
-	r.authenticated[k] = true // chainOf put authenticate in c.mw
 	return r.e.Add(method, path, h)
 }
 

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,7 +15,7 @@ import (
 )
 
 func testConfig() Config {
-	return Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash("test-key-0123456789abcdef"))}
+	return Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash("test-key-0123456789abcdef0123456789"))}
 }
 
 // TestNewFailsClosed: an operation the spec has and the generated code does
@@ -42,27 +44,51 @@ func TestNewFailsClosed(t *testing.T) {
 	}
 }
 
-// TestRequireAuthentication: a route under the base path that did not get
-// an operation's chain fails the check, whoever added it; routes outside it
+// TestRequireOperations: a route under the base path that did not get an
+// operation's chain fails the check, whoever added it; routes outside it
 // do not.
-func TestRequireAuthentication(t *testing.T) {
+func TestRequireOperations(t *testing.T) {
 	e := echo.New()
 	h := func(echo.Context) error { return nil }
 	e.GET("/v1/pets", h)
 	e.GET("/v1", h)
 	e.GET("/v1x/other", h)
 	e.GET("/healthz", h)
-	authenticated := map[string]bool{"GET /v1/pets": true}
-	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err == nil || !strings.Contains(err.Error(), "GET /v1: served under /v1 without authentication") {
+	ops := &operations{base: "/v1"}
+	chains := map[string]*opChain{"GET /v1/pets": {added: true}}
+	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "GET /v1: served under /v1 without its operation's chain") {
 		t.Errorf("got %v, want GET /v1 refused", err)
 	}
-	authenticated["GET /v1"] = true
-	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err != nil {
-		t.Errorf("every route under /v1 authenticated: %v", err)
+	chains["GET /v1"] = &opChain{added: true}
+	if err := requireOperations(e.Routes(), ops, chains); err != nil {
+		t.Errorf("every route under /v1 has its chain: %v", err)
 	}
 	e.POST("/v1/pets", h)
-	if err := requireAuthentication(e.Routes(), "/v1", authenticated); err == nil || !strings.Contains(err.Error(), "POST /v1/pets") {
+	chains["POST /v1/pets"] = &opChain{} // in the table, never added with its chain
+	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "POST /v1/pets") {
 		t.Errorf("got %v, want POST /v1/pets refused", err)
+	}
+}
+
+// TestPublicOperation: the table, not the code, says whether an operation
+// requires the key: getPet made public (security: [] in the spec) answers
+// without one, and the others still refuse a request without one.
+func TestPublicOperation(t *testing.T) {
+	s := spec(t)
+	s.Paths.Value("/pets/{petId}").Get.Security = &openapi3.SecurityRequirements{}
+	app, err := newApp(testConfig(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target string
+		want   int
+	}{{"/v1/pets/1", http.StatusNotFound}, {"/v1/pets", http.StatusUnauthorized}} {
+		rec := httptest.NewRecorder()
+		app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.target, nil))
+		if rec.Code != tc.want {
+			t.Errorf("GET %s without a key: got %d %s, want %d", tc.target, rec.Code, rec.Body, tc.want)
+		}
 	}
 }
 

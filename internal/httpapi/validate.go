@@ -53,34 +53,27 @@ func pathParams(c echo.Context) map[string]string {
 	return params
 }
 
-// bodyOfRequest is the name under which decodeBody keeps a request's
-// decoded body in its echo.Context; decodedBody is its accessor.
-const bodyOfRequest = "petstore.body"
-
-// decodedBody is the request body decodeBody decoded and checked.
-func decodedBody(c echo.Context) any { return c.Get(bodyOfRequest) }
-
 // decodeBody reads an operation's JSON body, decodes it once, strictly
 // (strict.DecodeJSON), checks the value against the operation's schema with
-// kin-openapi when check is set, and hands it to the handler (decodedBody).
-// A body over the limit is refused 413 as it is read (limitBody).
-func decodeBody(body *openapi3.RequestBody, check bool) echo.MiddlewareFunc {
+// kin-openapi when check is set, and hands it to the handler, typed, with
+// bind. It is the first and only reader of the body: everything before it
+// refuses without touching it (so that net/http can answer a refusal to a
+// request with Expect: 100-continue at once; bodyUnread). A body declared or
+// found over MaxBodyBytes is refused 413, the first without a byte read.
+func decodeBody(body *openapi3.RequestBody, bind bodyBinder, check bool) echo.MiddlewareFunc {
 	var schema *openapi3.Schema
 	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil {
 		schema = mt.Schema.Value
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			var data []byte
-			if r := c.Request(); r.Body != nil && r.Body != http.NoBody {
-				var err error
-				if data, err = io.ReadAll(r.Body); err != nil {
-					var tooLarge *http.MaxBytesError
-					if errors.As(err, &tooLarge) {
-						return err
-					}
-					return invalid("body: invalid")
-				}
+			cl := callOf(c)
+			if cl == nil {
+				return errNoCall
+			}
+			data, err := readBody(cl)
+			if err != nil {
+				return err
 			}
 			switch {
 			case len(data) == 0 && body.Required:
@@ -99,8 +92,33 @@ func decodeBody(body *openapi3.RequestBody, check bool) echo.MiddlewareFunc {
 					return invalid("%s", describeBodyError(err))
 				}
 			}
-			c.Set(bodyOfRequest, v)
+			if err := bind(cl, v); err != nil {
+				return err
+			}
 			return next(c)
 		}
 	}
+}
+
+// readBody reads a request's body, up to MaxBodyBytes, and marks it read
+// once it has read it to its end.
+func readBody(cl *call) ([]byte, error) {
+	r := cl.Request()
+	if r.ContentLength > MaxBodyBytes {
+		return nil, &http.MaxBytesError{Limit: MaxBodyBytes}
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		cl.bodyRead = true
+		return nil, nil
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, err
+	case err != nil:
+		return nil, invalid("body: invalid")
+	}
+	cl.bodyRead = true
+	return data, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -275,5 +276,86 @@ func TestJSONMessageIgnoresHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		decoders.Put(new(jsontext.Decoder)) // and a fresh one next
+	}
+}
+
+func TestAcceptsJSON(t *testing.T) {
+	for _, tc := range []struct {
+		values []string
+		want   bool
+		err    string // a part of the refusal, when it is one
+	}{
+		{nil, true, ""},
+		{[]string{"*/*"}, true, ""},
+		{[]string{"application/json"}, true, ""},
+		{[]string{"Application/JSON"}, true, ""},
+		{[]string{"application/*"}, true, ""},
+		{[]string{"application/json; charset=utf-8"}, true, ""},
+		{[]string{`application/json;charset="UTF-8"`}, true, ""},
+		{[]string{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}, true, ""}, // a browser's
+		{[]string{"application/xml", "application/json"}, true, ""},
+		{[]string{""}, true, ""},
+		{[]string{" , ,"}, true, ""},
+		{[]string{"application/json;q=0.001"}, true, ""},
+		{[]string{"application/json;q=1.000"}, true, ""},
+		{[]string{"application/json;q=0."}, false, ""},
+		{[]string{"application/xml"}, false, ""},
+		{[]string{"text/plain, text/html"}, false, ""},
+		{[]string{"application/json;q=0"}, false, ""},
+		{[]string{"application/json;q=0, */*"}, false, ""}, // the most specific range decides
+		{[]string{"*/*;q=0, application/json;q=0.5"}, true, ""},
+		{[]string{"application/*;q=0, */*"}, false, ""},
+		{[]string{"application/json;version=2"}, false, ""},
+		{[]string{"application/json;version=2, application/*;q=0.1"}, true, ""},
+		{[]string{"application/json;charset=latin1"}, false, ""},
+		{[]string{`text/html;a="x,y", application/json`}, true, ""},
+		{[]string{"application/json;q=0;x=1"}, false, ""},
+		{[]string{"json"}, false, `"json" is not a media range`},
+		{[]string{"*/json"}, false, "is not a media range"},
+		{[]string{"application/json;q=2"}, false, "q must be a number from 0 to 1"},
+		{[]string{"application/json;q=0.0001"}, false, "q must be"},
+		{[]string{"application/json;q=1.5"}, false, "q must be"},
+		{[]string{"application/json;q="}, false, "not name=value"},
+		{[]string{"application/json;"}, false, "not name=value"},
+		{[]string{"appli cation/json"}, false, "is not a media range"},
+	} {
+		got, err := AcceptsJSON(tc.values)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("AcceptsJSON(%q): got %v, %v; want a refusal with %q", tc.values, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("AcceptsJSON(%q): got %v, %v; want %v", tc.values, got, err, tc.want)
+		}
+	}
+}
+
+func FuzzAccept(f *testing.F) {
+	for _, s := range []string{"*/*", "application/json;q=0.5, text/html", `a/b;c="d,e";q=1`, "application/*;q=0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		ok, err := AcceptsJSON([]string{v})
+		if err != nil && ok {
+			t.Fatalf("AcceptsJSON(%q): admitted and refused", v)
+		}
+		if err != nil && (!utf8.ValidString(err.Error()) || len(err.Error()) > 1024) {
+			t.Fatalf("AcceptsJSON(%q): message %q is not a line of UTF-8 within Error.message's 1024 bytes", v, err)
+		}
+	})
+}
+
+func TestIdentityEncoding(t *testing.T) {
+	for _, ok := range [][]string{nil, {"identity"}, {"Identity"}, {""}, {"identity, identity"}} {
+		if err := IdentityEncoding(ok); err != nil {
+			t.Errorf("IdentityEncoding(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range [][]string{{"gzip"}, {"identity", "br"}, {"identity, deflate"}, {"x-gzip"}} {
+		if err := IdentityEncoding(bad); err == nil || !strings.Contains(err.Error(), "Content-Encoding:") {
+			t.Errorf("IdentityEncoding(%q): got %v, want a refusal", bad, err)
+		}
 	}
 }

@@ -148,11 +148,7 @@ func (t *Tracing) Apply(cfg *httpapi.Config) error {
 	if !t.On() {
 		return nil
 	}
-	ops, err := operationIDs()
-	if err != nil {
-		return err
-	}
-	cfg.Trace = nameSpan(ops)
+	cfg.Trace = nameSpan
 	cfg.TraceID = TraceID
 	tracer := t.tp.Tracer(instrumentation)
 	cfg.WrapStore = func(s pets.Store) pets.Store { return wrapStore(s, tracer) }
