@@ -83,7 +83,7 @@ func TestSentencesStated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const sentence = "Bodies larger than\n      1 MiB are answered `413`."
+	const sentence = "Bodies larger than\n      1 MiB are answered `413`"
 	if !bytes.Contains(raw, []byte(sentence)) {
 		t.Fatalf("openapi.yaml has no %q", sentence)
 	}
