@@ -212,7 +212,9 @@ func serverList(servers []lbServer) []string {
 }
 
 // deployEnv is the replicas' environment: this one without PETSTORE_
-// variables, plus the key and the database.
+// variables, plus the key and the database, and the balancer (on loopback)
+// as the proxy whose X-Forwarded-For names the client for the throttle of
+// wrong keys, as docs/deploying.md recommends.
 func deployEnv(key, dbURL string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -220,7 +222,7 @@ func deployEnv(key, dbURL string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL)
+	return append(env, "PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL, "PETSTORE_TRUSTED_PROXIES=127.0.0.1")
 }
 
 func (ro *rollout) startReplicas(ctx context.Context, env []string) error {

@@ -97,6 +97,7 @@ defaults
     retry-on {{.LB.RetryOn}}
     {{if .LB.Redispatch}}option redispatch 1{{else}}no option redispatch{{end}}
     http-reuse {{.LB.Reuse}}
+    option forwardfor
 
 frontend api
     bind {{.Addr}}
