@@ -44,6 +44,7 @@ type load struct {
 	run      string // this run's id, in every Idempotency-Key
 	client   *http.Client
 	contract *contract.Contract // every answer is checked against openapi.yaml
+	pets     string             // the collection's path: the spec's base path and /pets
 	creates  *rate.Limiter
 	reads    *rate.Limiter
 
@@ -56,7 +57,11 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 	if err != nil {
 		return nil, err
 	}
-	c, err := contract.New(spec, "/v1")
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, err
+	}
+	c, err := contract.New(spec, base)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +73,7 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		DisableCompression:  true,
 	}
 	return &load{
-		h: h, replicas: replicas, key: key, contract: c,
+		h: h, replicas: replicas, key: key, contract: c, pets: base + "/pets",
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
@@ -231,7 +236,7 @@ func (l *load) create(ctx context.Context, proc int, b history.Body, key string,
 		op.Attempt = 0
 	}
 	start := time.Now()
-	a := l.do(ctx, r, http.MethodPost, "/v1/pets", body, key)
+	a := l.do(ctx, r, http.MethodPost, l.pets, body, key)
 	op.Invoke, op.Complete = l.h.Since(start), l.h.Now()
 	a.record(&op)
 	op.Outcome = createOutcome(a)
@@ -291,7 +296,7 @@ func (l *load) getter(ctx context.Context, proc int) {
 		r := l.pick()
 		op := history.Op{Kind: history.Get, Process: proc, Replica: r.name, ID: id, Requests: 1}
 		start := time.Now()
-		a := l.do(ctx, r, http.MethodGet, "/v1/pets/"+strconv.FormatInt(id, 10), nil, "")
+		a := l.do(ctx, r, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
 		if a.err != nil && ctx.Err() != nil {
 			return // cut short by the end of the run
 		}
@@ -326,7 +331,7 @@ const pageTries = 30
 func (l *load) walker(ctx context.Context, proc int) {
 	for l.reads.Wait(ctx) == nil {
 		op := history.Op{Kind: history.Walk, Process: proc, Limit: []int{100, 100, 37}[rand.IntN(3)]}
-		path := "/v1/pets?limit=" + strconv.Itoa(op.Limit)
+		path := l.pets + "?limit=" + strconv.Itoa(op.Limit)
 		if rand.IntN(2) == 0 {
 			op.Filter = string(statuses[rand.IntN(len(statuses))])
 			path += "&status=" + op.Filter
@@ -416,7 +421,7 @@ func cursor(next string) int64 {
 // walkAll lists every pet from r, for the memory store's final state.
 func (l *load) walkAll(ctx context.Context, r *replica) ([]history.Pet, error) {
 	var all []history.Pet
-	path := "/v1/pets?limit=100"
+	path := l.pets + "?limit=100"
 	for path != "" {
 		a := l.do(ctx, r, http.MethodGet, path, nil, "")
 		if a.err != nil || a.status != http.StatusOK {

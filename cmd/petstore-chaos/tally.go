@@ -68,7 +68,7 @@ func (t *tally) RoundTrip(req *http.Request) (*http.Response, error) {
 		kind = reqKeyed
 	case req.Method == http.MethodPost:
 		kind = reqKeyless
-	case strings.HasPrefix(req.URL.Path, "/v1/pets/"):
+	case strings.Contains(req.URL.Path, "/pets/"): // a pet's own path, under any base path
 		kind = reqGet
 	}
 	s := sent{kind: kind, start: time.Now()}
