@@ -23,44 +23,6 @@ func idemKey(k string) pets.IdempotencyKey {
 	return pets.IdempotencyKey{Owner: "alice", Key: k, TTL: time.Hour}
 }
 
-// TestPostgresKeyInFlight: while another transaction holds a key (a create
-// with it is running, on any replica), CreateOnce answers ErrKeyInFlight at
-// once, without waiting, and writes nothing; afterwards it creates.
-func TestPostgresKeyInFlight(t *testing.T) {
-	dbURL := pgtest.Schema(t)
-	s := pgtest.Open(t, dbURL)
-	ctx := context.Background()
-	blocker := connect(t, dbURL)
-	tx, err := blocker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock($1)", pgstore.KeyLock(idemKey("busy"))); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if p, _, err := s.CreateOnce(ctx, rex, idemKey("busy")); !errors.Is(err, pets.ErrKeyInFlight) {
-		t.Fatalf("CreateOnce with the key held: got %+v, %v; want ErrKeyInFlight", p, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("CreateOnce with the key held took %v: it waited for the lock", d)
-	}
-	// Another key, and the same key of another owner, are not held.
-	if _, replayed, err := s.CreateOnce(ctx, rex, idemKey("free")); err != nil || replayed {
-		t.Fatalf("CreateOnce with another key: got replayed %v, %v; want a new pet", replayed, err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p, replayed, err := s.CreateOnce(ctx, rex, idemKey("busy"))
-	if err != nil || replayed {
-		t.Fatalf("CreateOnce once the key is free: got %+v, replayed %v, %v; want a new pet", p, replayed, err)
-	}
-	if n, _ := s.Count(ctx); n != 2 {
-		t.Fatalf("Count: got %d, want 2 (nothing from the refused create)", n)
-	}
-}
-
 // TestPostgresLostCommit is the case Idempotency-Key exists for: the
 // connection fails after COMMIT was sent, so the database stored the pet but
 // the store never heard. CreateOnce says the outcome is unknown (not that
