@@ -67,10 +67,10 @@ chaos-short: bin/petstore-chaos
 chaos-memory: bin/petstore-chaos
 	$(CHAOS_RUN) -store memory -out $(CHAOS_OUT)-memory -min-acked 1000 -min-faults 5
 
-## chaos-broken: the chaos run of a server built broken (CHAOS_BROKEN=nolock|asynccommit|nokey|nounknown);
+## chaos-broken: the chaos run of a server built broken (CHAOS_BROKEN=nolock|reorder|asynccommit|nokey|nounknown);
 ## passes when the audit catches it
 chaos-broken: bin/petstore-chaos
-	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|asynccommit|nokey|nounknown'; exit 2; }
+	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|reorder|asynccommit|nokey|nounknown'; exit 2; }
 	@rc=0; .ci/with-postgres $(CHAOS_RUN) -broken $(CHAOS_BROKEN) -out $(CHAOS_OUT)-$(CHAOS_BROKEN) || rc=$$?; \
 	case $$rc in \
 	1) echo "chaos-broken: the audit caught $(CHAOS_BROKEN)";; \

@@ -107,7 +107,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.StringVar(&c.store, "store", "postgres", "postgres (2 replicas, every fault) or memory (1 replica, pauses only)")
 	fs.IntVar(&c.replicas, "replicas", 2, "replicas of the server (postgres)")
 	faults := fs.String("faults", "", "comma-separated faults, of "+strings.Join(allFaults, ",")+" (default: all for postgres, pause for memory)")
-	fs.StringVar(&c.broken, "broken", "", "build the server with the chaosbroken tag and plant this fault: nolock, asynccommit, nokey or nounknown")
+	fs.StringVar(&c.broken, "broken", "", "build the server with the chaosbroken tag and plant this fault: nolock, reorder, asynccommit, nokey or nounknown")
 	fs.StringVar(&c.out, "out", "bin/chaos", "directory for the history, the final state and the replicas' logs")
 	fs.IntVar(&c.writers, "writers", 8, "concurrent writers")
 	fs.Float64Var(&c.createRate, "create-rate", 150, "creates a second, at most, across writers")
@@ -143,8 +143,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if c.replicas < 1 || c.replicas > 8 || c.writers < 1 || c.writers > 64 {
 		return c, errors.New("want 1 to 8 replicas and 1 to 64 writers")
 	}
-	if !slices.Contains([]string{"", "nolock", "asynccommit", "nokey", "nounknown"}, c.broken) {
-		return c, fmt.Errorf("broken %q: want nolock, asynccommit, nokey or nounknown", c.broken)
+	if !slices.Contains([]string{"", "nolock", "reorder", "asynccommit", "nokey", "nounknown"}, c.broken) {
+		return c, fmt.Errorf("broken %q: want nolock, reorder, asynccommit, nokey or nounknown", c.broken)
 	}
 	return c, nil
 }

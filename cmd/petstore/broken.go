@@ -12,5 +12,6 @@ import (
 func init() {
 	plantURL = broken.DatabaseURL
 	plantStore = func(kind string, s pets.Store) pets.Store { return broken.Store(kind, s) }
+	plantOptions = broken.Options
 	plantEnv = broken.Env
 }

@@ -5,9 +5,6 @@ import (
 	"time"
 )
 
-// CreateLock is the advisory lock key that a batch of creates takes.
-const CreateLock = createLock
-
 // Unserialise makes s create without the advisory lock, to measure what the
 // lock costs. Tests only: it breaks the listing guarantee.
 func Unserialise(s *Store) {

@@ -16,7 +16,7 @@ import (
 // goroutine: it takes every create waiting (no linger timer: a lone create
 // is sent at once) and commits them in one transaction, one round trip:
 //
-//	lock    take createLock, a transaction-scoped advisory lock
+//	lock    take CreateLock, a transaction-scoped advisory lock
 //	sweep   remove a few expired idempotency keys (keyed batches only)
 //	insert  take an id for each member, insert the pets, record the keys
 //	count   add the pets inserted to pet_count
@@ -39,9 +39,10 @@ import (
 // whose connection fails after it was sent may have committed: every member
 // is told so (pets.ErrOutcomeUnknown).
 
-// createLock is the key of the advisory lock that orders ids by commit. Any
-// value unique to this application does; this one is "petstore" in ASCII.
-const createLock int64 = 0x70657473746f7265
+// CreateLock is the key of the advisory lock that orders ids by commit
+// (pg_locks shows the batches that wait for it). Any value unique to this
+// application does; this one is "petstore" in ASCII.
+const CreateLock int64 = 0x70657473746f7265
 
 // maxBatch bounds the creates of one transaction.
 const maxBatch = 1024
@@ -383,7 +384,7 @@ func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 	for _, st := range s.steps {
 		switch st.Name {
 		case StepLock:
-			b.Queue(st.SQL, createLock)
+			b.Queue(st.SQL, CreateLock)
 		case StepSweep:
 			if keyed > 0 {
 				b.Queue(st.SQL, sweepExpired*keyed)
