@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
+.PHONY: all run build image test-image test test-docs test-postgres chaos chaos-short chaos-memory chaos-broken bench-postgres bench-writes fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load
 
 all: lint test
 
@@ -87,6 +87,11 @@ bench-postgres:
 	PG_FSYNC=on .ci/with-postgres bash -o pipefail -c '$(GO) test -run "^$$" -bench "^BenchmarkPostgres" -benchmem -count 6 ./internal/pgstore ./internal/httpapi | tee bench-postgres.out'
 	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
 
+## bench-writes: the create ceiling on PostgreSQL (fsync on), in one run: pgbench's plain insert at 1 and 32 clients,
+## POST /v1/pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
+bench-writes:
+	PG_FSYNC=on .ci/with-postgres .ci/bench-writes
+
 ## fuzz: run each fuzz test for FUZZTIME (default 50000x: runs of the target); a crasher is kept in the package's testdata/fuzz
 # FUZZ_TARGETS are package:target pairs: the app end to end (httpapi) and
 # the strict input rules on their own (strict), the kit's reports (conform).
@@ -168,7 +173,7 @@ test-browser:
 BENCH_COUNT ?= 6
 BENCH_OUT ?= bin/bench
 BENCHSTAT = $(GO) run golang.org/x/perf/cmd/benchstat
-bench: bench-go bench-postgres bench-load
+bench: bench-go bench-postgres bench-writes bench-load
 
 bench-go:
 	@mkdir -p $(BENCH_OUT)

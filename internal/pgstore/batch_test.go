@@ -96,6 +96,13 @@ func goCreate(ctx context.Context, s pets.Store, name string, k string) <-chan r
 	return out
 }
 
+// creating returns a maker of goCreate's calls on s, for queueBehind.
+func creating(ctx context.Context, s pets.Store) func(name, key string) func() <-chan result {
+	return func(name, key string) func() <-chan result {
+		return func() <-chan result { return goCreate(ctx, s, name, key) }
+	}
+}
+
 // queueBehind starts first on s and waits until its batch waits at the
 // gate, then starts each of rest and waits until all of them are queued
 // behind it.
@@ -132,9 +139,7 @@ func TestPostgresBatch(t *testing.T) {
 	g, dbURL := newGate(t, pgtest.Schema(t))
 	s := openGated(t, dbURL)
 	ctx := context.Background()
-	create := func(name, key string) func() <-chan result {
-		return func() <-chan result { return goCreate(ctx, s, name, key) }
-	}
+	create := creating(ctx, s)
 	head, tail := queueBehind(t, g, s, create("first", ""), create("a", ""), create("b", "kb"), create("c", ""), create("d", "kd"))
 	g.release()
 	var got []pets.Pet
@@ -172,9 +177,7 @@ func TestPostgresBatchMemberFails(t *testing.T) {
 	g, dbURL := newGate(t, schema)
 	s := openGated(t, dbURL)
 	ctx := context.Background()
-	create := func(name, key string) func() <-chan result {
-		return func() <-chan result { return goCreate(ctx, s, name, key) }
-	}
+	create := creating(ctx, s)
 	head, tail := queueBehind(t, g, s, create("first", ""), create("a", ""), create("poison", ""), create("b", "kb"), create("c", ""))
 	g.release()
 	if r := <-head; r.err != nil {
@@ -220,10 +223,8 @@ func TestPostgresBatchCanceledWhileQueued(t *testing.T) {
 	ctx := context.Background()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	head, tail := queueBehind(t, g, s,
-		func() <-chan result { return goCreate(ctx, s, "first", "") },
-		func() <-chan result { return goCreate(cctx, s, "gave up", "") },
-		func() <-chan result { return goCreate(ctx, s, "after", "") })
+	create := creating(ctx, s)
+	head, tail := queueBehind(t, g, s, create("first", ""), creating(cctx, s)("gave up", ""), create("after", ""))
 	cancel()
 	if r := <-tail[0]; !errors.Is(r.err, context.Canceled) || errors.Is(r.err, pets.ErrOutcomeUnknown) {
 		t.Fatalf("canceled while queued: got %+v; want context.Canceled, known to be unwritten", r)
@@ -249,10 +250,8 @@ func TestPostgresCloseFlushes(t *testing.T) {
 	g, dbURL := newGate(t, pgtest.Schema(t))
 	s := openGated(t, dbURL)
 	ctx := context.Background()
-	create := func(name string) func() <-chan result {
-		return func() <-chan result { return goCreate(ctx, s, name, "") }
-	}
-	head, tail := queueBehind(t, g, s, create("first"), create("a"), create("b"))
+	create := creating(ctx, s)
+	head, tail := queueBehind(t, g, s, create("first", ""), create("a", ""), create("b", ""))
 	closed := make(chan struct{})
 	go func() { s.Close(); close(closed) }()
 	apitest.Eventually(t, "Close to begin", func() bool { return pgstore.Closing(s) })
@@ -338,9 +337,7 @@ func TestPostgresBatchLostCommit(t *testing.T) {
 	u.RawQuery = q.Encode()
 	s := openGated(t, u.String())
 	ctx := context.Background()
-	create := func(name, key string) func() <-chan result {
-		return func() <-chan result { return goCreate(ctx, s, name, key) }
-	}
+	create := creating(ctx, s)
 	head, tail := queueBehind(t, g, s, create("first", ""), create("lost answer", ""), create("b", "kb"), create("c", ""))
 	proxy.LoseAnswerTo("lost answer")
 	g.release()
