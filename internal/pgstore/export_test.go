@@ -41,6 +41,13 @@ var (
 	Classify     = classify
 )
 
+// The statements of a batch, for EXPLAIN.
+const (
+	InsertBatch      = insertBatch
+	InsertKeyedBatch = insertKeyedBatch
+	CountBatch       = countBatch
+)
+
 // SweepKeys and SweepExpired are the bounded removal of expired keys.
 const (
 	SweepKeys    = sweepKeys

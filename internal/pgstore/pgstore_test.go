@@ -142,8 +142,63 @@ func TestPostgresListPlans(t *testing.T) {
 	}
 }
 
+// TestPostgresBatchPlans checks with EXPLAIN ANALYZE, under the generic
+// plans the committer's session uses, that no statement of a batch scans
+// a table: a batch's cost must not grow with the catalogue.
+func TestPostgresBatchPlans(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	pgtest.Open(t, dbURL)
+	conn := connect(t, dbURL)
+	ctx := context.Background()
+	pgtest.Seed(t, dbURL, 50000)
+	if _, err := conn.Exec(ctx, `insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
+		select 'bob', 'k' || i, sha256(i::text::bytea), i, now() + interval '1 day' from generate_series(1, 50000) as i;
+		select setval('pets_id_seq', 50000); analyze idempotency_keys`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "set local plan_cache_mode = force_generic_plan"); err != nil {
+		t.Fatal(err)
+	}
+	fp := make([]byte, 32)
+	owner, key := "bob", "k7"
+	for _, tc := range []struct {
+		name, sql string
+		args      []any
+	}{
+		{"insert", pgstore.InsertBatch, []any{[]string{"a", "b"}, []int64{1, 2}, []string{"sold", "sold"}}},
+		{"count", pgstore.CountBatch, nil},
+		{"insert-keyed", pgstore.InsertKeyedBatch, []any{[]string{"a", "b"}, []int64{1, 2}, []string{"sold", "sold"},
+			[]*string{nil, &owner}, []*string{nil, &key}, [][]byte{nil, fp}, []float64{0, 60}}},
+		{"count after insert-keyed", pgstore.CountBatch, nil},
+	} {
+		var raw []byte
+		if err := tx.QueryRow(ctx, "explain (analyze, format json) "+tc.sql, tc.args...).Scan(&raw); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var plans []struct{ Plan planNode }
+		if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+			t.Fatalf("%s: plan %s: %v", tc.name, raw, err)
+		}
+		plans[0].Plan.walk(func(n *planNode) {
+			if n.NodeType == "Seq Scan" && n.RelationName != "pet_count" {
+				t.Errorf("%s scans %s:\n%s", tc.name, n.RelationName, raw)
+			}
+		})
+	}
+	var n int64
+	if err := tx.QueryRow(ctx, "select n from pet_count").Scan(&n); err != nil || n != 3 {
+		t.Errorf("pet_count after a batch of 2 and one of 2 with a live key: %d, %v; want 3", n, err)
+	}
+}
+
 type planNode struct {
 	NodeType            string     `json:"Node Type"`
+	RelationName        string     `json:"Relation Name"`
 	IndexName           string     `json:"Index Name"`
 	ActualRows          int        `json:"Actual Rows"`
 	RowsRemovedByFilter int        `json:"Rows Removed by Filter"`

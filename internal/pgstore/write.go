@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -18,7 +19,8 @@ import (
 //
 //	lock    take CreateLock, a transaction-scoped advisory lock
 //	sweep   remove a few expired idempotency keys (keyed batches only)
-//	insert  take an id for each member, insert the pets, record the keys
+//	insert  take an id for each member, insert the pets (and record the
+//	        keys: insert-keyed, for a batch with a key)
 //	count   add the pets inserted to pet_count
 //	        COMMIT (implicit, at the batch's Sync)
 //
@@ -62,17 +64,20 @@ type Step struct {
 
 // The steps of a batch's transaction, and the statements Open gives them.
 const (
-	StepLock   = "lock"
-	StepSweep  = "sweep"
-	StepInsert = "insert"
-	StepCount  = "count"
+	StepLock        = "lock"
+	StepSweep       = "sweep"
+	StepInsert      = "insert"
+	StepInsertKeyed = "insert-keyed"
+	StepCount       = "count"
 )
 
-// batchSteps is the transaction of a batch, in order (see above).
+// batchSteps is the transaction of a batch, in order (see above): a batch
+// runs one of the two inserts.
 var batchSteps = []Step{
 	{StepLock, `select pg_advisory_xact_lock($1)`},
 	{StepSweep, sweepKeys},
 	{StepInsert, insertBatch},
+	{StepInsertKeyed, insertKeyedBatch},
 	{StepCount, countBatch},
 }
 
@@ -86,18 +91,33 @@ func WithSteps(edit func([]Step) []Step) Option {
 }
 
 // The statements of a batch. insertBatch takes every member's id in m, in
-// input order; records each keyed member's key unless a live record of it
-// exists (an expired one is replaced), and inserts the pets of the members
-// without a key and of those whose key it recorded; then answers, in input
-// order, each member's id and whether its pet was inserted. A member not
-// inserted found its key recorded by an earlier create (see CreateOnce).
-// countBatch counts the pets inserted: under the lock the batch's ids are
-// the last k the sequence gave.
+// input order (nextval in a CTE materialized once: each member's row and
+// id stay together, whatever order the insert and RETURNING take), inserts
+// the pets, leaves their number in a setting local to the transaction, for
+// countBatch, and answers each member's id, in input order.
+// insertKeyedBatch also records each keyed member's key, unless a live
+// record of it exists (an expired one is replaced), inserts only the pets
+// of the members without a key and of those whose key it recorded, and
+// answers for each member whether its pet was inserted: one that was not
+// found its key recorded by an earlier create (see CreateOnce). No
+// statement scans a table, whatever the plan; the committer's session uses
+// generic plans (see Open), so each is planned once, whatever the batch's
+// length.
 const (
 	sweepKeys = `delete from idempotency_keys where (owner, key) in (
 		select owner, key from idempotency_keys where expires_at <= now()
 		order by expires_at limit $1 for update skip locked)`
 	insertBatch = `with m as materialized (
+			select u.ord, nextval('pets_id_seq') as id, u.name, u.category_id, u.status
+			from unnest($1::text[], $2::bigint[], $3::text[]) with ordinality as u(name, category_id, status, ord)
+		), p as (
+			insert into pets (id, name, category_id, status) overriding system value
+			select id, name, category_id, status from m
+		), n as (
+			select set_config('petstore.inserted', (select count(*) from m)::text, true)
+		)
+		select m.id, true from m, n order by m.ord`
+	insertKeyedBatch = `with m as materialized (
 			select u.ord, nextval('pets_id_seq') as id, u.name, u.category_id, u.status,
 				u.owner, u.key, u.fingerprint, u.ttl
 			from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::float8[])
@@ -113,9 +133,11 @@ const (
 			insert into pets (id, name, category_id, status) overriding system value
 			select id, name, category_id, status from m where key is null or id in (select pet_id from k)
 			returning id
+		), n as (
+			select set_config('petstore.inserted', (select count(*) from p)::text, true)
 		)
-		select m.id, m.id in (select id from p) from m order by m.ord`
-	countBatch = `update pet_count set n = n + (select count(*) from pets where id > currval('pets_id_seq') - $1)`
+		select m.id, m.id in (select id from p) from m, n order by m.ord`
+	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint`
 )
 
 // Create stores n and returns it with its new ID, committed in a batch
@@ -364,42 +386,47 @@ func (s *Store) send(batch []*member) (outs []outcome, sent bool, err error) {
 // queue makes the pgx batch of the steps for batch; the insert's answer
 // fills outs.
 func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
-	k := len(batch)
-	var (
-		names, statuses = make([]string, k), make([]string, k)
-		categories      = make([]int64, k)
-		owners, keys    = make([]*string, k), make([]*string, k)
-		fingerprints    = make([][]byte, k)
-		ttls            = make([]float64, k)
-		keyed           int
-	)
+	k, keyed := len(batch), 0
+	names, statuses, categories := make([]string, k), make([]string, k), make([]int64, k)
 	for i, m := range batch {
 		names[i], categories[i], statuses[i] = m.pet.Name, m.pet.CategoryID, string(m.pet.Status)
 		if m.key != nil {
-			owners[i], keys[i], fingerprints[i], ttls[i] = &m.key.Owner, &m.key.Key, m.fp[:], m.key.TTL.Seconds()
 			keyed++
 		}
 	}
+	scan := func(rows pgx.Rows) error { return scanBatch(rows, batch, outs) }
 	b := &pgx.Batch{}
 	for _, st := range s.steps {
-		switch st.Name {
-		case StepLock:
+		switch {
+		case st.Name == StepLock:
 			b.Queue(st.SQL, CreateLock)
-		case StepSweep:
-			if keyed > 0 {
-				b.Queue(st.SQL, sweepExpired*keyed)
-			}
-		case StepInsert:
-			b.Queue(st.SQL, names, categories, statuses, owners, keys, fingerprints, ttls).Query(func(rows pgx.Rows) error {
-				return scanBatch(rows, batch, outs)
-			})
-		case StepCount:
-			b.Queue(st.SQL, k)
-		default:
+		case st.Name == StepSweep && keyed > 0:
+			b.Queue(st.SQL, sweepExpired*keyed)
+		case st.Name == StepInsert && keyed == 0:
+			b.Queue(st.SQL, names, categories, statuses).Query(scan)
+		case st.Name == StepInsertKeyed && keyed > 0:
+			owners, keys, fingerprints, ttls := keyArgs(batch)
+			b.Queue(st.SQL, names, categories, statuses, owners, keys, fingerprints, ttls).Query(scan)
+		case st.Name == StepCount:
 			b.Queue(st.SQL)
+		case !slices.Contains([]string{StepSweep, StepInsert, StepInsertKeyed}, st.Name):
+			b.Queue(st.SQL) // a step of its own, without parameters
 		}
 	}
 	return b
+}
+
+// keyArgs are the key columns of insertKeyedBatch: NULL for a member
+// without a key.
+func keyArgs(batch []*member) (owners, keys []*string, fingerprints [][]byte, ttls []float64) {
+	owners, keys = make([]*string, len(batch)), make([]*string, len(batch))
+	fingerprints, ttls = make([][]byte, len(batch)), make([]float64, len(batch))
+	for i, m := range batch {
+		if m.key != nil {
+			owners[i], keys[i], fingerprints[i], ttls[i] = &m.key.Owner, &m.key.Key, m.fp[:], m.key.TTL.Seconds()
+		}
+	}
+	return owners, keys, fingerprints, ttls
 }
 
 // scanBatch reads the insert's answer, a row a member in input order, into

@@ -54,7 +54,7 @@ const inputOrder = "order by m.ord"
 
 func reorder(steps []pgstore.Step) []pgstore.Step {
 	for i, st := range steps {
-		if st.Name == pgstore.StepInsert {
+		if st.Name == pgstore.StepInsert || st.Name == pgstore.StepInsertKeyed {
 			steps[i].SQL = strings.Replace(st.SQL, inputOrder, inputOrder+" desc", 1)
 		}
 	}

@@ -47,9 +47,9 @@ func TestPostgresNoLock(t *testing.T) {
 	}
 }
 
-// TestPostgresReorder: from concurrent creates (batched), a reorder store
-// acknowledges pets that are not the ones stored under their ids; a sound
-// store never does.
+// TestPostgresReorder: from concurrent creates (batched), keyed and not, a
+// reorder store acknowledges pets that are not the ones stored under their
+// ids; a sound store never does.
 func TestPostgresReorder(t *testing.T) {
 	for _, kind := range []string{"", broken.Reorder} {
 		s := openPlanted(t, pgtest.Schema(t), kind)
@@ -62,7 +62,16 @@ func TestPostgresReorder(t *testing.T) {
 		for w := range 8 {
 			wg.Go(func() {
 				for i := range 25 {
-					p, err := s.Create(ctx, pets.NewPet{Name: fmt.Sprintf("w%d #%d", w, i), CategoryID: 1})
+					n := pets.NewPet{Name: fmt.Sprintf("w%d #%d", w, i), CategoryID: 1}
+					var (
+						p   pets.Pet
+						err error
+					)
+					if w%2 == 0 {
+						p, err = s.Create(ctx, n)
+					} else {
+						p, _, err = s.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: "o", Key: n.Name, TTL: time.Hour})
+					}
 					if err != nil {
 						t.Error(err)
 						return
