@@ -402,3 +402,26 @@ func TestPostgresKeyWaitsItsTurn(t *testing.T) {
 		t.Fatalf("Count: %d, %v; want 1", n, err)
 	}
 }
+
+// TestPostgresBatchesPlanOnce: the statements of batches are planned
+// generically, once, whatever the batches' lengths: a custom plan costs more
+// backend CPU than a lone create's whole transaction did before batches.
+func TestPostgresBatchesPlanOnce(t *testing.T) {
+	s := pgtest.Open(t, pgtest.Schema(t))
+	ctx := context.Background()
+	for i := range 12 {
+		if _, err := s.Create(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}, idemKey(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	custom, generic, err := pgstore.CommitterPlans(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if custom != 0 || generic < 12*3 {
+		t.Fatalf("the committer's batch statements: %d custom plans, %d generic; want none custom, every one of 36 and more generic", custom, generic)
+	}
+}

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -20,6 +21,19 @@ func Waiting(s *Store) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.waiting)
+}
+
+// CommitterPlans returns the custom and the generic plans made so far for
+// the statements of batches prepared on s's committer connection.
+func CommitterPlans(ctx context.Context, s *Store) (custom, generic int64, err error) {
+	conn, err := s.writes.Acquire(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Release()
+	err = conn.QueryRow(ctx, `select coalesce(sum(custom_plans), 0), coalesce(sum(generic_plans), 0)
+		from pg_prepared_statements where statement like '%pets_id_seq%' or statement like '%idempotency_keys%'`).Scan(&custom, &generic)
+	return custom, generic, err
 }
 
 // Closing reports whether Close has begun on s.

@@ -95,13 +95,8 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	// The committer's one connection. Its statements take arrays whose
-	// length PostgreSQL's custom plans would plan anew on every call (a
-	// quarter of a millisecond for the insert): generic plans, planned once,
-	// are the same for every length and use the same indexes.
-	wcfg := pcfg.Copy()
+	wcfg := pcfg.Copy() // the committer's one connection
 	wcfg.MaxConns, wcfg.MinConns, wcfg.MinIdleConns = 1, min(wcfg.MinConns, 1), min(wcfg.MinIdleConns, 1)
-	wcfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	writes, err := pgxpool.NewWithConfig(ctx, wcfg)
 	if err != nil {
 		pool.Close()

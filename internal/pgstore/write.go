@@ -74,7 +74,7 @@ const (
 // batchSteps is the transaction of a batch, in order (see above): a batch
 // runs one of the two inserts.
 var batchSteps = []Step{
-	{StepLock, `select pg_advisory_xact_lock($1)`},
+	{StepLock, lockBatch},
 	{StepSweep, sweepKeys},
 	{StepInsert, insertBatch},
 	{StepInsertKeyed, insertKeyedBatch},
@@ -100,10 +100,15 @@ func WithSteps(edit func([]Step) []Step) Option {
 // of the members without a key and of those whose key it recorded, and
 // answers for each member whether its pet was inserted: one that was not
 // found its key recorded by an earlier create (see CreateOnce). No
-// statement scans a table, whatever the plan; the committer's session uses
-// generic plans (see Open), so each is planned once, whatever the batch's
-// length.
+// statement scans a table, whatever the plan (TestPostgresBatchPlans).
 const (
+	// lockBatch also makes the rest of the transaction plan generically:
+	// the statements take arrays, whose length custom plans would plan
+	// anew on every call (a quarter of a millisecond for the insert);
+	// generic plans are made once, the same for every length. Local to
+	// the transaction, not a setting of the session: a connection pooler
+	// may refuse startup parameters, or share sessions.
+	lockBatch = `select pg_advisory_xact_lock($1), set_config('plan_cache_mode', 'force_generic_plan', true)`
 	sweepKeys = `delete from idempotency_keys where (owner, key) in (
 		select owner, key from idempotency_keys where expires_at <= now()
 		order by expires_at limit $1 for update skip locked)`
