@@ -142,7 +142,8 @@ const (
 			select set_config('petstore.inserted', (select count(*) from p)::text, true)
 		)
 		select m.id, m.id in (select id from p) from m, n order by m.ord`
-	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint`
+	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint
+		where current_setting('petstore.inserted')::bigint > 0`
 )
 
 // Create stores n and returns it with its new ID, committed in a batch
