@@ -24,7 +24,8 @@ func Waiting(s *Store) int {
 }
 
 // CommitterPlans returns the custom and the generic plans made so far for
-// the statements of batches prepared on s's committer connection.
+// the statements of batches prepared on s's committer connection, but the
+// lock's (which sets generic plans for the rest).
 func CommitterPlans(ctx context.Context, s *Store) (custom, generic int64, err error) {
 	conn, err := s.writes.Acquire(ctx)
 	if err != nil {
@@ -32,7 +33,8 @@ func CommitterPlans(ctx context.Context, s *Store) (custom, generic int64, err e
 	}
 	defer conn.Release()
 	err = conn.QueryRow(ctx, `select coalesce(sum(custom_plans), 0), coalesce(sum(generic_plans), 0)
-		from pg_prepared_statements where statement like '%pets_id_seq%' or statement like '%idempotency_keys%'`).Scan(&custom, &generic)
+		from pg_prepared_statements
+		where statement not like '%pg_advisory_xact_lock%' and statement not like '%pg_prepared_statements%'`).Scan(&custom, &generic)
 	return custom, generic, err
 }
 
@@ -57,6 +59,7 @@ var (
 
 // The statements of a batch, for EXPLAIN.
 const (
+	InsertOne        = insertOne
 	InsertBatch      = insertBatch
 	InsertKeyedBatch = insertKeyedBatch
 	CountBatch       = countBatch

@@ -170,6 +170,8 @@ func TestPostgresBatchPlans(t *testing.T) {
 		name, sql string
 		args      []any
 	}{
+		{"insert-one", pgstore.InsertOne, []any{"a", 1, "sold"}},
+		{"count after insert-one", pgstore.CountBatch, nil},
 		{"insert", pgstore.InsertBatch, []any{[]string{"a", "b"}, []int64{1, 2}, []string{"sold", "sold"}}},
 		{"count", pgstore.CountBatch, nil},
 		{"insert-keyed", pgstore.InsertKeyedBatch, []any{[]string{"a", "b"}, []int64{1, 2}, []string{"sold", "sold"},
@@ -191,8 +193,8 @@ func TestPostgresBatchPlans(t *testing.T) {
 		})
 	}
 	var n int64
-	if err := tx.QueryRow(ctx, "select n from pet_count").Scan(&n); err != nil || n != 3 {
-		t.Errorf("pet_count after a batch of 2 and one of 2 with a live key: %d, %v; want 3", n, err)
+	if err := tx.QueryRow(ctx, "select n from pet_count").Scan(&n); err != nil || n != 4 {
+		t.Errorf("pet_count after batches of 1, of 2 and of 2 with a live key: %d, %v; want 4", n, err)
 	}
 }
 
