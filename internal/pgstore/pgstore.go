@@ -7,10 +7,9 @@
 // following the `after` cursor from any replica to any other visits every
 // pet exactly once, even while pets are being created.
 //
-// Creates go through one committer a store (write.go), which commits
-// whatever creates are waiting in one transaction on a connection of its
-// own; reads use a pool that creates never hold, so they never queue behind
-// them.
+// Creates commit in batches (write.go): whatever creates are waiting, in
+// one transaction on the store's one write connection; reads use a pool
+// that creates never hold, so they never queue behind them.
 //
 // Every query runs under QueryTimeout. An error that means the database
 // cannot be reached or cannot answer now wraps pets.ErrUnavailable; the pools
@@ -55,7 +54,7 @@ type Store struct {
 	// pool serves reads (and the look-up of a key found recorded); its
 	// size is pgx's default or the URL's pool_max_conns.
 	pool *pgxpool.Pool
-	// writes is the committer's: one connection.
+	// writes is the one connection batches commit on.
 	writes *pgxpool.Pool
 	// steps are the statements of a batch's transaction: batchSteps
 	// unless an Option changed them (WithSteps).
@@ -64,9 +63,14 @@ type Store struct {
 	timeout time.Duration
 
 	mu      sync.Mutex
-	waiting []*member // creates not yet taken by the committer, in order
-	closed  bool      // Close began: creates are refused
-	wake    chan struct{}
+	waiting []*member // creates not yet taken into a batch, in order
+	// busy is set while a leader or the committer owns the queue (see
+	// submit); only the owner takes batches. Never false while creates wait.
+	busy    bool
+	idle    sync.Cond     // on mu: busy became false
+	closed  bool          // Close began: creates are refused
+	wake    chan struct{} // a leader hands the queue to the committer
+	quit    chan struct{} // Close stops the committer
 	stopped chan struct{} // closed when the committer has returned
 	once    sync.Once
 }
@@ -95,7 +99,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	wcfg := pcfg.Copy() // the committer's one connection
+	wcfg := pcfg.Copy() // the one write connection
 	wcfg.MaxConns, wcfg.MinConns, wcfg.MinIdleConns = 1, min(wcfg.MinConns, 1), min(wcfg.MinIdleConns, 1)
 	writes, err := pgxpool.NewWithConfig(ctx, wcfg)
 	if err != nil {
@@ -104,8 +108,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{
 		pool: pool, writes: writes, steps: cfg.steps, timeout: QueryTimeout,
-		wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+		wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
 	}
+	s.idle.L = &s.mu
 	go s.commitLoop()
 	return s, nil
 }
@@ -168,8 +173,11 @@ func (s *Store) Close() {
 	s.once.Do(func() {
 		s.mu.Lock()
 		s.closed = true
+		for s.busy {
+			s.idle.Wait()
+		}
 		s.mu.Unlock()
-		s.signal()
+		close(s.quit)
 		<-s.stopped
 		s.writes.Close()
 		s.pool.Close()

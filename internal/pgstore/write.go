@@ -13,9 +13,12 @@ import (
 	"github.com/petstore/petstore/internal/pets"
 )
 
-// Creates commit in batches (group commit). Each store has one committer
-// goroutine: it takes every create waiting (no linger timer: a lone create
-// is sent at once) and commits them in one transaction, one round trip:
+// Creates commit in batches (group commit). A create that finds nobody
+// committing commits its own batch, in its own goroutine: a lone create is
+// sent at once, with no linger timer and no hand-off. Creates that arrive
+// meanwhile queue, and the store's committer goroutine then takes every
+// create waiting, batch after batch, until none waits. A batch commits in
+// one transaction, one round trip, on the store's one write connection:
 //
 //	lock    take CreateLock, a transaction-scoped advisory lock
 //	sweep   remove a few expired idempotency keys (keyed batches only)
@@ -173,7 +176,7 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 // waits its turn, then finds the first one's outcome, which is replayed,
 // or refused with ErrKeyReused for another request. The primary key on
 // (owner, key) decides between the members of one batch, where the
-// committer never puts k twice.
+// queue's owner never puts k twice.
 func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
 	n, err := n.Normalize()
 	if err != nil {
@@ -226,10 +229,10 @@ type member struct {
 	key    *pets.IdempotencyKey
 	fp     [32]byte
 	state  atomic.Int32 // queued, taken or dropped
-	done   chan outcome // the committer's answer to a taken member
+	done   chan outcome // the answer to a taken member
 }
 
-// A member's states: the committer takes a queued member into a batch, or
+// A member's states: the queue's owner takes a queued member into a batch, or
 // drops it when its caller gave up; the caller drops it when it gives up
 // first. A dropped member is never written.
 const (
@@ -238,15 +241,19 @@ const (
 	dropped
 )
 
-// outcome is the committer's answer to a member.
+// outcome is the answer to a member.
 type outcome struct {
 	pet    pets.Pet
 	exists bool // its key was recorded already: nothing inserted
 	err    error
 }
 
-// submit queues m for the committer and waits for its outcome. A caller
-// that gives up while m is queued gets its context's error, and m is never
+// submit queues m and waits for its outcome. A caller that finds nobody
+// owning the queue becomes its leader: it commits the batch its own create
+// heads in its own goroutine, so that a lone create is sent at once with no
+// hand-off, then hands whatever waits behind it to the committer goroutine,
+// which commits batch after batch until the queue is empty. A caller that
+// gives up while m is queued gets its context's error, and m is never
 // written; one that gives up while m's batch is being sent is told the
 // create may have been stored. Only the store's own timeout does not end
 // the wait for a batch that was sent: that batch is bounded by its own.
@@ -260,8 +267,12 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 		return outcome{err: fmt.Errorf("pgstore: create: %w: the store is closed", pets.ErrUnavailable)}
 	}
 	s.waiting = append(s.waiting, m)
+	lead := !s.busy
+	s.busy = true
 	s.mu.Unlock()
-	s.signal()
+	if lead {
+		s.lead()
+	}
 
 	select {
 	case o := <-m.done:
@@ -277,37 +288,59 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 	return <-m.done
 }
 
-// signal wakes the committer, if it sleeps.
-func (s *Store) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+// lead commits the next batch, then gives up the queue: to nobody when it
+// is empty, else to the committer.
+func (s *Store) lead() {
+	if batch := s.take(); len(batch) > 0 {
+		s.commit(batch, true)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiting) == 0 {
+		s.busy = false
+		s.idle.Broadcast()
+		return
+	}
+	s.wake <- struct{}{} // never blocks: the committer owns nothing now
 }
 
-// commitLoop is the committer: it commits batches while creates wait, and
-// returns once the store is closed and nothing waits.
+// commitLoop is the committer: handed the queue, it commits batch after
+// batch until the queue is empty; it returns when the store is closed.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
 	for {
-		batch, more, closed := s.take()
-		switch {
-		case len(batch) > 0:
-			s.commit(batch, true)
-		case more:
-		case closed:
+		select {
+		case <-s.quit:
 			return
-		default:
-			<-s.wake
+		case <-s.wake:
+		}
+		for s.owning() {
+			if batch := s.take(); len(batch) > 0 {
+				s.commit(batch, true)
+			}
 		}
 	}
 }
 
+// owning reports whether creates wait; when none does, the committer gives
+// up the queue.
+func (s *Store) owning() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiting) > 0 {
+		return true
+	}
+	s.busy = false
+	s.idle.Broadcast()
+	return false
+}
+
 // take removes from the queue the members of the next batch: up to
 // maxBatch, in order, a key at most once (a second create with a key waits
-// for the next batch, where it finds the first one's record). It reports
-// whether members were left waiting, and whether the store is closed.
-func (s *Store) take() (batch []*member, more, closed bool) {
+// for the next batch, where it finds the first one's record). Only the
+// queue's owner calls it.
+func (s *Store) take() []*member {
+	var batch []*member
 	s.mu.Lock()
 	var keys map[pets.IdempotencyKey]bool
 	rest := s.waiting[:0]
@@ -326,7 +359,6 @@ func (s *Store) take() (batch []*member, more, closed bool) {
 	}
 	clear(s.waiting[len(rest):])
 	s.waiting = rest
-	more, closed = len(rest) > 0, s.closed
 	s.mu.Unlock()
 
 	kept := batch[:0]
@@ -339,7 +371,7 @@ func (s *Store) take() (batch []*member, more, closed bool) {
 			kept = append(kept, m)
 		}
 	}
-	return kept, more, closed
+	return kept
 }
 
 // idOf is what makes two keys the same key.
