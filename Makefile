@@ -167,7 +167,7 @@ test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
 
 ## bench: Go benchmarks (API full vs novalidate and vs bare, store at 1k/100k/1M pets),
-## memory per pet, bench-postgres, and last the loopback load run (wrk) of
+## memory per pet, bench-postgres, bench-writes, and last the loopback load run (wrk) of
 ## the real binary against the bare baseline and the net/http floor, whose
 ## table ends the output; see BENCHMARKS.md
 BENCH_COUNT ?= 6

@@ -142,7 +142,8 @@ type Store interface {
 	// atomically, for k.TTL. A later call with k and the same fingerprint
 	// returns that pet and replayed true, storing nothing. It returns an
 	// error wrapping ErrKeyReused when k was recorded with another
-	// fingerprint, and ErrKeyInFlight while another call with k is running.
+	// fingerprint, and ErrKeyInFlight while another call with k is running,
+	// unless it waits for that call and replays it.
 	// Keys of different owners never meet.
 	CreateOnce(ctx context.Context, n NewPet, k IdempotencyKey) (p Pet, replayed bool, err error)
 }
