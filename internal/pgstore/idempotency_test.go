@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,25 +134,9 @@ func TestPostgresSweepExpiredKeys(t *testing.T) {
 		t.Fatalf("live keys: got %d, want %d", got, live+1)
 	}
 
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	// The committer's session plans generically (pgstore.Open).
-	if _, err := tx.Exec(ctx, "set local plan_cache_mode = force_generic_plan"); err != nil {
-		t.Fatal(err)
-	}
-	var raw []byte
-	if err := tx.QueryRow(ctx, "explain (analyze, format json) "+pgstore.SweepKeys, pgstore.SweepExpired).Scan(&raw); err != nil {
-		t.Fatal(err)
-	}
-	var plans []struct{ Plan planNode }
-	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("plan %s: %v", raw, err)
-	}
+	plan, raw := explain(t, genericTx(t, conn), pgstore.SweepKeys, pgstore.SweepExpired)
 	byExpiry := false
-	plans[0].Plan.walk(func(n *planNode) {
+	plan.walk(func(n *planNode) {
 		if n.NodeType == "Seq Scan" {
 			t.Errorf("the sweep scans the table:\n%s", raw)
 		}

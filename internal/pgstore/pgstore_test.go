@@ -156,14 +156,7 @@ func TestPostgresBatchPlans(t *testing.T) {
 		select setval('pets_id_seq', 50000); analyze idempotency_keys`); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "set local plan_cache_mode = force_generic_plan"); err != nil {
-		t.Fatal(err)
-	}
+	tx := genericTx(t, conn)
 	fp := make([]byte, 32)
 	owner, key := "bob", "k7"
 	for _, tc := range []struct {
@@ -178,15 +171,8 @@ func TestPostgresBatchPlans(t *testing.T) {
 			[]*string{nil, &owner}, []*string{nil, &key}, [][]byte{nil, fp}, []float64{0, 60}}},
 		{"count after insert-keyed", pgstore.CountBatch, nil},
 	} {
-		var raw []byte
-		if err := tx.QueryRow(ctx, "explain (analyze, format json) "+tc.sql, tc.args...).Scan(&raw); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		var plans []struct{ Plan planNode }
-		if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
-			t.Fatalf("%s: plan %s: %v", tc.name, raw, err)
-		}
-		plans[0].Plan.walk(func(n *planNode) {
+		plan, raw := explain(t, tx, tc.sql, tc.args...)
+		plan.walk(func(n *planNode) {
 			if n.NodeType == "Seq Scan" && n.RelationName != "pet_count" {
 				t.Errorf("%s scans %s:\n%s", tc.name, n.RelationName, raw)
 			}
@@ -196,6 +182,37 @@ func TestPostgresBatchPlans(t *testing.T) {
 	if err := tx.QueryRow(ctx, "select n from pet_count").Scan(&n); err != nil || n != 4 {
 		t.Errorf("pet_count after batches of 1, of 2 and of 2 with a live key: %d, %v; want 4", n, err)
 	}
+}
+
+// genericTx begins a transaction on conn that plans generically, as every
+// batch does (its lock step sets it), and rolls it back when t ends.
+func genericTx(t *testing.T, conn *pgx.Conn) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	if _, err := tx.Exec(ctx, "set local plan_cache_mode = force_generic_plan"); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// explain runs sql with EXPLAIN ANALYZE in tx and returns its plan, and the
+// plan as PostgreSQL wrote it, for messages.
+func explain(t *testing.T, tx pgx.Tx, sql string, args ...any) (*planNode, []byte) {
+	t.Helper()
+	var raw []byte
+	if err := tx.QueryRow(context.Background(), "explain (analyze, format json) "+sql, args...).Scan(&raw); err != nil {
+		t.Fatalf("explain %.40q: %v", sql, err)
+	}
+	var plans []struct{ Plan planNode }
+	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("plan %s: %v", raw, err)
+	}
+	return &plans[0].Plan, raw
 }
 
 type planNode struct {
