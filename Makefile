@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess
+.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -85,10 +85,10 @@ chaos-short: bin/petstore-chaos
 chaos-memory: bin/petstore-chaos
 	$(CHAOS_RUN) -store memory -out $(CHAOS_OUT)-memory -min-acked 1000 -min-faults 5
 
-## chaos-broken: the chaos run with a defect planted (CHAOS_BROKEN=nolock|asynccommit|fsyncoff|nokey|nounknown|dirtyread);
+## chaos-broken: the chaos run with a defect planted (CHAOS_BROKEN=nolock|reorder|asynccommit|fsyncoff|nokey|nounknown|dirtyread);
 ## passes only when the audit reports the kind of anomaly the defect causes
 chaos-broken: bin/petstore-chaos
-	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|asynccommit|fsyncoff|nokey|nounknown|dirtyread'; exit 2; }
+	@test -n "$(CHAOS_BROKEN)" || { echo 'chaos-broken: set CHAOS_BROKEN=nolock|reorder|asynccommit|fsyncoff|nokey|nounknown|dirtyread'; exit 2; }
 	.ci/with-postgres $(CHAOS_RUN) -broken $(CHAOS_BROKEN) -out $(CHAOS_OUT)-$(CHAOS_BROKEN)
 
 ## deploy-test: a rolling deploy behind HAProxy (docs/deploying.md#behind-a-load-balancer): two replicas on a
@@ -118,6 +118,11 @@ bin/petstore-chaos:
 bench-postgres:
 	PG_FSYNC=on .ci/with-postgres bash -o pipefail -c '$(GO) test -run "^$$" -bench "^BenchmarkPostgres" -benchmem -count 6 ./internal/pgstore ./internal/httpapi | tee bench-postgres.out'
 	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
+
+## bench-writes: the create ceiling on PostgreSQL (fsync on), in one run: pgbench's plain insert at 1 and 32 clients,
+## POST /v1/pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
+bench-writes:
+	PG_FSYNC=on .ci/with-postgres .ci/bench-writes
 
 ## fuzz: run each fuzz test for FUZZTIME (default 50000x: runs of the target); a crasher is kept in the package's testdata/fuzz
 # FUZZ_TARGETS are package:target pairs: the app end to end (httpapi) and
@@ -204,13 +209,13 @@ test-browser:
 	$(GO) test -race -count=1 -v -run '^TestDocsInBrowser$$' ./internal/httpapi
 
 ## bench: Go benchmarks (API full vs novalidate and vs bare, store at 1k/100k/1M pets),
-## memory per pet, bench-postgres, and last the loopback load run (wrk) of
+## memory per pet, bench-postgres, bench-writes, and last the loopback load run (wrk) of
 ## the real binary against the bare baseline and the net/http floor, whose
 ## table ends the output; see BENCHMARKS.md
 BENCH_COUNT ?= 6
 BENCH_OUT ?= bin/bench
 BENCHSTAT = $(GO) run golang.org/x/perf/cmd/benchstat
-bench: bench-go bench-postgres bench-load
+bench: bench-go bench-postgres bench-writes bench-load
 
 bench-go:
 	@mkdir -p $(BENCH_OUT)

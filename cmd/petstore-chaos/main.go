@@ -105,10 +105,12 @@ type runConfig struct {
 
 // brokenKinds are the defects -broken plants (make chaos-broken), each
 // with the kind of anomaly the audit must report for the run to pass.
-// fsyncoff is the cluster's (fsync=off); nolock lives in pgstore's create
-// path; the others are internal/chaos/broken's.
+// fsyncoff is the cluster's (fsync=off); the others are
+// internal/chaos/broken's: nolock and reorder edit a batch's statements
+// (pgstore.WithSteps), the rest wrap the store or its database URL.
 var brokenKinds = map[string]string{
-	"nolock":           check.KindWalkAnomalies,
+	broken.NoLock:      check.KindWalkAnomalies,
+	broken.Reorder:     check.KindLost,
 	broken.AsyncCommit: check.KindLost,
 	broken.FsyncOff:    check.KindLost,
 	broken.NoKey:       check.KindDoubled,

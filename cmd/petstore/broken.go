@@ -9,5 +9,6 @@ import "github.com/petstore/petstore/internal/chaos/broken"
 func init() {
 	plantURL = broken.DatabaseURL
 	plantStore = broken.Store
+	plantOptions = broken.Options
 	plantEnv = broken.Env
 }

@@ -18,9 +18,10 @@ const openTimeout = 30 * time.Second
 // The chaos run's planted defects (cmd/petstore/broken.go): set only in a
 // build with the chaosbroken tag, which links internal/chaos/broken.
 var (
-	plantEnv   string // the variable naming the defect
-	plantURL   func(kind, url string) (string, error)
-	plantStore func(kind, url string, s pets.Store) pets.Store
+	plantEnv     string // the variable naming the defect
+	plantURL     func(kind, url string) (string, error)
+	plantStore   func(kind, url string, s pets.Store) pets.Store
+	plantOptions func(kind string) []pgstore.Option
 )
 
 // openStore returns the store the configuration selects: PostgreSQL when
@@ -33,6 +34,7 @@ func openStore(ctx context.Context, getenv func(string) string, databaseURL, sou
 		if databaseURL, err = plantURL(kind, databaseURL); err != nil {
 			return nil, "", nil, err
 		}
+		opts = append(opts, plantOptions(kind)...)
 		defer func() {
 			if err == nil {
 				store = plantStore(kind, databaseURL, store)

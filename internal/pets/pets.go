@@ -143,10 +143,11 @@ type Store interface {
 	// atomically, for k.TTL. A later call with k and the same fingerprint
 	// returns that pet and replayed true, storing nothing. It returns an
 	// error wrapping ErrKeyReused when k was recorded with another
-	// fingerprint, and ErrKeyInFlight while another call with k is running.
-	// Keys of different owners never meet. A store that bounds its pets or
-	// its outcomes returns ErrFull or a *KeysFullError for a new k at the
-	// bound; a recorded k is answered as ever, replay included.
+	// fingerprint, and ErrKeyInFlight while another call with k is running,
+	// unless it waits for that call and replays it. Keys of different
+	// owners never meet. A store that bounds its pets or its outcomes
+	// returns ErrFull or a *KeysFullError for a new k at the bound; a
+	// recorded k is answered as ever, replay included.
 	CreateOnce(ctx context.Context, n NewPet, k IdempotencyKey) (p Pet, replayed bool, err error)
 }
 

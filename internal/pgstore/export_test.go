@@ -1,16 +1,49 @@
 package pgstore
 
-import "time"
-
-// CreateLock is the advisory lock key that Create takes.
-const CreateLock = createLock
+import (
+	"context"
+	"slices"
+	"time"
+)
 
 // Unserialise makes s create without the advisory lock, to measure what the
 // lock costs. Tests only: it breaks the listing guarantee.
-func Unserialise(s *Store) { s.serialise = false }
+func Unserialise(s *Store) {
+	s.steps = slices.DeleteFunc(slices.Clone(s.steps), func(st Step) bool { return st.Name == StepLock })
+}
 
 // SetTimeout replaces QueryTimeout for s.
 func SetTimeout(s *Store, d time.Duration) { s.timeout = d }
+
+// Waiting is the number of creates queued for s's committer, not yet taken
+// into a batch.
+func Waiting(s *Store) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiting)
+}
+
+// CommitterPlans returns the custom and the generic plans made so far for
+// the statements of batches prepared on s's committer connection, but the
+// lock's (which sets generic plans for the rest).
+func CommitterPlans(ctx context.Context, s *Store) (custom, generic int64, err error) {
+	conn, err := s.writes.Acquire(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Release()
+	err = conn.QueryRow(ctx, `select coalesce(sum(custom_plans), 0), coalesce(sum(generic_plans), 0)
+		from pg_prepared_statements
+		where statement not like '%pg_advisory_xact_lock%' and statement not like '%pg_prepared_statements%'`).Scan(&custom, &generic)
+	return custom, generic, err
+}
+
+// Closing reports whether Close has begun on s.
+func Closing(s *Store) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
 
 // The listing queries, for EXPLAIN.
 const (
@@ -20,9 +53,16 @@ const (
 
 // For the idempotency tests.
 var (
-	KeyLock      = keyLock
 	ClassifySent = classifySent
 	Classify     = classify
+)
+
+// The statements of a batch, for EXPLAIN.
+const (
+	InsertOne        = insertOne
+	InsertBatch      = insertBatch
+	InsertKeyedBatch = insertKeyedBatch
+	CountBatch       = countBatch
 )
 
 // SweepKeys and SweepExpired are the bounded removal of expired keys.

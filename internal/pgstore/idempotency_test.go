@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,44 +20,6 @@ var rex = pets.NewPet{Name: "Rex", CategoryID: 3}
 
 func idemKey(k string) pets.IdempotencyKey {
 	return pets.IdempotencyKey{Owner: "alice", Key: k, TTL: time.Hour}
-}
-
-// TestPostgresKeyInFlight: while another transaction holds a key (a create
-// with it is running, on any replica), CreateOnce answers ErrKeyInFlight at
-// once, without waiting, and writes nothing; afterwards it creates.
-func TestPostgresKeyInFlight(t *testing.T) {
-	dbURL := pgtest.Schema(t)
-	s := pgtest.Open(t, dbURL)
-	ctx := context.Background()
-	blocker := connect(t, dbURL)
-	tx, err := blocker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock($1)", pgstore.KeyLock(idemKey("busy"))); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if p, _, err := s.CreateOnce(ctx, rex, idemKey("busy")); !errors.Is(err, pets.ErrKeyInFlight) {
-		t.Fatalf("CreateOnce with the key held: got %+v, %v; want ErrKeyInFlight", p, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("CreateOnce with the key held took %v: it waited for the lock", d)
-	}
-	// Another key, and the same key of another owner, are not held.
-	if _, replayed, err := s.CreateOnce(ctx, rex, idemKey("free")); err != nil || replayed {
-		t.Fatalf("CreateOnce with another key: got replayed %v, %v; want a new pet", replayed, err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p, replayed, err := s.CreateOnce(ctx, rex, idemKey("busy"))
-	if err != nil || replayed {
-		t.Fatalf("CreateOnce once the key is free: got %+v, replayed %v, %v; want a new pet", p, replayed, err)
-	}
-	if n, _ := s.Count(ctx); n != 2 {
-		t.Fatalf("Count: got %d, want 2 (nothing from the refused create)", n)
-	}
 }
 
 // TestPostgresLostCommit is the case Idempotency-Key exists for: the
@@ -136,9 +97,9 @@ func TestPostgresClassifySent(t *testing.T) {
 	}
 }
 
-// TestPostgresSweepExpiredKeys: each CreateOnce removes at most
-// SweepExpired expired keys, oldest first, through the expiry index, and
-// touches no live key.
+// TestPostgresSweepExpiredKeys: a batch with one keyed create removes at
+// most SweepExpired expired keys, oldest first, through the expiry index,
+// and touches no live key.
 func TestPostgresSweepExpiredKeys(t *testing.T) {
 	dbURL := pgtest.Schema(t)
 	s := pgtest.Open(t, dbURL)
@@ -173,21 +134,9 @@ func TestPostgresSweepExpiredKeys(t *testing.T) {
 		t.Fatalf("live keys: got %d, want %d", got, live+1)
 	}
 
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	var raw []byte
-	if err := tx.QueryRow(ctx, "explain (analyze, format json) "+pgstore.SweepKeys, pgstore.SweepExpired).Scan(&raw); err != nil {
-		t.Fatal(err)
-	}
-	var plans []struct{ Plan planNode }
-	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("plan %s: %v", raw, err)
-	}
+	plan, raw := explain(t, genericTx(t, conn), pgstore.SweepKeys, pgstore.SweepExpired)
 	byExpiry := false
-	plans[0].Plan.walk(func(n *planNode) {
+	plan.walk(func(n *planNode) {
 		if n.NodeType == "Seq Scan" {
 			t.Errorf("the sweep scans the table:\n%s", raw)
 		}

@@ -1,28 +1,30 @@
 // Package pgstore is a pets.Store on PostgreSQL, through pgx's connection
-// pool. Its schema migrations are embedded in the binary and applied by Open.
+// pools. Its schema migrations are embedded in the binary and applied by Open.
 //
 // Several servers may share one database: Open serialises migrations with
-// an advisory lock (tern's), and Create serialises id assignment with commit
-// (see Create), so that every replica lists the same pets in the same order
-// and a client following the `after` cursor from any replica to any other
-// visits every pet exactly once, even while pets are being created.
+// an advisory lock (tern's), and creates commit in id order (see Create),
+// so that every replica lists the same pets in the same order and a client
+// following the `after` cursor from any replica to any other visits every
+// pet exactly once, even while pets are being created.
+//
+// Creates commit in batches (write.go): whatever creates are waiting, in
+// one transaction on the store's one write connection; reads use a pool
+// that creates never hold, so they never queue behind them.
 //
 // Every query runs under QueryTimeout. An error that means the database
-// cannot be reached or cannot answer now wraps pets.ErrUnavailable; the pool
-// drops broken connections and dials new ones, so the store recovers by
+// cannot be reached or cannot answer now wraps pets.ErrUnavailable; the pools
+// drop broken connections and dial new ones, so the store recovers by
 // itself when the database comes back.
 package pgstore
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,44 +37,61 @@ import (
 
 // QueryTimeout bounds every call to the database, connecting included. It is
 // well under the HTTP server's 15 s write timeout, so a client gets a 503
-// Error rather than a dropped connection when the database hangs.
+// Error rather than a dropped connection when the database hangs. A create
+// may wait QueryTimeout for its batch to be sent, and its batch QueryTimeout
+// to commit.
 const QueryTimeout = 5 * time.Second
 
 // versionTable is tern's record of the applied migrations, in the first
 // schema of the connection's search_path, beside the pets table.
 const versionTable = "petstore_schema_version"
 
-// createLock is the key of the transaction-scoped advisory lock that Create
-// holds from taking an id until its commit. Any value unique to this
-// application does; this one is "petstore" in ASCII.
-const createLock int64 = 0x70657473746f7265
-
 //go:embed migrations/*.sql
 var migrations embed.FS
 
 // Store is a pets.Store on PostgreSQL. Close it when done.
 type Store struct {
+	// pool serves reads (and the look-up of a key found recorded); its
+	// size is pgx's default or the URL's pool_max_conns.
 	pool *pgxpool.Pool
-	// serialise is true outside tests: see Create.
-	serialise bool
+	// writes is the one connection batches commit on.
+	writes *pgxpool.Pool
+	// steps are the statements of a batch's transaction: batchSteps
+	// unless an Option changed them (WithSteps).
+	steps []Step
 	// timeout is QueryTimeout outside tests.
 	timeout time.Duration
+
+	mu      sync.Mutex
+	waiting []*member // creates not yet taken into a batch, in order
+	// busy is set while a leader or the committer owns the queue (see
+	// submit); only the owner takes batches. Never false while creates wait.
+	busy    bool
+	idle    sync.Cond     // on mu: busy became false
+	closed  bool          // Close began: creates are refused
+	wake    chan struct{} // a leader hands the queue to the committer
+	quit    chan struct{} // Close stops the committer
+	stopped chan struct{} // closed when the committer has returned
+	once    sync.Once
 }
 
 var _ pets.Store = (*Store)(nil)
 
 // Open connects to the database at url (a PostgreSQL URL or key=value
-// string, as pgx reads it), applies the migrations it lacks, and returns the
-// store. It fails when the database cannot be reached before ctx ends.
+// string, as pgx reads it), applies the migrations it lacks, starts the
+// committer and returns the store. It fails when the database cannot be
+// reached before ctx ends.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err // pgx redacts the password
 	}
+	pcfg.PrepareConn = prepareConn
+	cfg := &config{pool: pcfg, steps: batchSteps}
 	for _, o := range opts {
 		o(cfg)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -80,16 +99,35 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, serialise: true, timeout: QueryTimeout}, nil
+	wcfg := pcfg.Copy() // the one write connection
+	wcfg.MaxConns, wcfg.MinConns, wcfg.MinIdleConns = 1, min(wcfg.MinConns, 1), min(wcfg.MinIdleConns, 1)
+	writes, err := pgxpool.NewWithConfig(ctx, wcfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s := &Store{
+		pool: pool, writes: writes, steps: cfg.steps, timeout: QueryTimeout,
+		wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
+	}
+	s.idle.L = &s.mu
+	go s.commitLoop()
+	return s, nil
 }
 
-// Option adjusts the pool's configuration before Open connects.
-type Option func(*pgxpool.Config)
+// Option adjusts the store before Open connects.
+type Option func(*config)
 
-// WithTracer traces every query of the pool's connections with t (issue 34:
-// the otelpgx tracer, when tracing is on).
+// config is what Options adjust.
+type config struct {
+	pool  *pgxpool.Config // both pools are made from it
+	steps []Step
+}
+
+// WithTracer traces every query of the store's connections with t (issue
+// 34: the otelpgx tracer, when tracing is on).
 func WithTracer(t pgx.QueryTracer) Option {
-	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = t }
+	return func(c *config) { c.pool.ConnConfig.Tracer = t }
 }
 
 // migrateUp applies the embedded migrations with tern. tern takes a
@@ -127,8 +165,24 @@ func migrateUp(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
-// Close closes the connections of the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the store. It flushes: every create queued before Close
+// began is committed (or fails on its own) before Close returns, and one
+// that arrives after Close began is refused with pets.ErrUnavailable,
+// nothing written. Then it closes the connections.
+func (s *Store) Close() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		for s.busy {
+			s.idle.Wait()
+		}
+		s.mu.Unlock()
+		close(s.quit)
+		<-s.stopped
+		s.writes.Close()
+		s.pool.Close()
+	})
+}
 
 // Count returns the number of pets: one row read, kept by Create.
 func (s *Store) Count(ctx context.Context) (int64, error) {
@@ -146,195 +200,6 @@ func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return classify("ping", s.pool.Ping(ctx))
-}
-
-// insertPet adds one pet; the id comes from the identity column.
-const insertPet = `insert into pets (name, category_id, status) values ($1, $2, $3) returning id`
-
-// countPet counts a created pet, in the transaction that inserts it.
-const countPet = `update pet_count set n = n + 1`
-
-// Create stores n and returns it with its new ID.
-//
-// Ids come from an identity column, and an identity (a sequence) hands out
-// numbers in the order transactions ask, not the order they commit: a
-// create that took id 5 may commit after one that took id 6. A client that
-// listed after=6 in between would never see pet 5. To rule that out, Create
-// takes a transaction-scoped advisory lock before the insert, in the same
-// implicit transaction (one round trip: both statements are pipelined before
-// one Sync), and PostgreSQL releases it only after the commit is visible.
-// So id order is commit order, cluster-wide: once a pet is visible, every
-// pet with a smaller id is visible too or was never written, and listing
-// stays a plain index range scan with no lock at all.
-//
-// The price is that creates across all replicas commit one at a time; the
-// lock is held for the insert and the commit's WAL flush, not for any
-// network round trip. BENCHMARKS.md (PostgreSQL) measures it.
-func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
-	n, err := n.Normalize()
-	if err != nil {
-		return pets.Pet{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	// One round trip: the batch runs as one implicit transaction, so the
-	// lock, the insert and the count commit (or roll back) together.
-	var id int64
-	b := &pgx.Batch{}
-	s.queueSerialise(b)
-	b.Queue(insertPet, n.Name, n.CategoryID, string(n.Status)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&id)
-	})
-	queueBrokenPause(b)
-	b.Queue(countPet)
-	// Acquired apart from the send, so that a failure to connect is known
-	// to have written nothing.
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return pets.Pet{}, classify("create", err)
-	}
-	defer conn.Release()
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		return pets.Pet{}, classifySent("create", err)
-	}
-	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, nil
-}
-
-// queueSerialise queues the lock that orders ids by commit (see Create).
-func (s *Store) queueSerialise(b *pgx.Batch) {
-	if s.serialise && broken != "nolock" {
-		b.Queue("select pg_advisory_xact_lock($1)", createLock)
-	}
-}
-
-// queueBrokenPause, in a build broken with nolock (broken.go), widens the
-// race the lock prevents: between taking an id and counting the pet (whose
-// row lock would otherwise order most commits anyway), a pause of up to
-// 20 ms.
-func queueBrokenPause(b *pgx.Batch) {
-	if broken == "nolock" {
-		b.Queue("select pg_sleep(random() * 0.02)")
-	}
-}
-
-// keyLock is the advisory lock key of an idempotency key: the first 8 bytes
-// of the SHA-256 of its owner and key (a collision only costs a spurious
-// in-flight answer, once in 2⁶⁴).
-func keyLock(k pets.IdempotencyKey) int64 {
-	h := sha256.Sum256([]byte(k.Owner + "\x00" + k.Key))
-	return int64(binary.BigEndian.Uint64(h[:8]))
-}
-
-// sweepExpired is how many expired idempotency keys each CreateOnce removes,
-// oldest first through the expiry index: more than one, so that removal
-// outpaces expiry, and few, so that no create pays for a backlog.
-const sweepExpired = 16
-
-// The statements of CreateOnce.
-const (
-	findOutcome = `select k.fingerprint, p.id, p.name, p.category_id, p.status
-		from idempotency_keys k join pets p on p.id = k.pet_id
-		where k.owner = $1 and k.key = $2 and k.expires_at > now()`
-	dropExpiredKey = `delete from idempotency_keys where owner = $1 and key = $2 and expires_at <= now()`
-	sweepKeys      = `delete from idempotency_keys where (owner, key) in (
-		select owner, key from idempotency_keys where expires_at <= now()
-		order by expires_at limit $1 for update skip locked)`
-	insertPetOnce = `with p as (insert into pets (name, category_id, status) values ($1, $2, $3) returning id)
-		insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
-		select $4, $5, $6, id, now() + make_interval(secs => $7) from p
-		returning pet_id`
-)
-
-// CreateOnce stores n unless k was recorded, within its TTL, for an earlier
-// create, in one transaction of two round trips:
-//
-//  1. BEGIN; take k's advisory lock without waiting (ErrKeyInFlight when
-//     another transaction holds it); look for k's unexpired outcome, which
-//     is replayed, or refused with ErrKeyReused for another request;
-//  2. insert the pet, count it and record k, removing k's expired record
-//     and a few other expired ones; COMMIT.
-//
-// The lock is held until the commit is visible, so a second call with k
-// either finds the first one's outcome or is told it is in flight; the
-// primary key on (owner, key) is the backstop. A failure in the first round
-// trip, or the server's refusal in the second, wrote nothing; a connection
-// failure in the second happened after COMMIT was sent, and the error wraps
-// pets.ErrOutcomeUnknown.
-func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
-	n, err := n.Normalize()
-	if err != nil {
-		return pets.Pet{}, false, err
-	}
-	fp := n.Fingerprint()
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return pets.Pet{}, false, classify("create", err)
-	}
-	// The transaction is pgx's to know nothing of: each path below ends
-	// it, and Release destroys a connection left in one.
-	defer conn.Release()
-	// A rollback that fails leaves the connection to be destroyed.
-	rollback := func() { conn.Exec(ctx, "rollback") }
-
-	var (
-		locked bool
-		found  bool
-		seen   []byte
-		p      pets.Pet
-	)
-	b := &pgx.Batch{}
-	b.Queue("begin")
-	b.Queue("select pg_try_advisory_xact_lock($1)", keyLock(k)).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&locked)
-	})
-	b.Queue(findOutcome, k.Owner, k.Key).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			found = true
-			if err := rows.Scan(&seen, &p.ID, &p.Name, &p.CategoryID, &p.Status); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	})
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		rollback()
-		return pets.Pet{}, false, classify("create", err)
-	}
-	if !locked || found {
-		rollback()
-		switch {
-		case !locked:
-			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
-		case !bytes.Equal(seen, fp[:]):
-			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
-		}
-		return p, true, nil
-	}
-
-	var id int64
-	b = &pgx.Batch{}
-	s.queueSerialise(b)
-	b.Queue(dropExpiredKey, k.Owner, k.Key)
-	b.Queue(sweepKeys, sweepExpired)
-	b.Queue(insertPetOnce, n.Name, n.CategoryID, string(n.Status), k.Owner, k.Key, fp[:], k.TTL.Seconds()).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
-	queueBrokenPause(b)
-	b.Queue(countPet)
-	b.Queue("commit")
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		pe := refusal(err)
-		if pe == nil {
-			return pets.Pet{}, false, classifySent("create", err)
-		}
-		rollback()              // the server skipped the rest, COMMIT included
-		if pe.Code == "23505" { // unique_violation: a race the lock lost
-			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w: %w", k.Key, pets.ErrKeyInFlight, err)
-		}
-		return pets.Pet{}, false, classify("create", err)
-	}
-	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, false, nil
 }
 
 // Get returns the pet with the given ID.

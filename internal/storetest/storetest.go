@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"ListRejectsBadQuery", testListRejectsBadQuery},
 		{"WalkVisitsEveryPetOnce", testWalk},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"FollowWhileCreating", testFollow},
 		{"Count", testCount},
 		{"IdempotentCreate", testIdempotentCreate},
 		{"IdempotentKeyReused", testIdempotentKeyReused},

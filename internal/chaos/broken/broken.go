@@ -2,7 +2,8 @@
 // (make chaos-broken): each kind is a store that breaks one promise of the
 // contract, so that a run that does not report it shows a blind spot in the
 // audit. Only a server built with the chaosbroken tag links this package
-// (cmd/petstore/broken.go); the stores' production code knows nothing of it.
+// (cmd/petstore/broken.go); the stores' production code knows nothing of it
+// beyond one seam, the table of a batch's statements (pgstore.go here).
 package broken
 
 import (
@@ -15,8 +16,7 @@ import (
 	"github.com/petstore/petstore/internal/pets"
 )
 
-// The kinds this package plants. nolock lives in pgstore's create path (see
-// Kinds' comment).
+// The kinds this package plants beside those of pgstore.go.
 const (
 	// AsyncCommit acknowledges a create before its commit is durable: the
 	// store's sessions run with synchronous_commit off.

@@ -1,0 +1,48 @@
+# Shell functions of the load runs (.ci/load, .ci/bench-writes), sourced.
+
+# listening PID: the port process PID listens on (TCP over IPv4), found by
+# its socket inodes in /proc/PID/fd and the LISTEN (0A) rows of
+# /proc/net/tcp; fails while it listens on none.
+listening() {
+	local fd link inodes="" hex
+	for fd in /proc/"$1"/fd/*; do
+		link=$(readlink "$fd" 2>/dev/null) || continue
+		case $link in socket:\[*\]) link=${link#socket:[}; inodes+=" ${link%]}" ;; esac
+	done
+	hex=$(awk -v inodes="$inodes" 'BEGIN { n = split(inodes, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		$4 == "0A" && ($10 in want) { split($2, p, ":"); print p[2]; exit }' /proc/net/tcp)
+	[ -n "$hex" ] && echo $((16#$hex))
+}
+
+# wait_listening PID ERRFILE: prints 127.0.0.1:PORT once PID listens; fails
+# (showing ERRFILE) if it exits first or does not listen within 10 s.
+wait_listening() {
+	local i p
+	for i in $(seq 100); do
+		p=$(listening "$1") && { echo "127.0.0.1:$p"; return; }
+		kill -0 "$1" 2>/dev/null || { cat "$2" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "pid $1 did not listen within 10s" >&2
+	return 1
+}
+
+# build_rev REV OUT: builds cmd/petstore as of git revision REV into OUT
+# (git archive into a temporary directory).
+build_rev() {
+	local src out_abs
+	src=$(mktemp -d)
+	git archive "$1" | tar -x -C "$src"
+	out_abs=$(realpath -m "$2")
+	(cd "$src" && go build -trimpath -o "$out_abs" ./cmd/petstore)
+	rm -rf "$src"
+}
+
+# need_wrk: installs wrk (Debian) when missing.
+need_wrk() {
+	command -v wrk >/dev/null && return
+	local sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update
+	$sudo apt-get install -y wrk
+}
