@@ -85,9 +85,10 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 
 // Lookup is the loopback's, with the size the cache gives the file. The
 // kernel takes the size of every LOOKUP (each open or stat of the path:
-// entries are not cached) as the file's, and serves lseek and fstat of any
-// process from it until it asks again: the backing file's size there made
-// PostgreSQL see a relation as it was at its last fsync.
+// entries are not cached) as the file's, for every process: an lseek in
+// another one, between its own GETATTR and its read of the size, reads it.
+// The backing file's size there made PostgreSQL see a relation as it was
+// at its last fsync.
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	in, e := n.LoopbackNode.Lookup(ctx, name, out)
 	if e != 0 {
