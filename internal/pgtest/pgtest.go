@@ -311,13 +311,22 @@ func (p *Proxy) delay(l *link, fromClient bool) bool {
 	}
 	p.mu.Lock()
 	dropping := p.dropping && !(fromClient && p.answers)
-	p.mu.Unlock()
 	if dropping {
+		// Marked under the lock EndLoss holds as it closes the links
+		// that lost traffic, so that none is passed over: such a link
+		// would relay what follows the hole, a stream no TCP
+		// connection delivers.
 		l.dropped.Store(true)
-		return false
 	}
-	return true
+	p.mu.Unlock()
+	if dropping && onDrop != nil {
+		onDrop()
+	}
+	return !dropping
 }
+
+// onDrop, when set (by this package's tests only), runs as a chunk is lost.
+var onDrop func()
 
 // What a client's chunk arms.
 const (

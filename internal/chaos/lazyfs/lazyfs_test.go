@@ -2,9 +2,12 @@ package lazyfs
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -292,5 +295,110 @@ func TestSync(t *testing.T) {
 	f.Drop()
 	if got := readFile(t, filepath.Join(backing, "x")); got != "synced by Sync" {
 		t.Errorf("after Sync and a drop: %q", got)
+	}
+}
+
+// TestSizeWhileLookedUp: a file's size is its unsynced one however it is
+// asked for. The kernel sets a file's size from every LOOKUP of its path
+// (an open(2), a stat(2) by path), and an lseek(SEEK_END) or fstat in
+// another process reads the size the kernel holds at that moment: a LOOKUP
+// that answered the backing file's size (the size at the last fsync) made
+// a concurrent PostgreSQL backend see a relation shorter than it is
+// (mdnblocks), and its bitmap heap scans skipped the pages past that end:
+// a page of pets came back empty (the chaos run's empty page).
+func TestSizeWhileLookedUp(t *testing.T) {
+	checkSizes(t, 3000, false, 2, lseekEnd)
+}
+
+// TestSizeWhileFlushed: a size asked while an fsync writes the cache back
+// is the file's, not the backing file's from before the fsync (taken from
+// the backing file, then the cache found gone). Asked by fstat: the kernel
+// serialises lseek with fsync, not fstat, nor a LOOKUP, whose size it
+// takes for every process.
+func TestSizeWhileFlushed(t *testing.T) {
+	checkSizes(t, 2000, true, 0, fstatSize)
+}
+
+func lseekEnd(fd int) (int64, error) { return syscall.Seek(fd, 0, io.SeekEnd) }
+
+func fstatSize(fd int) (int64, error) {
+	var st syscall.Stat_t
+	err := syscall.Fstat(fd, &st)
+	return st.Size, err
+}
+
+// checkSizes extends a file on a fresh mount by pages pages of 8 KiB
+// (each fsynced if fsync), while lookers goroutines look its path up (stat)
+// and three others ask its size with ask through descriptors they hold:
+// no size may be smaller than the writes completed before it was asked
+// made the file.
+func checkSizes(t *testing.T, pages int64, fsync bool, lookers int, ask func(fd int) (int64, error)) {
+	_, _, mnt := mount(t)
+	path := filepath.Join(mnt, "rel")
+	w, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var size atomic.Int64 // what completed writes made the file
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(done)
+		page := make([]byte, 8192)
+		for n := range pages {
+			if _, err := w.WriteAt(page, n*8192); err != nil {
+				t.Error(err)
+				return
+			}
+			size.Store((n + 1) * 8192)
+			if fsync {
+				if err := w.Sync(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	})
+	running := func() bool {
+		select {
+		case <-done:
+			return false
+		default:
+			return true
+		}
+	}
+	for range lookers {
+		wg.Go(func() {
+			for running() {
+				os.Stat(path)
+			}
+		})
+	}
+	var stale atomic.Int64
+	for range 3 {
+		wg.Go(func() {
+			fd, err := syscall.Open(path, syscall.O_RDONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer syscall.Close(fd)
+			for running() {
+				before := size.Load()
+				got, err := ask(fd)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got < before && stale.Add(1) <= 3 {
+					t.Errorf("the size read %d bytes; completed writes made %d", got, before)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := stale.Load(); n > 0 {
+		t.Errorf("%d sizes smaller than the file's", n)
 	}
 }

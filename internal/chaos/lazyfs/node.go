@@ -19,6 +19,8 @@ type node struct {
 
 var (
 	_ fs.NodeWrapChilder    = (*node)(nil)
+	_ fs.NodeLookuper       = (*node)(nil)
+	_ fs.NodeLinker         = (*node)(nil)
 	_ fs.NodeOpener         = (*node)(nil)
 	_ fs.NodeCreater        = (*node)(nil)
 	_ fs.NodeGetattrer      = (*node)(nil)
@@ -77,11 +79,37 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 		}
 		out.Size = 0
 	}
-	if ic := n.fs.lookup(child.ino()); ic != nil {
-		out.Size = uint64(ic.c.size)
-		ic.mu.Unlock()
-	}
+	child.sized(&out.Attr)
 	return in, f, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// Lookup is the loopback's, with the size the cache gives the file. The
+// kernel takes the size of every LOOKUP (each open or stat of the path:
+// entries are not cached) as the file's, for every process: an lseek in
+// another one, between its own GETATTR and its read of the size, reads it.
+// The backing file's size there made PostgreSQL see a relation as it was
+// at its last fsync.
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	in, e := n.LoopbackNode.Lookup(ctx, name, out)
+	if e != 0 {
+		return nil, e
+	}
+	if child, ok := in.Operations().(*node); ok {
+		child.sized(&out.Attr)
+	}
+	return in, 0
+}
+
+// Link is the loopback's, with the size the cache gives the file.
+func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	in, e := n.LoopbackNode.Link(ctx, target, name, out)
+	if e != 0 {
+		return nil, e
+	}
+	if child, ok := in.Operations().(*node); ok {
+		child.sized(&out.Attr)
+	}
+	return in, 0
 }
 
 // Getattr is the backing file's, with the size the cache gives it.
@@ -93,13 +121,33 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return 0
 }
 
-// sized sets a's size to the cached one, if the file has a cache.
+// sized sets a's size, taken from the backing file, to the file's: the
+// cached one, if the file has a cache. A file written since the mount has
+// an inodeCache; once flushed, its backing file is asked again, under the
+// cache's lock, so that a flush that ended after a was taken (the backing
+// file grew, the cache went) cannot leave a the size of the last fsync.
 func (n *node) sized(a *fuse.Attr) {
-	if ic := n.fs.lookup(n.ino()); ic != nil {
-		a.Size = uint64(ic.c.size)
-		a.Blocks = (a.Size + 511) / 512
-		ic.mu.Unlock()
+	n.fs.mu.Lock()
+	ic := n.fs.caches[n.ino()]
+	n.fs.mu.Unlock()
+	if ic == nil {
+		return // never written here: the backing file's size is the file's
 	}
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	switch {
+	case ic.c != nil:
+		a.Size = uint64(ic.c.size)
+	case ic.w != nil:
+		st, err := ic.w.Stat()
+		if err != nil {
+			return
+		}
+		a.Size = uint64(st.Size())
+	default:
+		return
+	}
+	a.Blocks = (a.Size + 511) / 512
 }
 
 // Setattr truncates in the cache, and sets the rest on the backing file.
