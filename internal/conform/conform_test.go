@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -16,6 +16,7 @@ import (
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/ratelimit"
 )
 
 const testKey = "conform-test-key-0123456789"
@@ -32,9 +33,7 @@ func serve(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	if wrap != nil {
 		h = wrap(app)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
+	return listen(t, h).URL + "/v1"
 }
 
 func specFile(t *testing.T) *openapi3.T {
@@ -51,6 +50,7 @@ func specFile(t *testing.T) *openapi3.T {
 }
 
 func TestRealAppPassesWhole(t *testing.T) {
+	t.Parallel()
 	for name, spec := range map[string]*openapi3.T{"embedded": nil, "openapi.yaml": specFile(t)} {
 		t.Run(name, func(t *testing.T) {
 			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
@@ -77,6 +77,7 @@ func TestRealAppPassesWhole(t *testing.T) {
 // The cases come from the spec: with the name's maxLength changed in a copy
 // of openapi.yaml, the kit expects the new bound of the unchanged server.
 func TestCasesFollowTheSpec(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		maxLength uint64
 		fails     string // the check the real app (maxLength 100) now fails
@@ -102,6 +103,7 @@ func TestCasesFollowTheSpec(t *testing.T) {
 // The int64 bounds of the spec reach the kit as float64 (2^63 for
 // 9223372036854775807): it must send 2^63-1 as valid and 2^63 as invalid.
 func TestInt64Edges(t *testing.T) {
+	t.Parallel()
 	var log requestLog
 	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, log.wrap), Key: testKey, Seed: 1})
 	if err != nil || !rep.OK() {
@@ -129,5 +131,60 @@ func TestInt64Edges(t *testing.T) {
 		if !found {
 			t.Errorf("the kit sent no request with %s", needle)
 		}
+	}
+}
+
+// The kit sends few wrong keys: a target throttles wrong keys by client
+// address (30 at once by default, then one a second), and a kit over that
+// budget would have every later request answered 429. A wrong key is a
+// bearer token the target does not take; no key, another scheme, an empty
+// token guess nothing.
+func TestFewWrongKeys(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	wrong := 0
+	count := func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			if token = strings.TrimLeft(token, " "); strings.EqualFold(scheme, "Bearer") && token != "" && token != testKey && token != testKey2 {
+				mu.Lock()
+				wrong++
+				mu.Unlock()
+			}
+			app.ServeHTTP(w, r)
+		})
+	}
+	rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, count)))
+	if err != nil || !rep.OK() {
+		t.Fatalf("run: %v %+v", err, rep)
+	}
+	if wrong == 0 || wrong > 10 {
+		t.Errorf("the kit sent %d wrong keys; want a few (its ignored_auth cases), at most 10", wrong)
+	}
+	t.Logf("%d wrong keys in %d requests", wrong, rep.Requests)
+}
+
+// A target that throttles the kit's wrong keys (here one at once, then one
+// a second) answers some requests 429 rate_limited: the kit waits each out
+// (Retry-After) and sends it again, judges the answer that follows, and
+// says so; it passes a target that keeps the contract.
+func TestThrottleWaitedOut(t *testing.T) {
+	t.Parallel()
+	limit, err := ratelimit.Parse("1/s,burst=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2)), AuthFailures: &limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := conform.Run(context.Background(), kitConfig(listen(t, app).URL+"/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !rep.OK() || rep.Throttled == 0 || !strings.Contains(b.String(), "429 rate_limited: the kit waited Retry-After") {
+		t.Fatalf("throttled %d times:\n%s", rep.Throttled, b.String())
 	}
 }
