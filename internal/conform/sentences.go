@@ -19,7 +19,10 @@ import (
 // refused…). A rule that holds for every answer of a kind is an answerRule
 // instead (rules.go); one that needs a sequence of requests is run by its
 // phase, named in phase. One a kit must not exercise against a shared
-// target says why in skip: the report lists it under Skipped.
+// target says why in skip: the report lists it under Skipped. The cases of
+// a sentence marked last are sent after every other phase (lastCases):
+// malformed requests, which may bring a fragile target down, cannot hide
+// the verdicts of the rest.
 type sentence struct {
 	name  string
 	where string // info.description; operation ID; parameter NAME; schema NAME; header NAME; response NAME
@@ -27,6 +30,7 @@ type sentence struct {
 	cases func(r *run) []kase // nil: the phase named runs it
 	phase string
 	skip  string // not exercised, and why
+	last  bool
 }
 
 // sentences is the table of the contract's sentences the kit holds a target
@@ -49,9 +53,10 @@ var sentences = []sentence{
 	{name: "no-body", where: "response BadRequest", quote: "a body, of any length, is sent to an operation that takes none", cases: noBodyCases},
 	{name: "content-encoding", where: "info.description", quote: "a Content-Encoding other than identity on a request with a body is answered 400", cases: contentEncodingCases},
 	{name: "accept", where: "info.description", quote: "A request whose Accept header admits no application/json is answered 406 (not_acceptable), after authentication.", cases: acceptCases},
+	{name: "accept-syntax", where: "info.description", quote: "An Accept that does not parse as a list of media ranges is answered 400.", cases: acceptSyntaxCases, last: true},
 	{name: "refusal-at-once", where: "info.description", quote: "with Expect: 100-continue it gets its answer instead of 100 Continue, and without it the server reads none of the body. Such an answer carries Connection: close", cases: atOnceCases},
-	{name: "head-size", where: "info.description", quote: "a request line and headers over", cases: headSizeCases},
-	{name: "malformed-http", where: "info.description", quote: "are answered before any operation, with an Error body, X-Request-Id and Connection: close", cases: malformedCases},
+	{name: "head-size", where: "info.description", quote: "a request line and headers over", cases: headSizeCases, last: true},
+	{name: "malformed-http", where: "info.description", quote: "are answered before any operation, with an Error body, X-Request-Id and Connection: close", cases: malformedCases, last: true},
 	{name: "cors-origin", where: "info.description", quote: "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", cases: originCases},
 	{name: "cors-preflight", where: "info.description", quote: "is answered 204 with the allowed methods and headers and no body", cases: preflightCases},
 	{name: "options", where: "info.description", quote: "any other OPTIONS to an operation's path is answered 405", cases: optionsCases},
@@ -148,7 +153,7 @@ func (r *run) sentenceCases(ctx context.Context) error {
 			r.skip("sentence "+s.name, "not exercised: "+s.skip)
 			continue
 		}
-		if s.cases == nil {
+		if s.cases == nil || s.last {
 			continue
 		}
 		if err := r.sendCases(ctx, s.cases(r)); err != nil {
@@ -161,6 +166,18 @@ func (r *run) sentenceCases(ctx context.Context) error {
 		}
 	}
 	return r.schemaCases(ctx)
+}
+
+// lastCases sends the cases of the sentences marked last.
+func (r *run) lastCases(ctx context.Context) error {
+	for _, s := range sentences {
+		if s.last && s.cases != nil && s.skip == "" && r.stated(s.name) {
+			if err := r.sendCases(ctx, s.cases(r)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // acceptedBy is the outcome of a valid request to op: a create 201, a get
