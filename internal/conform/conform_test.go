@@ -49,13 +49,39 @@ func specFile(t *testing.T) *openapi3.T {
 	return spec
 }
 
+// reference is the kit's run against the real app, with -key only, seed 1,
+// every request logged as the app read it: one run that several tests
+// judge (its report, what was sent), run by the first that asks.
+var reference struct {
+	once sync.Once
+	log  requestLog
+	rep  *conform.Report
+	err  error
+}
+
+func referenceRun(t *testing.T) (*conform.Report, *requestLog) {
+	t.Helper()
+	reference.once.Do(func() {
+		reference.rep, reference.err = conform.Run(context.Background(), conform.Config{BaseURL: serve(t, reference.log.wrap), Key: testKey, Seed: 1})
+	})
+	if reference.err != nil {
+		t.Fatal(reference.err)
+	}
+	return reference.rep, &reference.log
+}
+
 func TestRealAppPassesWhole(t *testing.T) {
 	t.Parallel()
 	for name, spec := range map[string]*openapi3.T{"embedded": nil, "openapi.yaml": specFile(t)} {
 		t.Run(name, func(t *testing.T) {
-			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
+			var rep *conform.Report
+			if spec == nil {
+				rep, _ = referenceRun(t)
+			} else {
+				var err error
+				if rep, err = conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var b strings.Builder
 			rep.WriteText(&b)
@@ -89,7 +115,7 @@ func TestCasesFollowTheSpec(t *testing.T) {
 		t.Run(fmt.Sprint(tc.maxLength), func(t *testing.T) {
 			spec := specFile(t)
 			spec.Components.Schemas["PetName"].Value.MaxLength = &tc.maxLength
-			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
+			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1, Checks: []string{tc.fails, tc.passes}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,14 +126,58 @@ func TestCasesFollowTheSpec(t *testing.T) {
 	}
 }
 
+// The corners where a lenient server answers what the contract refuses
+// (integers spelt another way, a charset other than UTF-8, a Content-Type
+// given twice or as a list): the kit sends each, and the real app answers
+// each 400 (letterMutants: a server lenient in any one of them fails
+// negative_data_rejection).
+func TestLetterCases(t *testing.T) {
+	t.Parallel()
+	rep, log := referenceRun(t)
+	if !rep.OK() {
+		t.Fatalf("run: %+v", rep.Failures)
+	}
+	for _, c := range []struct{ what, target, contentType, body string }{
+		{what: "plus sign on petId", target: "/v1/pets/+1"},
+		{what: "leading zero on petId", target: "/v1/pets/01"},
+		{what: "plus sign on limit", target: "limit=%2B1"},
+		{what: "leading zero on limit", target: "limit=01"},
+		{what: "empty limit", target: "limit=&"},
+		{what: "plus sign on after", target: "after=%2B1"},
+		{what: "leading zero on after", target: "after=01"},
+		{what: "-0 after", target: "after=-0"},
+		{what: "empty after", target: "after=&"},
+		{what: "empty status", target: "status=&"},
+		{what: "fraction categoryId", body: `"categoryId":1.0`},
+		{what: "exponent categoryId", body: `"categoryId":1e0`},
+		{what: "charset latin1", contentType: "application/json; charset=latin1"},
+		{what: "unknown parameter", contentType: "application/json; conform=1"},
+		{what: "Content-Type twice", contentType: "application/json | application/json"},
+		{what: "Content-Type list", contentType: "application/json, text/plain"},
+	} {
+		found := false
+		for s, code := range log.got {
+			target := s.target + "&" // so that "limit=&" finds an empty value at the end
+			if strings.Contains(target, c.target) && strings.Contains(s.body, c.body) && (c.contentType == "" || s.contentType == c.contentType) {
+				found = true
+				if code != http.StatusBadRequest {
+					t.Errorf("%s: %s %s %s: got %d, want 400", c.what, s.target, s.contentType, s.body, code)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the kit sent no such request", c.what)
+		}
+	}
+}
+
 // The int64 bounds of the spec reach the kit as float64 (2^63 for
 // 9223372036854775807): it must send 2^63-1 as valid and 2^63 as invalid.
 func TestInt64Edges(t *testing.T) {
 	t.Parallel()
-	var log requestLog
-	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, log.wrap), Key: testKey, Seed: 1})
-	if err != nil || !rep.OK() {
-		t.Fatalf("run: %v %+v", err, rep)
+	rep, log := referenceRun(t)
+	if !rep.OK() {
+		t.Fatalf("run: %+v", rep)
 	}
 	const max, over = "9223372036854775807", "9223372036854775808"
 	want := map[string]int{ // a substring of target or body → the status it got
@@ -178,7 +248,9 @@ func TestThrottleWaitedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conform.Run(context.Background(), kitConfig(listen(t, app).URL+"/v1"))
+	cfg := kitConfig(listen(t, app).URL + "/v1")
+	cfg.Checks = []string{"ignored_auth"} // its cases send the wrong keys
+	rep, err := conform.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
