@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The conformance kit's mutants (internal/conform, mutants*_test.go) against
 # the kit of this tree and against the kit of an older commit (default
-# 5953675, before the kit had a model): the same mutants, the same real app
-# behind them, each kit's verdict. Prints a Markdown table, one row a mutant:
-# the checks each kit fails on it ("passes" when it fails none).
+# 5953675, before the kit had a model; f204cc2 is the kit of issue 42,
+# before the sentences on content codings, Accept, refusals at once and
+# HTTP framing): the same mutants, each around the older tree's app, each
+# kit's verdict. Prints a Markdown table, one row a mutant: the checks each
+# kit fails on it ("passes" when it fails none).
 #   bash .ci/kit-mutants.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +14,13 @@ old=$(mktemp -d)
 trap 'rm -rf "$old"' EXIT
 git archive "$base" | tar -x -C "$old"
 # The mutants and their helpers, with a configuration the older kit takes
-# (it has no second key).
-cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/letter_test.go "$old/internal/conform/"
-cat >"$old/internal/conform/kitconfig_test.go" <<'GO'
+# (before issue 42 it has no second key) and a test server the older tree
+# can build (before httpapi.Listener, net/http's own answers).
+cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/mutants_edges_test.go internal/conform/letter_test.go "$old/internal/conform/"
+if grep -q 'Key2 ' "$old/internal/conform/conform.go"; then
+	cp internal/conform/kitconfig_test.go "$old/internal/conform/"
+else
+	cat >"$old/internal/conform/kitconfig_test.go" <<'GO'
 package conform_test
 
 import "github.com/petstore/petstore/internal/conform"
@@ -23,6 +29,34 @@ func kitConfig(base string) conform.Config {
 	return conform.Config{BaseURL: base, Key: testKey, Seed: 1}
 }
 GO
+fi
+if grep -q 'func Listener' "$old/internal/httpapi/wire.go" 2>/dev/null; then
+	cp internal/conform/target_test.go "$old/internal/conform/"
+else
+	cat >"$old/internal/conform/target_test.go" <<'GO'
+package conform_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+const headMax = 64 << 10
+
+type serverDefect struct {
+	http.Handler
+	plain     bool
+	maxHeader int
+}
+
+func listen(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+GO
+fi
 evidence() {
 	CONFORM_MUTANT_EVIDENCE=1 go -C "$1" test -v -count=1 -run '^TestMutantEvidence$' ./internal/conform/ | grep '^MUTANT' | cut -f2-
 }

@@ -635,7 +635,9 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
+		// net/http reads 4096 bytes past MaxHeaderBytes (its bufio slop)
+		// before it answers 431: the contract's bound is the head's own.
+		MaxHeaderBytes: maxHeaderBytes - 4096,
 		// "OPTIONS *" goes to the app (404 Error), not net/http's 200.
 		DisableGeneralOptionsHandler: true,
 		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),

@@ -91,3 +91,22 @@ func TestWire(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadBound: the contract's 64 KiB is the request line and headers
+// together, to the byte: a head of exactly 64 KiB is served, one byte more
+// is answered 431. (net/http reads 4096 bytes past MaxHeaderBytes before it
+// answers 431; set to 64 KiB it served heads up to 68 KiB.)
+func TestHeadBound(t *testing.T) {
+	const key = "e2e-key-0123456789abcdef0123456789"
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
+	addr := strings.TrimPrefix(base, "http://")
+	for _, tc := range []struct {
+		size, status int
+	}{{64 << 10, 200}, {64<<10 + 1, 431}} {
+		head := "GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key + "\r\nX-Pad: "
+		raw := head + strings.Repeat("p", tc.size-len(head)-len("\r\n\r\n")) + "\r\n\r\n"
+		if res, body := apitest.Raw(t, addr, raw); res.StatusCode != tc.status {
+			t.Errorf("a head of %d bytes: got %d %q, want %d", len(raw), res.StatusCode, body, tc.status)
+		}
+	}
+}

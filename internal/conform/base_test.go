@@ -13,6 +13,7 @@ import (
 // A BASE_URL that ends in an operation's path is refused before a request is
 // sent, naming the base address to use.
 func TestBaseURLEndingInAnOperationPath(t *testing.T) {
+	t.Parallel()
 	addr := apitest.RefusedAddr(t) // nothing listens: a request would fail otherwise
 	for _, tc := range []struct{ base, want string }{
 		{"http://" + addr + "/v1/pets", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + "/v1"},

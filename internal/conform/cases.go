@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -271,10 +272,24 @@ func stringOK(s *openapi3.Schema, str string) bool {
 // them.
 var ecmaCodepoint = regexp.MustCompile(`\\u([0-9A-F]{4})`)
 
+// patterns holds each pattern compiled once: the kit tests thousands of
+// strings against a few patterns.
+var patterns sync.Map // pattern → compiled
+
+type compiled struct {
+	re  *regexp.Regexp
+	err error
+}
+
 // compilePattern compiles an OpenAPI pattern (ECMAScript) with Go's regexp,
 // as kin-openapi does.
 func compilePattern(p string) (*regexp.Regexp, error) {
-	return regexp.Compile(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`))
+	if c, ok := patterns.Load(p); ok {
+		return c.(compiled).re, c.(compiled).err
+	}
+	re, err := regexp.Compile(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`))
+	patterns.Store(p, compiled{re, err})
+	return re, err
 }
 
 // patternSuspects are strings a pattern over free text most often refuses:

@@ -48,7 +48,7 @@ var Checks = []CheckInfo{
 	{contract.ContentType, "Every response's Content-Type is one the contract documents for its status.", fam(famForm)},
 	{contract.ResponseHeaders, "Every value of every response header the contract declares is valid against its schema, and present when required.", fam(famForm, famHeaders)},
 	{contract.ResponseSchema, "Every response body is valid against the contract's schema for its status.", fam(famForm)},
-	{"negative_data_rejection", "A request that breaks exactly one rule of the contract is refused with the status the contract gives it (400, 413).", fam(famIllegal)},
+	{"negative_data_rejection", "A request that breaks exactly one rule of the contract is refused with the status the contract gives it (400, 406, 413).", fam(famIllegal)},
 	{"positive_data_acceptance", "A valid request, with values at every bound and in every legal form, is accepted.", fam(famLegal)},
 	{"ignored_auth", "No key, another scheme or an unknown key is answered 401; a valid key, the scheme in any case, is accepted.", fam(famLegal, famIllegal)},
 	{"use_after_create", "A created pet is readable at its Location and by its id, and listed under its status.", fam(famMeaning)},
@@ -67,6 +67,8 @@ var Checks = []CheckInfo{
 	{"durability", "At the end, every pet the kit created is still there: read by its id, and found once in a walk of the listing.", fam(famMeaning)},
 	{"header_values", "A header value the contract ties to a case goes with that case: error=\"invalid_token\" exactly when a key was sent, Idempotent-Replayed only on a replay, a Location that names the created pet, the RateLimit fields together.", fam(famHeaders)},
 	{"cors", "An answer to a request with Origin carries Access-Control-Allow-Origin: *; a preflight is answered 204, no body, allowing the method and headers asked for.", fam(famLegal, famIllegal, famHeaders)},
+	{"refusal_at_once", "A request refused before its body is read (no key, no such path, a declared length over the limit) is answered at once, without the body, with Connection: close, and with Expect: 100-continue instead of 100 Continue; a valid create with Expect: 100-continue is created.", fam(famIllegal, famLegal, famHeaders)},
+	{"http_framing", "A request that is not HTTP/1.1 as the contract reads it (a head over 64 KiB, a raw space, %zz in the path, no Host, a bad header line, Content-Length twice, Transfer-Encoding gzip, Expect 200-ok) is answered 431 or 400 before any operation, with an Error, X-Request-Id and Connection: close; a head of exactly 64 KiB, HTTP/1.0 and a chunked body are served.", fam(famIllegal, famLegal, famForm)},
 	{"idempotency_scope", "Another API key sending the same Idempotency-Key gets a pet of its own, never the first key's answer nor its 422 (needs -key2).", fam(famTenancy)},
 	{"concurrent_retries", "A create retried concurrently with one Idempotency-Key creates one pet: each answer is that pet or 409 idempotency_key_in_flight.", fam(famTenancy)},
 }
@@ -90,6 +92,7 @@ func (r *run) phases() []phase {
 		{name: "concurrency", checks: []string{"unique_ids", "concurrent_retries"}, run: r.concurrencyCases},
 		{name: "examples", checks: modelChecks, run: r.examples},
 		{name: "read back", checks: []string{"durability", "pagination", "stored_as_sent", "refused_write"}, run: r.readBack},
+		{name: "malformed", checks: []string{"negative_data_rejection", "positive_data_acceptance", "http_framing", "stored_as_sent"}, run: r.lastCases},
 	}
 	for i := range ps {
 		switch {
@@ -104,7 +107,7 @@ func (r *run) phases() []phase {
 
 // sentenceChecks are the checks the sentences' cases judge.
 var sentenceChecks = []string{"ignored_auth", "auth_before_validation", "negative_data_rejection", "positive_data_acceptance",
-	"default_status", "unsupported_method", "unknown_path", "cors", "stored_as_sent", "refused_write", "header_values"}
+	"default_status", "unsupported_method", "unknown_path", "cors", "stored_as_sent", "refused_write", "header_values", "refusal_at_once", "http_framing"}
 
 // modelChecks are the checks the model judges.
 var modelChecks = []string{"stored_as_sent", "pagination", "ordering", "refused_write", "unique_ids", "idempotent_replay", "durability"}

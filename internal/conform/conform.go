@@ -65,9 +65,11 @@ type Report struct {
 	Seed      uint64        `json:"seed"`
 	BaseURL   string        `json:"baseUrl"`
 	Requests  int           `json:"requests"`
+	Raw       int           `json:"rawRequests"` // of Requests, those written byte for byte past HTTPClient (raw.go)
 	Elapsed   time.Duration `json:"elapsedNs"`
 	Examples  int           `json:"examples"`
 	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent
+	Throttled int           `json:"throttled"` // answers 429 rate_limited waited out and sent again
 	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
 	Failures  []Failure     `json:"failures"`
 	Skipped   []Skip        `json:"skipped"` // checks and sentences that could not run, and why
@@ -119,8 +121,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	return r.run(ctx)
+}
+
+func (r *run) run(ctx context.Context) (*Report, error) {
 	start := time.Now()
-	if err := r.preflight(ctx); err != nil {
+	if err := r.preflight(ctx); err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	for _, phase := range r.phases() {
@@ -152,7 +158,8 @@ type run struct {
 	ops      []*operation
 	rng      *rand.Rand
 	enabled  map[string]bool
-	hc       *http.Client // the kit's client: every request through the recorder
+	hc       *http.Client      // the kit's client: every request but the raw ones through the recorder
+	rt       http.RoundTripper // hc's transport, under the recorder
 	roles    roles
 	bounds   bounds
 	model    *model
@@ -161,7 +168,12 @@ type run struct {
 	clock    atomic.Uint64
 
 	mu         sync.Mutex
+	stopOn     string // stop the run once this check has failed (export_test.go)
+	stopped    bool
 	sent       int
+	raw        int // of sent, written byte for byte (raw.go)
+	throttled  int // 429s waited out (send)
+	waited     time.Duration
 	truncate   bool
 	results    map[[2]string]*Result
 	failures   []Failure
@@ -201,7 +213,7 @@ func newRun(cfg Config) (*run, error) {
 	}
 	spec := cfg.Spec
 	if spec == nil {
-		if spec, err = gen.GetSpec(); err != nil {
+		if spec, err = embeddedSpec(); err != nil {
 			return nil, fmt.Errorf("embedded spec: %v", err)
 		}
 	}
@@ -238,6 +250,7 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		transport = cfg.HTTPClient.Transport
 	}
+	r.rt = transport
 	r.hc = &http.Client{
 		Transport: &recorder{run: r, next: transport},
 		Timeout:   cfg.Timeout,
@@ -247,6 +260,10 @@ func newRun(cfg Config) (*run, error) {
 	}
 	return r, nil
 }
+
+// embeddedSpec is the embedded openapi.yaml, loaded once: a run only reads
+// it (contract.New routes a copy).
+var embeddedSpec = sync.OnceValues(gen.GetSpec)
 
 // checkBase refuses a BASE_URL that ends in an operation's path
 // (…/v1/pets, …/v1/pets/7): an easy slip from a curl line, which would make
@@ -317,14 +334,15 @@ func (r *run) record(check, op string, f *Failure) {
 		res.Failed++
 		f.Check, f.Operation = check, op
 		r.failures = append(r.failures, *f)
+		r.stopped = r.stopped || check == r.stopOn
 	}
 }
 
 func (r *run) report(elapsed time.Duration) *Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Elapsed: elapsed, Examples: r.cfg.Examples,
-		Truncated: r.truncate, Failures: r.failures, Skipped: r.skipped}
+	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Raw: r.raw, Elapsed: elapsed, Examples: r.cfg.Examples,
+		Truncated: r.truncate, Throttled: r.throttled, Failures: r.failures, Skipped: r.skipped}
 	for _, c := range Checks {
 		var rows []Result
 		for k, res := range r.results {
@@ -357,6 +375,13 @@ func (r *run) progressDone() {
 	if r.cfg.Progress != nil {
 		fmt.Fprint(r.cfg.Progress, "\r\033[K")
 	}
+}
+
+// halted reports whether the run stopped once stopOn failed.
+func (r *run) halted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
 }
 
 // skip notes what the run could not judge, and why.

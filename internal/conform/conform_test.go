@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -16,6 +16,7 @@ import (
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/ratelimit"
 )
 
 const testKey = "conform-test-key-0123456789"
@@ -32,9 +33,7 @@ func serve(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	if wrap != nil {
 		h = wrap(app)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
+	return listen(t, h).URL + "/v1"
 }
 
 func specFile(t *testing.T) *openapi3.T {
@@ -50,12 +49,39 @@ func specFile(t *testing.T) *openapi3.T {
 	return spec
 }
 
+// reference is the kit's run against the real app, with -key only, seed 1,
+// every request logged as the app read it: one run that several tests
+// judge (its report, what was sent), run by the first that asks.
+var reference struct {
+	once sync.Once
+	log  requestLog
+	rep  *conform.Report
+	err  error
+}
+
+func referenceRun(t *testing.T) (*conform.Report, *requestLog) {
+	t.Helper()
+	reference.once.Do(func() {
+		reference.rep, reference.err = conform.Run(context.Background(), conform.Config{BaseURL: serve(t, reference.log.wrap), Key: testKey, Seed: 1})
+	})
+	if reference.err != nil {
+		t.Fatal(reference.err)
+	}
+	return reference.rep, &reference.log
+}
+
 func TestRealAppPassesWhole(t *testing.T) {
+	t.Parallel()
 	for name, spec := range map[string]*openapi3.T{"embedded": nil, "openapi.yaml": specFile(t)} {
 		t.Run(name, func(t *testing.T) {
-			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
+			var rep *conform.Report
+			if spec == nil {
+				rep, _ = referenceRun(t)
+			} else {
+				var err error
+				if rep, err = conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var b strings.Builder
 			rep.WriteText(&b)
@@ -77,6 +103,7 @@ func TestRealAppPassesWhole(t *testing.T) {
 // The cases come from the spec: with the name's maxLength changed in a copy
 // of openapi.yaml, the kit expects the new bound of the unchanged server.
 func TestCasesFollowTheSpec(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		maxLength uint64
 		fails     string // the check the real app (maxLength 100) now fails
@@ -88,7 +115,7 @@ func TestCasesFollowTheSpec(t *testing.T) {
 		t.Run(fmt.Sprint(tc.maxLength), func(t *testing.T) {
 			spec := specFile(t)
 			spec.Components.Schemas["PetName"].Value.MaxLength = &tc.maxLength
-			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1})
+			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Spec: spec, Seed: 1, Checks: []string{tc.fails, tc.passes}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,13 +126,58 @@ func TestCasesFollowTheSpec(t *testing.T) {
 	}
 }
 
+// The corners where a lenient server answers what the contract refuses
+// (integers spelt another way, a charset other than UTF-8, a Content-Type
+// given twice or as a list): the kit sends each, and the real app answers
+// each 400 (letterMutants: a server lenient in any one of them fails
+// negative_data_rejection).
+func TestLetterCases(t *testing.T) {
+	t.Parallel()
+	rep, log := referenceRun(t)
+	if !rep.OK() {
+		t.Fatalf("run: %+v", rep.Failures)
+	}
+	for _, c := range []struct{ what, target, contentType, body string }{
+		{what: "plus sign on petId", target: "/v1/pets/+1"},
+		{what: "leading zero on petId", target: "/v1/pets/01"},
+		{what: "plus sign on limit", target: "limit=%2B1"},
+		{what: "leading zero on limit", target: "limit=01"},
+		{what: "empty limit", target: "limit=&"},
+		{what: "plus sign on after", target: "after=%2B1"},
+		{what: "leading zero on after", target: "after=01"},
+		{what: "-0 after", target: "after=-0"},
+		{what: "empty after", target: "after=&"},
+		{what: "empty status", target: "status=&"},
+		{what: "fraction categoryId", body: `"categoryId":1.0`},
+		{what: "exponent categoryId", body: `"categoryId":1e0`},
+		{what: "charset latin1", contentType: "application/json; charset=latin1"},
+		{what: "unknown parameter", contentType: "application/json; conform=1"},
+		{what: "Content-Type twice", contentType: "application/json | application/json"},
+		{what: "Content-Type list", contentType: "application/json, text/plain"},
+	} {
+		found := false
+		for s, code := range log.got {
+			target := s.target + "&" // so that "limit=&" finds an empty value at the end
+			if strings.Contains(target, c.target) && strings.Contains(s.body, c.body) && (c.contentType == "" || s.contentType == c.contentType) {
+				found = true
+				if code != http.StatusBadRequest {
+					t.Errorf("%s: %s %s %s: got %d, want 400", c.what, s.target, s.contentType, s.body, code)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the kit sent no such request", c.what)
+		}
+	}
+}
+
 // The int64 bounds of the spec reach the kit as float64 (2^63 for
 // 9223372036854775807): it must send 2^63-1 as valid and 2^63 as invalid.
 func TestInt64Edges(t *testing.T) {
-	var log requestLog
-	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, log.wrap), Key: testKey, Seed: 1})
-	if err != nil || !rep.OK() {
-		t.Fatalf("run: %v %+v", err, rep)
+	t.Parallel()
+	rep, log := referenceRun(t)
+	if !rep.OK() {
+		t.Fatalf("run: %+v", rep)
 	}
 	const max, over = "9223372036854775807", "9223372036854775808"
 	want := map[string]int{ // a substring of target or body → the status it got
@@ -129,5 +201,62 @@ func TestInt64Edges(t *testing.T) {
 		if !found {
 			t.Errorf("the kit sent no request with %s", needle)
 		}
+	}
+}
+
+// The kit sends few wrong keys: a target throttles wrong keys by client
+// address (30 at once by default, then one a second), and a kit over that
+// budget would have every later request answered 429. A wrong key is a
+// bearer token the target does not take; no key, another scheme, an empty
+// token guess nothing.
+func TestFewWrongKeys(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	wrong := 0
+	count := func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			if token = strings.TrimLeft(token, " "); strings.EqualFold(scheme, "Bearer") && token != "" && token != testKey && token != testKey2 {
+				mu.Lock()
+				wrong++
+				mu.Unlock()
+			}
+			app.ServeHTTP(w, r)
+		})
+	}
+	rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, count)))
+	if err != nil || !rep.OK() {
+		t.Fatalf("run: %v %+v", err, rep)
+	}
+	if wrong == 0 || wrong > 10 {
+		t.Errorf("the kit sent %d wrong keys; want a few (its ignored_auth cases), at most 10", wrong)
+	}
+	t.Logf("%d wrong keys in %d requests", wrong, rep.Requests)
+}
+
+// A target that throttles the kit's wrong keys (here one at once, then one
+// a second) answers some requests 429 rate_limited: the kit waits each out
+// (Retry-After) and sends it again, judges the answer that follows, and
+// says so; it passes a target that keeps the contract.
+func TestThrottleWaitedOut(t *testing.T) {
+	t.Parallel()
+	limit, err := ratelimit.Parse("1/s,burst=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2)), AuthFailures: &limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := kitConfig(listen(t, app).URL + "/v1")
+	cfg.Checks = []string{"ignored_auth"} // its cases send the wrong keys
+	rep, err := conform.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !rep.OK() || rep.Throttled == 0 || !strings.Contains(b.String(), "429 rate_limited: the kit waited Retry-After") {
+		t.Fatalf("throttled %d times:\n%s", rep.Throttled, b.String())
 	}
 }

@@ -18,6 +18,7 @@ import (
 // one seed against one server, the valid keys meet again and are retries of
 // the same requests, not keys reused.
 func TestHeaderParameterCases(t *testing.T) {
+	t.Parallel()
 	type sent struct {
 		keys   []string
 		status int

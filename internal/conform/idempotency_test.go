@@ -10,6 +10,7 @@ import (
 // The real app passes idempotent_replay having been judged on its cases
 // (the mutants "Idempotency-Key ignored" and "replay not marked" fail it).
 func TestIdempotentReplayRuns(t *testing.T) {
+	t.Parallel()
 	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Checks: []string{"idempotent_replay"}, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func (m *model) created(o createObs) []violation {
 	case o.status == 422 && o.key != "":
 		return m.reused(o, sent)
 	case o.status == 409 && o.key != "": // in flight: this request wrote nothing
-	case o.status == 0 || o.status >= 500 && !(o.status == 503 && o.code == "unavailable"):
+	case o.status == 0 || o.status >= 500 && !(o.status == 503 && o.code == "unavailable") && o.status != 507:
 		// outcome_unknown, no answer, a fault: the pet may exist, and with a
 		// key its outcome may be kept.
 		if u != nil {
@@ -191,7 +191,7 @@ func (m *model) created(o createObs) []violation {
 		if k := (keyID{o.tenant, o.key}); o.key != "" && m.keys[k] == nil {
 			m.keys[k] = &keyUse{fingerprint: fingerprint(sent)}
 		}
-	default: // refused, or 503 unavailable: nothing was written
+	default: // refused (429 and 507 too), or 503 unavailable: nothing was written
 		if u != nil {
 			u.refused++
 		}

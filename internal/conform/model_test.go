@@ -88,6 +88,14 @@ func TestModelStrayPets(t *testing.T) {
 	m.sending(unavailable, false, "")
 	m.created(createObs{tenant: 1, sent: unavailable, status: 503, code: "unavailable"})
 	wantChecks(t, "a pet of a 503 unavailable create", see(25, unavailable), "refused_write")
+	// A 507 and a 429 write nothing, whatever their code.
+	for i, o := range []createObs{{status: 507, code: "store_full"}, {status: 507, code: "idempotency_keys_full", key: "k507"}, {status: 429, code: "rate_limited"}} {
+		p := pet("run-bound-"+strconv.Itoa(i), "available")
+		o.tenant, o.sent = 1, p
+		m.sending(p, o.key != "", "")
+		m.created(o)
+		wantChecks(t, "a pet of a "+strconv.Itoa(o.status)+" "+o.code+" create", see(int64(26+i), p), "refused_write")
+	}
 }
 
 func TestModelIdempotency(t *testing.T) {

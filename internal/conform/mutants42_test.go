@@ -230,7 +230,7 @@ func refuseIf(status int, refuse func(*http.Request) bool) func(http.Handler) ht
 			case status == http.StatusUnauthorized:
 				unauthorized(w, `Bearer realm="petstore", error="invalid_token"`)
 			default:
-				code := map[int]string{400: "invalid_request", 413: "payload_too_large"}[status]
+				code := map[int]string{400: "invalid_request", 406: "not_acceptable", 413: "payload_too_large"}[status]
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
 				fmt.Fprintf(w, `{"code":%q,"message":"refused","status":%d}`, code, status)

@@ -24,6 +24,7 @@ func counting(n *atomic.Int64) func(http.Handler) http.Handler {
 // The kit never sends more than MaxRequests, says so in the report, and
 // counts exactly what the target received.
 func TestRequestBound(t *testing.T) {
+	t.Parallel()
 	for _, max := range []int{1, 20, 100} {
 		var got atomic.Int64
 		rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, counting(&got)), Key: testKey, Seed: 5, MaxRequests: max})
@@ -40,6 +41,7 @@ func TestRequestBound(t *testing.T) {
 // a Location or Link rel="next" that points elsewhere, and fails the checks
 // they belong to.
 func TestKitStaysOnItsHost(t *testing.T) {
+	t.Parallel()
 	var elsewhere atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)

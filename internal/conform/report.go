@@ -34,6 +34,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Truncated {
 		fmt.Fprintf(&b, "\nThe request budget (-max-requests) ran out: later cases were not sent.\n")
 	}
+	if r.Throttled > 0 {
+		fmt.Fprintf(&b, "\nThe target answered %d %s 429 rate_limited: the kit waited Retry-After and sent %s again.\n", r.Throttled, plural(r.Throttled, "request", "requests"), plural(r.Throttled, "it", "them"))
+	}
 	for i, s := range r.Skipped {
 		if i == 0 {
 			b.WriteString("\nSkipped:\n")

@@ -61,9 +61,14 @@ type bounds struct {
 	limitMax     int   // the listing's limit maximum
 	limitDefault int   // and its default (the maximum without one)
 	bodyMax      int64 // the largest body info.description allows; 0 unstated
+	headMax      int   // the largest request line and headers it allows; 0 unstated
 }
 
-var bodyMaxRE = regexp.MustCompile(`Bodies larger than (\d+) (bytes|KiB|MiB) are answered 413`)
+var (
+	bodyMaxRE = regexp.MustCompile(`Bodies larger than (\d+) (bytes|KiB|MiB) are answered 413`)
+	headMaxRE = regexp.MustCompile(`a request line and headers over (\d+) (bytes|KiB|MiB)`)
+	units     = map[string]int{"bytes": 0, "KiB": 10, "MiB": 20}
+)
 
 func (r *run) findBounds() bounds {
 	b := bounds{limitMax: 100, limitDefault: 100}
@@ -85,7 +90,12 @@ func (r *run) findBounds() bounds {
 	}
 	if m := bodyMaxRE.FindStringSubmatch(plain(r.spec.Info.Description)); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
-		b.bodyMax = n << map[string]int{"bytes": 0, "KiB": 10, "MiB": 20}[m[2]]
+		b.bodyMax = n << units[m[2]]
+	}
+	if m := headMaxRE.FindStringSubmatch(plain(r.spec.Info.Description)); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n <= 1<<20>>units[m[2]] { // the kit sends that many bytes
+			b.headMax = n << units[m[2]]
+		}
 	}
 	return b
 }

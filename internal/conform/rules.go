@@ -29,6 +29,7 @@ var answerRules = []answerRule{
 	{"rate-limit-fields", "info.description", "every authenticated answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset", "header_values", judgeRateLimit},
 	{"origin", "info.description", "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", "cors", judgeOrigin},
 	{"error-codes", "info.description", "whose code is one of a fixed set", "error_body", judgeErrorCode},
+	{"storage-retry-after", "operation createPet", "Retry-After gives the seconds until the first kept outcome expires", "header_values", judgeStorageRetryAfter},
 }
 
 // judgeAnswer judges x by every answer rule the spec states.
@@ -137,6 +138,28 @@ func judgeOrigin(_ *run, x *exchange) (bool, string) {
 		return false, ""
 	}
 	return true, allowsOrigin(x)
+}
+
+// judgeStorageRetryAfter: a 507 says when to retry (Retry-After) exactly
+// when its code is idempotency_keys_full, a bound that time lifts; no time
+// lifts store_full.
+func judgeStorageRetryAfter(_ *run, x *exchange) (bool, string) {
+	if x.status != http.StatusInsufficientStorage {
+		return false, ""
+	}
+	var e struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(x.body, &e) != nil {
+		return false, "" // error_body speaks for it
+	}
+	switch n := len(x.header.Values("Retry-After")); {
+	case e.Code == "idempotency_keys_full" && n != 1:
+		return true, "one Retry-After with idempotency_keys_full"
+	case e.Code == "store_full" && n != 0:
+		return true, "no Retry-After with store_full: retrying does not help"
+	}
+	return true, ""
 }
 
 // judgeErrorCode: an Error's code is the one the contract gives its answer

@@ -3,13 +3,16 @@ package conform
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/internal/contract"
@@ -34,6 +37,8 @@ type exchange struct {
 	doneAt  uint64            // and when its answer was read
 	in      *scope            // where its judgments go
 	sent    map[string]string // a create's members, canonical; nil otherwise
+	wire    *wire             // how it was written, when byte for byte (raw.go)
+	close   bool              // the answer ends the connection (Connection: close, which net/http takes out of header)
 }
 
 const noOperation = "(no operation)"
@@ -53,17 +58,9 @@ type exchangeKey struct{}
 
 func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.run
-	if req.URL.Host != r.base.Host || req.URL.Scheme != r.base.Scheme {
-		return nil, fmt.Errorf("conform: refusing to send to %s: only %s is checked", req.URL.Host, r.base.Host)
+	if err := r.admit(req.URL); err != nil {
+		return nil, err
 	}
-	r.mu.Lock()
-	if r.sent >= r.cfg.MaxRequests {
-		r.truncate = true
-		r.mu.Unlock()
-		return nil, errBudget
-	}
-	r.sent++
-	r.mu.Unlock()
 
 	var reqBody []byte
 	if req.GetBody != nil {
@@ -94,10 +91,26 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	x.status, x.header, x.body = resp.StatusCode, resp.Header, body
+	x.status, x.header, x.body, x.close = resp.StatusCode, resp.Header, body, resp.Close
 	r.judge(x)
 	r.observe(x)
 	return resp, nil
+}
+
+// admit counts a request to u against the budget; it refuses one to
+// another host than BASE_URL's.
+func (r *run) admit(u *url.URL) error {
+	if u.Host != r.base.Host || u.Scheme != r.base.Scheme {
+		return fmt.Errorf("conform: refusing to send to %s: only %s is checked", u.Host, r.base.Host)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sent >= r.cfg.MaxRequests || r.stopped {
+		r.truncate = !r.stopped
+		return errBudget
+	}
+	r.sent++
+	return nil
 }
 
 // judge runs the checks that hold for every response.
@@ -186,12 +199,63 @@ type request struct {
 	target string // relative to BASE_URL ("/pets?limit=1"), or an absolute URL
 	header http.Header
 	body   []byte
-	noKey  bool // send no Authorization of the kit's
-	tenant int  // 2: send -key2's key; otherwise -key's
+	noKey  bool  // send no Authorization of the kit's
+	tenant int   // 2: send -key2's key; otherwise -key's
+	wire   *wire // written byte for byte on a connection of its own (raw.go)
 }
 
-// send sends req and returns what came back, already judged.
+// send sends req and returns what came back, already judged. An answer
+// 429 rate_limited (the operator's rate limit, or the throttle of wrong
+// keys by address) is judged as any, then waited out and the request sent
+// again, up to maxThrottleWait in all a run: its case is judged on the
+// answer that follows.
 func (r *run) send(ctx context.Context, req request) (*exchange, error) {
+	for {
+		x, err := r.sendOnce(ctx, req)
+		if err != nil || x.status != http.StatusTooManyRequests || !r.waitOut(ctx, x) {
+			return x, err
+		}
+	}
+}
+
+// maxThrottleWait bounds the time a run waits out 429s.
+const maxThrottleWait = 10 * time.Second
+
+// waitOut waits the Retry-After of x, a 429 rate_limited, and reports
+// whether it did: not when the run has waited maxThrottleWait already.
+func (r *run) waitOut(ctx context.Context, x *exchange) bool {
+	var e struct {
+		Code string `json:"code"`
+	}
+	secs, err := strconv.Atoi(x.header.Get("Retry-After"))
+	if json.Unmarshal(x.body, &e) != nil || e.Code != "rate_limited" || err != nil || secs < 1 {
+		return false
+	}
+	wait := time.Duration(secs) * time.Second
+	r.mu.Lock()
+	ok := r.waited+wait <= maxThrottleWait
+	if ok {
+		r.waited += wait
+		r.throttled++
+	}
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (r *run) sendOnce(ctx context.Context, req request) (*exchange, error) {
+	if req.wire != nil {
+		return r.sendRaw(ctx, req)
+	}
 	target := req.target
 	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
 		target = r.base.String() + target
@@ -205,18 +269,24 @@ func (r *run) send(ctx context.Context, req request) (*exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, values := range req.header {
-		hr.Header[name] = values
-	}
-	if !req.noKey && hr.Header.Get("Authorization") == "" {
-		hr.Header.Set("Authorization", "Bearer "+r.key(req.tenant))
-	}
+	r.setHeader(hr, req)
 	resp, err := r.hc.Do(hr)
 	if err != nil {
 		return r.noAnswer(ctx, x, err)
 	}
 	resp.Body.Close()
 	return x, nil
+}
+
+// setHeader gives hr the fields of req, and the key of its tenant unless
+// it names an Authorization of its own or none.
+func (r *run) setHeader(hr *http.Request, req request) {
+	for name, values := range req.header {
+		hr.Header[name] = values
+	}
+	if !req.noKey && hr.Header.Get("Authorization") == "" {
+		hr.Header.Set("Authorization", "Bearer "+r.key(req.tenant))
+	}
 }
 
 // noAnswer marks x, a request that got no answer (a reset connection, a
@@ -251,7 +321,10 @@ func (r *run) curl(x *exchange) string {
 	var b strings.Builder
 	b.WriteString("curl -i -X ")
 	b.WriteString(x.req.Method)
-	b.WriteString(" " + shellQuote(x.req.URL.String()))
+	b.WriteString(" " + shellArg(x.req.URL.String()))
+	if x.wire != nil {
+		b.WriteString(r.curlWire(x))
+	}
 	names := make([]string, 0, len(x.req.Header))
 	for name := range x.req.Header {
 		names = append(names, name)
@@ -263,7 +336,7 @@ func (r *run) curl(x *exchange) string {
 				b.WriteString(` -H "` + name + `: ` + masked + `"`)
 				continue
 			}
-			b.WriteString(" -H " + shellQuote(name+": "+v))
+			b.WriteString(" -H " + shellArg(name+": "+v))
 		}
 	}
 	if x.req.Header.Get("Content-Type") == "" && len(x.reqBody) > 0 {
@@ -272,6 +345,33 @@ func (r *run) curl(x *exchange) string {
 	}
 	if len(x.reqBody) > 0 {
 		b.WriteString(" --data-binary " + curlData(x.reqBody))
+	}
+	return b.String()
+}
+
+// curlWire is what curl needs to write a request as the kit wrote it byte
+// for byte: the request-target as is, HTTP/1.0, no Host, the wire's own
+// lines, and none of curl's own User-Agent and Accept (a head's size is
+// exact).
+func (r *run) curlWire(x *exchange) string {
+	w := x.wire
+	var b strings.Builder
+	if w.target != "" {
+		b.WriteString(" --request-target " + shellQuote(r.base.Path+w.target))
+	}
+	if w.proto == "HTTP/1.0" {
+		b.WriteString(" --http1.0")
+	}
+	if w.noHost {
+		b.WriteString(" -H 'Host:'")
+	}
+	for _, name := range []string{"User-Agent", "Accept"} {
+		if len(x.req.Header.Values(name)) == 0 {
+			b.WriteString(" -H '" + name + ":'")
+		}
+	}
+	for _, f := range w.fields {
+		b.WriteString(" -H " + shellQuote(f))
 	}
 	return b.String()
 }
@@ -299,6 +399,35 @@ func curlData(body []byte) string {
 		return fmt.Sprintf(`@<(printf %%s %s; printf "%%%ds" "")`, shellQuote(string(trimmed)), pad)
 	}
 	return shellQuote(string(body))
+}
+
+// shellArg is s as one shell word: quoted, a run of 1 024 or more of one
+// letter or digit (a padded head) written as the command that prints it.
+func shellArg(s string) string {
+	const long = 1024
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if c := s[i]; j-i >= long && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			if start < i {
+				b.WriteString(shellQuote(s[start:i]))
+			}
+			fmt.Fprintf(&b, `"$(head -c %d /dev/zero | tr '\0' %c)"`, j-i, c)
+			start = j
+		}
+		i = j
+	}
+	if start == 0 {
+		return shellQuote(s)
+	}
+	if start < len(s) {
+		b.WriteString(shellQuote(s[start:]))
+	}
+	return b.String()
 }
 
 // shellQuote quotes s for a POSIX shell; bytes that are not printable UTF-8

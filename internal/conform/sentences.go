@@ -18,13 +18,19 @@ import (
 // words, and write its cases with the helpers (createReq, newPet, created,
 // refused…). A rule that holds for every answer of a kind is an answerRule
 // instead (rules.go); one that needs a sequence of requests is run by its
-// phase, named in phase.
+// phase, named in phase. One a kit must not exercise against a shared
+// target says why in skip: the report lists it under Skipped. The cases of
+// a sentence marked last are sent after every other phase (lastCases):
+// malformed requests, which may bring a fragile target down, cannot hide
+// the verdicts of the rest.
 type sentence struct {
 	name  string
 	where string // info.description; operation ID; parameter NAME; schema NAME; header NAME; response NAME
 	quote string
 	cases func(r *run) []kase // nil: the phase named runs it
 	phase string
+	skip  string // not exercised, and why
+	last  bool
 }
 
 // sentences is the table of the contract's sentences the kit holds a target
@@ -45,6 +51,12 @@ var sentences = []sentence{
 	{name: "query-strict", where: "info.description", quote: "Unknown query parameters, and a parameter given twice, are answered 400", cases: queryCases},
 	{name: "percent-encoding", where: "response BadRequest", quote: "or is not valid percent-encoding", cases: percentCases},
 	{name: "no-body", where: "response BadRequest", quote: "a body, of any length, is sent to an operation that takes none", cases: noBodyCases},
+	{name: "content-encoding", where: "info.description", quote: "a Content-Encoding other than identity on a request with a body is answered 400", cases: contentEncodingCases},
+	{name: "accept", where: "info.description", quote: "A request whose Accept header admits no application/json is answered 406 (not_acceptable), after authentication.", cases: acceptCases},
+	{name: "accept-syntax", where: "info.description", quote: "An Accept that does not parse as a list of media ranges is answered 400.", cases: acceptSyntaxCases, last: true},
+	{name: "refusal-at-once", where: "info.description", quote: "with Expect: 100-continue it gets its answer instead of 100 Continue, and without it the server reads none of the body. Such an answer carries Connection: close", cases: atOnceCases},
+	{name: "head-size", where: "info.description", quote: "a request line and headers over", cases: headSizeCases, last: true},
+	{name: "malformed-http", where: "info.description", quote: "are answered before any operation, with an Error body, X-Request-Id and Connection: close", cases: malformedCases, last: true},
 	{name: "cors-origin", where: "info.description", quote: "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", cases: originCases},
 	{name: "cors-preflight", where: "info.description", quote: "is answered 204 with the allowed methods and headers and no body", cases: preflightCases},
 	{name: "options", where: "info.description", quote: "any other OPTIONS to an operation's path is answered 405", cases: optionsCases},
@@ -66,6 +78,9 @@ var sentences = []sentence{
 	{name: "no-key", where: "operation createPet", quote: "Without the header, every request creates an animal.", phase: "idempotency"},
 	{name: "key-scope", where: "operation createPet", quote: "Another API key sending the same Idempotency-Key never sees this answer", phase: "tenants"},
 	{name: "in-flight", where: "operation createPet", quote: "Either way one animal is created.", phase: "concurrency"},
+	{name: "throttle", where: "info.description", quote: "Wrong keys are throttled by client address.", skip: "it takes more wrong keys from the kit's address than the operator's budget (30 by default), after which the target answers every request from that address 429, valid key or not, for the rest of the run (and anyone else's behind it); a 429 that comes is judged: rate_limited, Retry-After, nothing written"},
+	{name: "store-bounds", where: "operation createPet", quote: "A create that a bound leaves no room for is answered 507 and writes nothing", skip: "it takes filling the target's store (the reference holds 500 000 pets and 100 000 keyed outcomes by default) with pets nobody can delete; a 507 that comes is judged: its code, Retry-After with idempotency_keys_full only, nothing written"},
+	{name: "rate-limit-per-instance", where: "info.description", quote: "The limit holds per server instance", skip: "one client cannot tell the instances behind a balancer apart; the RateLimit fields of every answer are judged (rate-limit-fields)"},
 }
 
 // SentenceNames are the names of the sentences and answer rules the kit
@@ -134,7 +149,11 @@ func (r *run) sentenceCases(ctx context.Context) error {
 			r.skip("sentence "+s.name, fmt.Sprintf("not stated by this spec (%s: %q)", s.where, s.quote))
 			continue
 		}
-		if s.cases == nil {
+		if s.skip != "" {
+			r.skip("sentence "+s.name, "not exercised: "+s.skip)
+			continue
+		}
+		if s.cases == nil || s.last {
 			continue
 		}
 		if err := r.sendCases(ctx, s.cases(r)); err != nil {
@@ -147,6 +166,18 @@ func (r *run) sentenceCases(ctx context.Context) error {
 		}
 	}
 	return r.schemaCases(ctx)
+}
+
+// lastCases sends the cases of the sentences marked last.
+func (r *run) lastCases(ctx context.Context) error {
+	for _, s := range sentences {
+		if s.last && s.cases != nil && s.skip == "" && r.stated(s.name) {
+			if err := r.sendCases(ctx, s.cases(r)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // acceptedBy is the outcome of a valid request to op: a create 201, a get

@@ -1,0 +1,239 @@
+package conform
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The cases of the sentences on what travels around the operations: a
+// body's content coding, Accept, refusals answered before the body, and
+// the forms of HTTP/1.1 itself.
+
+// contentEncodingCases: a create whose body is not content-coded
+// (identity) is taken; gzip, br and a list are refused, whether the body is
+// plain (a server that ignores the header) or compressed (one that decodes
+// it).
+func contentEncodingCases(r *run) []kase {
+	if r.roles.create == nil {
+		return nil
+	}
+	coded := func(enc string, body []byte) request {
+		return r.createReq(body, http.Header{"Content-Encoding": {enc}})
+	}
+	pet := func() []byte { return mustJSON(r.newPet("conform-ce", nil)) }
+	ks := []kase{posCase("Content-Encoding: identity", coded("identity", pet()), created())}
+	for _, enc := range []string{"gzip", "br", "identity, gzip"} {
+		ks = append(ks, negCase("Content-Encoding: "+enc+", the body plain", coded(enc, pet())))
+	}
+	ks = append(ks, negCase("Content-Encoding: gzip, the body compressed", coded("gzip", gzipped(pet()))))
+	noKey := coded("gzip", gzipped(pet()))
+	noKey.noKey = true
+	return append(ks, kase{label: "no key, and Content-Encoding: gzip", check: "auth_before_validation", req: noKey, want: refused(http.StatusUnauthorized, "unauthorized")})
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// notAcceptable is the answer to an Accept that admits no application/json.
+func notAcceptable(label string, req request) kase {
+	return kase{label: label, check: "negative_data_rejection", req: req, want: refused(http.StatusNotAcceptable, "not_acceptable")}
+}
+
+func withAccept(req request, values ...string) request {
+	req.header = req.header.Clone()
+	if req.header == nil {
+		req.header = http.Header{}
+	}
+	req.header["Accept"] = values
+	return req
+}
+
+func acceptLabel(values []string) string {
+	if len(values) == 1 && values[0] == "" {
+		return "Accept: (empty)"
+	}
+	return "Accept: " + strings.Join(values, " | ")
+}
+
+// acceptCases: every Accept that admits application/json (the most
+// specific matching range decides, and admits it unless q=0) is served;
+// one that admits none is answered 406, on every operation and after
+// authentication.
+func acceptCases(r *run) []kase {
+	var ks []kase
+	if op := r.roles.list; op != nil {
+		list := request{method: op.method, target: op.path}
+		for _, v := range [][]string{
+			{"*/*"}, {"application/*"}, {"application/json;q=0.5"}, {"application/json; charset=utf-8"},
+			{`application/json; charset="UTF-8"`}, {"Application/JSON"}, {"text/html, application/json;q=0.001"},
+			{"text/html;q=1, */*;q=0.1"}, {"text/html", "application/json"}, {""},
+		} {
+			ks = append(ks, posCase(acceptLabel(v), withAccept(list, v...), accepted()))
+		}
+		for _, v := range []string{"application/xml", "application/json;q=0", "application/json;q=0, */*", "application/*;q=0, */*",
+			"*/*;q=0", "application/json; charset=latin1", "application/json; version=2"} {
+			ks = append(ks, notAcceptable(acceptLabel([]string{v}), withAccept(list, v)))
+		}
+		noKey := withAccept(list, "application/xml")
+		noKey.noKey = true
+		ks = append(ks, kase{label: "no key, and Accept: application/xml", check: "auth_before_validation", req: noKey, want: refused(http.StatusUnauthorized, "unauthorized")})
+	}
+	if op := r.roles.create; op != nil {
+		ks = append(ks,
+			posCase("Accept: application/*;q=0.2", withAccept(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "application/*;q=0.2"), created()),
+			notAcceptable("Accept: application/xml", withAccept(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "application/xml")))
+	}
+	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
+		ks = append(ks, notAcceptable("Accept: text/html", withAccept(request{method: op.method, target: r.getTarget(id)}, "text/html")))
+	}
+	return ks
+}
+
+// acceptSyntaxCases: an Accept that does not parse is answered 400.
+func acceptSyntaxCases(r *run) []kase {
+	op := r.roles.list
+	if op == nil {
+		return nil
+	}
+	var ks []kase
+	for _, v := range []string{"json", "*/json", "application/json;q=2"} {
+		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withAccept(request{method: op.method, target: op.path}, v)))
+	}
+	return ks
+}
+
+// closes wants Connection: close: the server leaves the body unread, or
+// answers before any operation.
+func closes(x *exchange) string {
+	if !x.close {
+		return "with Connection: close"
+	}
+	return ""
+}
+
+// heldDeclared is the length a request declares and never sends: under
+// the 256 KiB net/http discards after an answer, so that a server that
+// reads the body first waits for it.
+const heldDeclared = 64 << 10
+
+// atOnceCases: a create refused before its body is read (no key, no such
+// path, a declared length over the limit) is answered at once, with
+// Connection: close, without a byte of its body: with Expect: 100-continue
+// instead of 100 Continue. A valid create with Expect: 100-continue, its
+// body sent without waiting, is created.
+func atOnceCases(r *run) []kase {
+	op := r.roles.create
+	if op == nil {
+		return nil
+	}
+	held := func(label string, req request, declared int64, expect bool, want outcome) kase {
+		req.body, req.wire = nil, &wire{hold: true}
+		req.header = cloneWith(req.header, "Content-Length", strconv.FormatInt(declared, 10))
+		if expect {
+			req.header.Set("Expect", "100-continue")
+			label += ", Expect: 100-continue"
+		}
+		return kase{label: label + ", the body held back", check: "refusal_at_once", req: req, want: want.and(closes)}
+	}
+	noKey := r.createReq(nil, nil)
+	noKey.noKey = true
+	unauthorized := refused(http.StatusUnauthorized, "unauthorized")
+	ks := []kase{
+		held("no key", noKey, heldDeclared, true, unauthorized),
+		held("no key", noKey, heldDeclared, false, unauthorized),
+		held("no such path", request{method: op.method, target: "/conform-no-such-collection", header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
+	}
+	if n := r.bounds.bodyMax; n > 0 {
+		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.createReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
+	}
+	valid := r.createReq(mustJSON(r.newPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
+	valid.wire = &wire{}
+	return append(ks, kase{label: "a valid create, Expect: 100-continue, the body sent at once", check: "refusal_at_once", req: valid, want: created()})
+}
+
+// beforeOperations is an answer given before any operation: status, an
+// Error of code invalid_request, X-Request-Id and Connection: close.
+func beforeOperations(status int) outcome {
+	return refused(status, "invalid_request").and(func(x *exchange) string {
+		if x.header.Get("X-Request-Id") == "" {
+			return "with X-Request-Id"
+		}
+		return closes(x)
+	})
+}
+
+func framed(label string, req request, w wire, want outcome) kase {
+	req.wire = &w
+	return kase{label: label, check: "http_framing", req: req, want: want}
+}
+
+// headSizeCases: a request whose line and headers are exactly the most the
+// contract allows is served; one byte more, in a header or in the URL, is
+// answered 431.
+func headSizeCases(r *run) []kase {
+	n, op := r.bounds.headMax, r.roles.list
+	if n == 0 || op == nil {
+		return nil
+	}
+	list := request{method: op.method, target: op.path}
+	long := list
+	long.target += "?conform-pad=" + strings.Repeat("a", n)
+	return []kase{
+		framed(fmt.Sprintf("request line and headers of %d bytes, the most allowed", n), list, wire{head: n}, accepted()),
+		framed(fmt.Sprintf("request line and headers of %d bytes", n+1), list, wire{head: n + 1}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
+		framed(fmt.Sprintf("a request line of over %d bytes (a long query)", n), long, wire{}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
+	}
+}
+
+// malformedCases: a request that is not HTTP/1.1 as the contract reads it
+// is answered 400 before any operation; HTTP/1.0 and a chunked body are
+// HTTP/1.1 and served. (A repeated Host and a protocol version other than
+// HTTP/1.0 and 1.1 are not sent: curl cannot replay them.)
+func malformedCases(r *run) []kase {
+	var ks []kase
+	bad := func(label string, req request, w wire) {
+		ks = append(ks, framed(label, req, w, beforeOperations(http.StatusBadRequest)))
+	}
+	if op := r.roles.list; op != nil {
+		list := request{method: op.method, target: op.path}
+		query := "conform"
+		if len(op.query) > 0 {
+			if vs := r.valid(op.query[0].Schema.Value); len(vs) > 0 {
+				query = url.QueryEscape(op.query[0].Name) + "=" + url.QueryEscape(vs[0].text)
+			}
+		}
+		bad("a raw space in the query", list, wire{target: op.path + "?" + query + " " + query})
+		bad("a header name with a space", list, wire{fields: []string{"Conform Field: 1"}})
+		bad("no Host", list, wire{noHost: true})
+		bad("Expect: 200-ok", withHeader(list, "Expect", "200-ok"), wire{})
+		ks = append(ks, framed("HTTP/1.0", list, wire{proto: "HTTP/1.0"}, accepted()))
+	}
+	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
+		target := r.getTarget(id)
+		bad("%zz in the path", request{method: op.method, target: target}, wire{target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
+	}
+	if op := r.roles.create; op != nil {
+		body := mustJSON(r.newPet("conform-framing", nil))
+		bad("Content-Length twice, differing", r.createReq(body, nil), wire{fields: []string{
+			"Content-Length: " + strconv.Itoa(len(body)), "Content-Length: " + strconv.Itoa(len(body)+1)}})
+		bad("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire{})
+		chunks := r.createReq(mustJSON(r.newPet("conform-chunked", nil)), http.Header{"Transfer-Encoding": {"chunked"}})
+		ks = append(ks, framed("a chunked body", chunks, wire{}, created()))
+	}
+	return ks
+}
+
+func withHeader(req request, name, value string) request {
+	req.header = cloneWith(req.header, name, value)
+	return req
+}
