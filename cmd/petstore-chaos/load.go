@@ -243,6 +243,7 @@ func (l *load) create(ctx context.Context, proc int, b history.Body, key string,
 	if op.Outcome == history.OK {
 		if p, ok := readPet(a, &op); ok {
 			op.Pet = &p
+			op.Replayed = a.header.Get("Idempotent-Replayed") == "true"
 			l.mu.Lock()
 			l.acked = append(l.acked, p.ID)
 			l.mu.Unlock()

@@ -318,6 +318,12 @@ func (a *audit) auditCreate(req *request) {
 		case history.Indeterminate:
 			mayExist = true
 		case history.OK:
+			if op.Replayed && !mayExist && op.Pet != nil {
+				// Every earlier attempt said it wrote nothing (a 4xx, a
+				// 503 unavailable, or not sent), yet one of them wrote
+				// the pet this answer replays.
+				r.Phantom = append(r.Phantom, fmt.Sprintf("%s: attempt %d replays pet %d, but every earlier attempt said nothing was written: %s", what, op.Attempt, op.Pet.ID, outcomes(req.ops, op.Attempt)))
+			}
 			mayExist = true
 			if op.Pet == nil {
 				continue
@@ -348,11 +354,7 @@ func (a *audit) auditCreate(req *request) {
 	}
 	switch {
 	case len(req.stored) > 0 && !mayExist:
-		outs := make([]string, len(req.ops))
-		for i, op := range req.ops {
-			outs[i] = fmt.Sprintf("%d %s", op.Status, cmp.Or(op.Error, op.Outcome))
-		}
-		r.Phantom = append(r.Phantom, fmt.Sprintf("%s: pet %d stored, but every attempt was refused: %s", what, req.stored[0].ID, strings.Join(outs, "; ")))
+		r.Phantom = append(r.Phantom, fmt.Sprintf("%s: pet %d stored, but every attempt was refused: %s", what, req.stored[0].ID, outcomes(req.ops, len(req.ops)+1)))
 	case len(req.stored) > 0 && len(ids) == 0 && sent != nil && !sameAsSent(req.stored[0], *sent):
 		// Of an acknowledged pet, lost says it.
 		r.Phantom = append(r.Phantom, fmt.Sprintf("%s: pet %d stored as %+v, but the request was %+v", what, req.stored[0].ID, req.stored[0], *sent))
@@ -360,6 +362,17 @@ func (a *audit) auditCreate(req *request) {
 	if req.key == "" && len(req.ops) == 1 && req.ops[0].Outcome == history.Indeterminate && len(req.stored) > 0 {
 		r.KeylessUnknownStored++
 	}
+}
+
+// outcomes describes the attempts of a create before attempt before.
+func outcomes(ops []*history.Op, before int) string {
+	var outs []string
+	for _, op := range ops {
+		if op.Attempt < before || op.Attempt == 0 {
+			outs = append(outs, fmt.Sprintf("%d %s", op.Status, cmp.Or(op.Error, op.Outcome)))
+		}
+	}
+	return strings.Join(outs, "; ")
 }
 
 func sameAsSent(p history.Pet, b history.Body) bool {

@@ -32,7 +32,8 @@ func clean() ([]history.Op, []history.Pet) {
 		{Kind: history.Fault, Fault: "kill", Target: "r1", Invoke: 5, Complete: 50},
 		{Kind: history.Create, Invoke: 10, Complete: 20, Key: "k1", Body: body("a", "sold"), Attempt: 1, Outcome: history.Indeterminate, Requests: 1},
 		{Kind: history.Create, Invoke: 21, Complete: 25, Key: "k1", Body: body("a", "sold"), Attempt: 2, Outcome: history.Failed, Status: 503, Code: "unavailable", Requests: 1},
-		{Kind: history.Create, Invoke: 26, Complete: 30, Key: "k1", Body: body("a", "sold"), Attempt: 3, Outcome: history.OK, Status: 201, Pet: ptr(pet(1, "a", "sold")), Requests: 1, Answered: 1},
+		// A replay: attempt 1, which got no answer, may have written it.
+		{Kind: history.Create, Invoke: 26, Complete: 30, Key: "k1", Body: body("a", "sold"), Attempt: 3, Outcome: history.OK, Status: 201, Pet: ptr(pet(1, "a", "sold")), Replayed: true, Requests: 1, Answered: 1},
 		{Kind: history.Create, Invoke: 11, Complete: 40, Key: "k2", Body: body("b", "available"), Attempt: 1, Outcome: history.Indeterminate, Status: 503, Code: "outcome_unknown", Requests: 1},
 		{Kind: history.Create, Invoke: 12, Complete: 13, Key: "k3", Body: body("c", "available"), Attempt: 1, Outcome: history.Failed, Status: 503, Code: "unavailable", Requests: 1},
 		{Kind: history.Create, Invoke: 14, Complete: 35, Body: body("d", "pending"), Outcome: history.OK, Status: 201, Pet: ptr(pet(3, "d", "pending")), Requests: 1, Answered: 1},
@@ -141,6 +142,10 @@ func TestAnomalies(t *testing.T) {
 		{"a refused key stored", func(o ops, s pets) (ops, pets) {
 			return o, append(s, pet(5, "c", "available"))
 		}, KindPhantom, "key k3: pet 5 stored"},
+		{"a replay after attempts that all said nothing was written", func(o ops, s pets) (ops, pets) {
+			o[1].Outcome, o[1].Status, o[1].Code = history.Failed, 503, "unavailable"
+			return o, s
+		}, KindPhantom, "key k1: attempt 3 replays pet 1, but every earlier attempt said nothing was written: 503 failed; 503 failed"},
 		{"a pet no create sent", func(o ops, s pets) (ops, pets) {
 			return o, append(s, pet(5, "zz", "sold"))
 		}, KindPhantom, "no create sent this name"},

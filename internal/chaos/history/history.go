@@ -71,8 +71,10 @@ type Op struct {
 	Key     string `json:"key,omitempty"`
 	Body    *Body  `json:"body,omitempty"`
 	Attempt int    `json:"attempt,omitempty"`
-	// Create (201) and get (200): the answer.
-	Pet *Pet `json:"pet,omitempty"`
+	// Create (201) and get (200): the answer; Replayed, a 201 that says it
+	// replays an earlier request's (Idempotent-Replayed: true).
+	Pet      *Pet `json:"pet,omitempty"`
+	Replayed bool `json:"replayed,omitempty"`
 	// Get: the id asked for.
 	ID int64 `json:"id,omitempty"`
 
