@@ -148,12 +148,16 @@ func TestByPhase(t *testing.T) {
 		{kind: reqGet, start: at(2.5), end: at(2.6), status: 200},
 		{kind: reqGet, start: at(2.7), end: at(2.8), status: cutShort},
 		{kind: reqKeyed, start: at(3.5), end: at(3.9), status: 201},
+		// A get answered 404 is answered (an id above the last
+		// acknowledged); a page answered 404 is not.
+		{kind: reqGet, start: at(3.0), end: at(3.1), status: 404},
+		{kind: reqPage, start: at(3.2), end: at(3.3), status: 404},
 	}
 	steady := phase{name: "steady", spans: []span{{at(0), at(1)}, {at(2), at(4)}}}
 	rounds := phase{name: "rounds", spans: []span{{at(1), at(2)}}}
 	ps := byPhase(all, []phase{steady, rounds})
-	if s := ps[0]; s.requests != 3 || s.notOK != 0 || s.rps() != 1 || s.max != 400*time.Millisecond {
-		t.Errorf("steady: got %d requests, %d not ok, %.2f rps, max %v; want 3, 0, 1.00, 400ms", s.requests, s.notOK, s.rps(), s.max)
+	if s := ps[0]; s.requests != 5 || s.notOK != 1 || s.rps() != 5.0/3 || s.max != 400*time.Millisecond {
+		t.Errorf("steady: got %d requests, %d not ok, %.2f rps, max %v; want 5, 1, 1.67, 400ms", s.requests, s.notOK, s.rps(), s.max)
 	}
 	if s := ps[1]; s.requests != 1 || s.notOK != 1 || s.rps() != 1 {
 		t.Errorf("rounds: got %d requests, %d not ok, %.2f rps; want 1, 1, 1.00", s.requests, s.notOK, s.rps())
