@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -40,8 +41,10 @@ import (
 // creates costs one flush, not k, and while it commits the next batch
 // gathers. BENCHMARKS.md (PostgreSQL) measures it.
 //
-// One member's failure never fails another: a batch the server refuses is
-// retried member by member, and each caller gets its own outcome. A batch
+// One member's values never fail another: a batch the server refuses for a
+// value (memberFault) is retried member by member, and each caller gets its
+// own outcome; a refusal no member's values cause fails every member, with
+// no retry. A batch
 // whose connection fails after it was sent may have committed: every member
 // is told so (pets.ErrOutcomeUnknown).
 
@@ -292,7 +295,7 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 // is empty, else to the committer.
 func (s *Store) lead() {
 	if batch := s.take(); len(batch) > 0 {
-		s.commit(batch, true)
+		s.commit(batch)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -316,7 +319,7 @@ func (s *Store) commitLoop() {
 		}
 		for s.owning() {
 			if batch := s.take(); len(batch) > 0 {
-				s.commit(batch, true)
+				s.commit(batch)
 			}
 		}
 	}
@@ -379,12 +382,14 @@ func idOf(k *pets.IdempotencyKey) pets.IdempotencyKey {
 	return pets.IdempotencyKey{Owner: k.Owner, Key: k.Key}
 }
 
-// commit commits batch and answers each member. When the server refuses
-// the batch for a reason that is not an outage, and retry is set, the
-// members are committed again one by one, each in a batch of its own, so
-// that one member's bad value fails only that member; a member whose caller
-// has gone is not retried.
-func (s *Store) commit(batch []*member, retry bool) {
+// commit commits batch and answers each member. When the server refuses a
+// batch of several for a member's value (memberFault), the members are
+// committed again one by one, each in a batch of its own, so that one
+// member's bad value fails only that member. A member whose wait is over
+// (its caller gone, or the store's timeout passed) is not retried, so that
+// no create waits more than a timeout to be sent: it is answered with its
+// context's error, and nothing of it was written.
+func (s *Store) commit(batch []*member) {
 	outs, sent, err := s.send(batch)
 	if err == nil {
 		for i, m := range batch {
@@ -392,19 +397,29 @@ func (s *Store) commit(batch []*member, retry bool) {
 		}
 		return
 	}
-	if pe := refusal(err); retry && sent && len(batch) > 1 && pe != nil && !unavailableState(pe.Code) {
+	if pe := refusal(err); sent && len(batch) > 1 && pe != nil && memberFault(pe.Code) {
 		for _, m := range batch {
-			if m.caller.Err() != nil {
-				m.done <- outcome{err: classify("create", m.caller.Err())}
+			if err := m.ctx.Err(); err != nil {
+				m.done <- outcome{err: classify("create", err)}
 				continue
 			}
-			s.commit([]*member{m}, false)
+			s.commit([]*member{m})
 		}
 		return
 	}
 	for _, m := range batch {
 		m.done <- outcome{err: err}
 	}
+}
+
+// memberFault reports whether a SQLSTATE is one a member's values can
+// cause: a cardinality violation (21, such as one key twice in a statement),
+// a data exception (22, such as a value out of range or badly encoded) or an
+// integrity constraint violation (23, such as a check or a key). Any other
+// refusal (a privilege, a missing table, a broken statement) is the batch's,
+// and would refuse each member alone as well.
+func memberFault(code string) bool {
+	return strings.HasPrefix(code, "21") || strings.HasPrefix(code, "22") || strings.HasPrefix(code, "23")
 }
 
 // send runs batch's transaction in one round trip and returns each
