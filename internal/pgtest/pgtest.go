@@ -312,21 +312,18 @@ func (p *Proxy) delay(l *link, fromClient bool) bool {
 	p.mu.Lock()
 	dropping := p.dropping && !(fromClient && p.answers)
 	if dropping {
-		// Marked under the lock EndLoss holds as it closes the links
-		// that lost traffic, so that none is passed over: such a link
-		// would relay what follows the hole, a stream no TCP
-		// connection delivers.
+		// The link is marked in the same hold of the lock that saw the
+		// loss on, and EndLoss ends the loss and closes the marked links
+		// in one hold of it: either EndLoss came first, and the chunk
+		// passes, or the link is marked before EndLoss looks, and closed.
+		// Marked after the lock is let go, a link could be passed over
+		// and relay what follows the hole, a stream no TCP connection
+		// delivers.
 		l.dropped.Store(true)
 	}
 	p.mu.Unlock()
-	if dropping && onDrop != nil {
-		onDrop()
-	}
 	return !dropping
 }
-
-// onDrop, when set (by this package's tests only), runs as a chunk is lost.
-var onDrop func()
 
 // What a client's chunk arms.
 const (
