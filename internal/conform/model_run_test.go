@@ -158,6 +158,9 @@ func TestExamplesShrink(t *testing.T) {
 			t.Fatalf("no shrunk sequence among the failures: %+v", rep.Failures)
 		}
 		f := rep.Failures[i]
+		if rep.Examples >= 30 || !strings.Contains(f.Want, fmt.Sprintf("in example %d of", rep.Examples-1)) {
+			t.Errorf("report: %d examples, want the sequences up to the failing one (%s)", rep.Examples, f.Want)
+		}
 		lines := strings.Split(f.Curl, "\n")
 		var methods []string
 		for _, l := range lines {
