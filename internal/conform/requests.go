@@ -247,12 +247,13 @@ func with(body map[string]any, name string, v any) map[string]any {
 
 var absent = &struct{}{}
 
-func cloneWith(h http.Header, name, value string) http.Header {
+// cloneWith is a copy of h with header name given values, and no others.
+func cloneWith(h http.Header, name string, values ...string) http.Header {
 	c := h.Clone()
 	if c == nil {
 		c = http.Header{}
 	}
-	c.Set(name, value)
+	c[http.CanonicalHeaderKey(name)] = values
 	return c
 }
 
