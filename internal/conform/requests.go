@@ -261,16 +261,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// idOf reads the id of a pet decoded with its numbers exact.
-func idOf(pet map[string]any) (int64, bool) {
-	n, ok := pet["id"].(json.Number)
-	if !ok {
-		return 0, false
-	}
-	id, err := n.Int64()
-	return id, err == nil
-}
-
 // intNumber is n as a JSON number.
 func intNumber(n *big.Int) json.Number { return json.Number(n.String()) }
 

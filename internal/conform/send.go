@@ -3,7 +3,6 @@ package conform
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -238,11 +237,9 @@ const maxThrottleWait = 10 * time.Second
 // waitOut waits the Retry-After of x, a 429 rate_limited, and reports
 // whether it did: not when the run has waited maxThrottleWait already.
 func (r *run) waitOut(ctx context.Context, x *exchange) bool {
-	var e struct {
-		Code string `json:"code"`
-	}
+	code, isError := errorCode(x.body)
 	secs, err := strconv.Atoi(x.header.Get("Retry-After"))
-	if json.Unmarshal(x.body, &e) != nil || e.Code != "rate_limited" || err != nil || secs < 1 {
+	if !isError || code != "rate_limited" || err != nil || secs < 1 {
 		return false
 	}
 	wait := time.Duration(secs) * time.Second
