@@ -5,7 +5,10 @@
 # before the sentences on content codings, Accept, refusals at once and
 # HTTP framing): the same mutants, each around the older tree's app, each
 # kit's verdict. Prints a Markdown table, one row a mutant: the checks each
-# kit fails on it ("passes" when it fails none).
+# kit fails on it ("passes" when it fails none, "cannot run" when the kit
+# could not judge the target). A row of TestMutantEvidence is MUTANT, then
+# name, family, check, the checks failed and Run's error; joined on the
+# name, the older kit's are $2-$5 and this kit's $6-$9.
 #   bash .ci/kit-mutants.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,5 +68,5 @@ evidence "$PWD" >"$old/now.tsv"
 echo "| mutant | family | must fail | kit at $base fails | this kit fails |"
 echo "|---|---|---|---|---|"
 LC_ALL=C join -t $'\t' <(LC_ALL=C sort "$old/then.tsv") <(LC_ALL=C sort "$old/now.tsv") | sort -t $'\t' -k2,2 -k1,1 |
-	awk -F'\t' '{ then = ($4 == "" ? "passes" : $4); now = ($8 == "" ? "passes" : $8);
+	awk -F'\t' '{ then = ($5 != "<nil>" ? "cannot run" : ($4 == "" ? "passes" : $4)); now = ($9 != "<nil>" ? "cannot run" : ($8 == "" ? "passes" : $8));
 		printf "| %s | %s | `%s` | %s | %s |\n", $1, $2, $3, then, now }'

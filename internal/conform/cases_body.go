@@ -111,15 +111,17 @@ func bodySizeCases(r *run) []kase {
 	if r.roles.create == nil || n == 0 {
 		return nil
 	}
-	pad := func(b []byte, size int64) []byte {
-		return append(b, bytes.Repeat([]byte(" "), int(size)-len(b))...)
-	}
 	at := mustJSON(r.newPet("conform-size", nil))
 	over := mustJSON(r.newPet("conform-size", nil))
 	return []kase{
-		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.createReq(pad(at, n), nil), created()),
-		{label: fmt.Sprintf("body of %d bytes", n+1), check: "negative_data_rejection", req: r.createReq(pad(over, n+1), nil), want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
+		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.createReq(padded(at, n), nil), created()),
+		{label: fmt.Sprintf("body of %d bytes", n+1), check: "negative_data_rejection", req: r.createReq(padded(over, n+1), nil), want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
 	}
+}
+
+// padded is a copy of b, a JSON text, padded with spaces to size bytes.
+func padded(b []byte, size int64) []byte {
+	return append(slices.Clip(b), bytes.Repeat([]byte(" "), int(size)-len(b))...)
 }
 
 // contentTypeCases: application/json in any case, with a charset of utf-8

@@ -42,24 +42,27 @@ func bearerCases(r *run) []kase {
 	return ks
 }
 
+// authFirst is req, invalid as label says, sent without a key: answered
+// 401, authentication first.
+func authFirst(label string, req request) kase {
+	req.noKey = true
+	return kase{label: "no key, and " + label, check: "auth_before_validation", req: req, want: refused(http.StatusUnauthorized, "unauthorized")}
+}
+
 // authFirstCases: requests that are invalid and unauthenticated are
 // answered 401.
 func authFirstCases(r *run) []kase {
 	var ks []kase
-	first := func(label string, req request) {
-		req.noKey = true
-		ks = append(ks, kase{label: "no key, and " + label, check: "auth_before_validation", req: req, want: refused(http.StatusUnauthorized, "unauthorized")})
-	}
 	for _, op := range r.ops {
 		for _, k := range r.schemaNegatives(op)[:min(2, len(r.schemaNegatives(op)))] {
-			first(k.label, k.req)
+			ks = append(ks, authFirst(k.label, k.req))
 		}
 	}
 	if op := r.roles.create; op != nil {
 		valid := mustJSON(r.newPet("conform-noauth", nil))
-		first("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}}))
+		ks = append(ks, authFirst("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 		if n := r.bounds.bodyMax; n > 0 {
-			first(fmt.Sprintf("a body of %d bytes", n+1), r.createReq(append(valid, []byte(strings.Repeat(" ", int(n)+1-len(valid)))...), nil))
+			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.createReq(padded(valid, n+1), nil)))
 		}
 	}
 	return ks
@@ -260,12 +263,11 @@ func allowsOrigin(x *exchange) string {
 }
 
 // originCases: answers of every kind, to requests with an Origin, carry
-// Access-Control-Allow-Origin: *.
+// Access-Control-Allow-Origin: * (the answer rule origin judges that on
+// every answer; these cases make sure every kind is asked).
 func originCases(r *run) []kase {
-	origin := http.Header{"Origin": {corsOrigin}}
-	with := func(req request) request { req.header = cloneWith(req.header, "Origin", corsOrigin); return req }
 	cors := func(label string, req request, want outcome) kase {
-		return kase{label: label + ", with Origin", check: "cors", req: with(req), want: want.and(allowsOrigin)}
+		return kase{label: label + ", with Origin", check: "cors", req: withHeader(req, "Origin", corsOrigin), want: want}
 	}
 	var ks []kase
 	for _, op := range r.ops {
@@ -274,7 +276,7 @@ func originCases(r *run) []kase {
 		noKey.noKey = true
 		ks = append(ks, cors(op.id+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
 	}
-	ks = append(ks, cors("an unknown path", request{method: http.MethodGet, target: "/conform-no-such-collection", header: origin}, refused(http.StatusNotFound, "not_found")))
+	ks = append(ks, cors("an unknown path", request{method: http.MethodGet, target: "/conform-no-such-collection"}, refused(http.StatusNotFound, "not_found")))
 	if op := r.roles.list; op != nil {
 		ks = append(ks, cors("an unknown query parameter", request{method: http.MethodGet, target: op.target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
 		ks = append(ks, cors("DELETE "+op.path, request{method: http.MethodDelete, target: op.path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
@@ -297,7 +299,7 @@ func preflightCases(r *run) []kase {
 		req := request{method: http.MethodOptions, target: r.concrete(op.path), noKey: true, header: http.Header{
 			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
 		}}
-		want := outcome{status: []int{http.StatusNoContent}}.and(allowsOrigin).and(preflightAllows(op.method, asked))
+		want := outcome{status: []int{http.StatusNoContent}}.and(preflightAllows(op.method, asked)) // Allow-Origin: the rule origin
 		ks = append(ks, kase{label: "a preflight for " + op.id, check: "cors", req: req, want: want})
 	}
 	return ks

@@ -31,9 +31,7 @@ func contentEncodingCases(r *run) []kase {
 		ks = append(ks, negCase("Content-Encoding: "+enc+", the body plain", coded(enc, pet())))
 	}
 	ks = append(ks, negCase("Content-Encoding: gzip, the body compressed", coded("gzip", gzipped(pet()))))
-	noKey := coded("gzip", gzipped(pet()))
-	noKey.noKey = true
-	return append(ks, kase{label: "no key, and Content-Encoding: gzip", check: "auth_before_validation", req: noKey, want: refused(http.StatusUnauthorized, "unauthorized")})
+	return append(ks, authFirst("Content-Encoding: gzip", coded("gzip", gzipped(pet()))))
 }
 
 func gzipped(b []byte) []byte {
@@ -47,15 +45,6 @@ func gzipped(b []byte) []byte {
 // notAcceptable is the answer to an Accept that admits no application/json.
 func notAcceptable(label string, req request) kase {
 	return kase{label: label, check: "negative_data_rejection", req: req, want: refused(http.StatusNotAcceptable, "not_acceptable")}
-}
-
-func withAccept(req request, values ...string) request {
-	req.header = req.header.Clone()
-	if req.header == nil {
-		req.header = http.Header{}
-	}
-	req.header["Accept"] = values
-	return req
 }
 
 func acceptLabel(values []string) string {
@@ -78,23 +67,21 @@ func acceptCases(r *run) []kase {
 			{`application/json; charset="UTF-8"`}, {"Application/JSON"}, {"text/html, application/json;q=0.001"},
 			{"text/html;q=1, */*;q=0.1"}, {"text/html", "application/json"}, {""},
 		} {
-			ks = append(ks, posCase(acceptLabel(v), withAccept(list, v...), accepted()))
+			ks = append(ks, posCase(acceptLabel(v), withHeader(list, "Accept", v...), accepted()))
 		}
 		for _, v := range []string{"application/xml", "application/json;q=0", "application/json;q=0, */*", "application/*;q=0, */*",
 			"*/*;q=0", "application/json; charset=latin1", "application/json; version=2"} {
-			ks = append(ks, notAcceptable(acceptLabel([]string{v}), withAccept(list, v)))
+			ks = append(ks, notAcceptable(acceptLabel([]string{v}), withHeader(list, "Accept", v)))
 		}
-		noKey := withAccept(list, "application/xml")
-		noKey.noKey = true
-		ks = append(ks, kase{label: "no key, and Accept: application/xml", check: "auth_before_validation", req: noKey, want: refused(http.StatusUnauthorized, "unauthorized")})
+		ks = append(ks, authFirst("Accept: application/xml", withHeader(list, "Accept", "application/xml")))
 	}
 	if op := r.roles.create; op != nil {
 		ks = append(ks,
-			posCase("Accept: application/*;q=0.2", withAccept(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "application/*;q=0.2"), created()),
-			notAcceptable("Accept: application/xml", withAccept(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "application/xml")))
+			posCase("Accept: application/*;q=0.2", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/*;q=0.2"), created()),
+			notAcceptable("Accept: application/xml", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/xml")))
 	}
 	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
-		ks = append(ks, notAcceptable("Accept: text/html", withAccept(request{method: op.method, target: r.getTarget(id)}, "text/html")))
+		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{method: op.method, target: r.getTarget(id)}, "Accept", "text/html")))
 	}
 	return ks
 }
@@ -107,7 +94,7 @@ func acceptSyntaxCases(r *run) []kase {
 	}
 	var ks []kase
 	for _, v := range []string{"json", "*/json", "application/json;q=2"} {
-		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withAccept(request{method: op.method, target: op.path}, v)))
+		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withHeader(request{method: op.method, target: op.path}, "Accept", v)))
 	}
 	return ks
 }
@@ -233,7 +220,8 @@ func malformedCases(r *run) []kase {
 	return ks
 }
 
-func withHeader(req request, name, value string) request {
-	req.header = cloneWith(req.header, name, value)
+// withHeader is req with header name given values, and no others.
+func withHeader(req request, name string, values ...string) request {
+	req.header = cloneWith(req.header, name, values...)
 	return req
 }

@@ -2,7 +2,6 @@ package conform
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -190,12 +189,10 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil || x.status != http.StatusCreated {
 		return err // the cases judge a target that does not create
 	}
-	if pet, ok := decodeObject(x.body); ok {
-		if id, ok := idOf(pet); ok {
-			r.mu.Lock()
-			r.tag = "t" + strconv.FormatInt(id, 36)
-			r.mu.Unlock()
-		}
+	if id, ok := petID(x.body); ok {
+		r.mu.Lock()
+		r.tag = "t" + strconv.FormatInt(id, 36)
+		r.mu.Unlock()
 	}
 	return nil
 }
@@ -260,10 +257,8 @@ func (o outcome) judge(x *exchange, label string) (bool, string) {
 	}
 	if o.code != "" {
 		want += " " + o.code
-		var e struct {
-			Code string `json:"code"`
-		}
-		ok = ok && json.Unmarshal(x.body, &e) == nil && e.Code == o.code
+		code, isError := errorCode(x.body)
+		ok = ok && isError && code == o.code
 	}
 	want += " for " + label
 	if ok && o.also != nil {

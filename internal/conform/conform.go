@@ -67,7 +67,7 @@ type Report struct {
 	Requests  int           `json:"requests"`
 	Raw       int           `json:"rawRequests"` // of Requests, those written byte for byte past HTTPClient (raw.go)
 	Elapsed   time.Duration `json:"elapsedNs"`
-	Examples  int           `json:"examples"`
+	Examples  int           `json:"examples"`  // sequences of -examples run (shrinking's re-runs aside): fewer than Config.Examples when one failed or the budget ran out
 	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent
 	Throttled int           `json:"throttled"` // answers 429 rate_limited waited out and sent again
 	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
@@ -179,7 +179,8 @@ type run struct {
 	failures   []Failure
 	skipped    []Skip
 	uniq       int    // for unique names
-	executions int    // sequences of -examples run
+	executions int    // sequences of -examples run, shrinking's re-runs included: in their names
+	sequences  int    // of those, the ones Config.Examples asked for (Report.Examples)
 	tag        string // in every name of this run: the first pet's id
 }
 
@@ -341,7 +342,7 @@ func (r *run) record(check, op string, f *Failure) {
 func (r *run) report(elapsed time.Duration) *Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Raw: r.raw, Elapsed: elapsed, Examples: r.cfg.Examples,
+	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Raw: r.raw, Elapsed: elapsed, Examples: r.sequences,
 		Truncated: r.truncate, Throttled: r.throttled, Failures: r.failures, Skipped: r.skipped}
 	for _, c := range Checks {
 		var rows []Result

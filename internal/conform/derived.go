@@ -84,11 +84,8 @@ func emptyOK(s *openapi3.Schema) bool {
 func (r *run) headerNegatives(op *operation, base request) []kase {
 	var ks []kase
 	for _, p := range op.header {
-		withHeader := func(label string, values ...string) {
-			h := cloneWith(base.header, p.Name, "")
-			h[http.CanonicalHeaderKey(p.Name)] = values
-			req := base
-			req.header = h
+		headerCase := func(label string, values ...string) {
+			req := withHeader(base, p.Name, values...)
 			if op.body != nil {
 				req.body = mustJSON(r.baseBody(op.body))
 			}
@@ -96,14 +93,14 @@ func (r *run) headerNegatives(op *operation, base request) []kase {
 		}
 		for _, v := range invalid(p.Schema.Value, false) {
 			if v.text != "" && headerSendable(v.text) { // "" is the empty case below
-				withHeader(v.label, v.text)
+				headerCase(v.label, v.text)
 			}
 		}
 		if vs := r.valid(p.Schema.Value); len(vs) > 0 {
-			withHeader("given twice", vs[0].text, vs[0].text)
+			headerCase("given twice", vs[0].text, vs[0].text)
 		}
 		if !emptyOK(flat(p.Schema.Value)) {
-			withHeader("empty", "")
+			headerCase("empty", "")
 		}
 	}
 	return ks

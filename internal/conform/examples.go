@@ -71,6 +71,9 @@ func (r *run) examples(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		r.mu.Lock()
+		r.sequences++
+		r.mu.Unlock()
 		if len(fails) > 0 {
 			return r.shrink(ctx, i, seq, fails[0], lines)
 		}

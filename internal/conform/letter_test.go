@@ -14,8 +14,12 @@ import (
 // The corners where a lenient server answers what the contract refuses
 // (TestLetterCases), and a log of what the app got.
 
-// seen is one request the kit sent, as the app received it.
-type seen struct{ target, contentType, body string }
+// seen is one request the kit sent, as the app received it: body is what
+// the app read of it, length the Content-Length it declared (-1 unknown).
+type seen struct {
+	target, contentType, body string
+	length                    int64
+}
 
 // requestLog wraps the app and keeps the status each request got.
 type requestLog struct {
@@ -37,7 +41,7 @@ func (l *requestLog) wrap(app http.Handler) http.Handler {
 		if l.got == nil {
 			l.got = map[seen]int{}
 		}
-		l.got[seen{r.URL.RequestURI(), strings.Join(r.Header.Values("Content-Type"), " | "), body.String()}] = rec.Code
+		l.got[seen{r.URL.RequestURI(), strings.Join(r.Header.Values("Content-Type"), " | "), body.String(), r.ContentLength}] = rec.Code
 		l.mu.Unlock()
 		copyResponse(w, rec)
 	})

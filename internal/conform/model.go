@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -467,18 +468,8 @@ func (m *model) confirmed() []*petRecord {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, func(a, b *petRecord) int { return cmpInt(a.id, b.id) })
+	slices.SortFunc(out, func(a, b *petRecord) int { return cmp.Compare(a.id, b.id) })
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // merge adds what another model (one sequence of -examples) learnt.

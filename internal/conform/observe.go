@@ -166,11 +166,7 @@ func (r *run) observe(x *exchange) {
 func (r *run) observeCreate(x *exchange) []violation {
 	o := createObs{tenant: x.tenant, key: idempotencyKey(x.req.Header), sent: x.sent, status: x.status, sentAt: x.sentAt, doneAt: x.doneAt}
 	if x.status >= 400 {
-		var e struct {
-			Code string `json:"code"`
-		}
-		_ = json.Unmarshal(x.body, &e)
-		o.code = e.Code
+		o.code, _ = errorCode(x.body)
 	}
 	if x.status == http.StatusCreated {
 		if m, ok := members(x.body); ok {
@@ -263,6 +259,30 @@ func (r *run) listQuery(raw string) (pageObs, bool) {
 		}
 	}
 	return o, o.limit > 0
+}
+
+// errorCode is the code member of body, an Error; ok is false when body
+// does not decode as one.
+func errorCode(body []byte) (code string, ok bool) {
+	var e struct {
+		Code string `json:"code"`
+	}
+	err := json.Unmarshal(body, &e)
+	return e.Code, err == nil
+}
+
+// petID is the id of body, a pet.
+func petID(body []byte) (int64, bool) {
+	pet, ok := decodeObject(body)
+	if !ok {
+		return 0, false
+	}
+	n, ok := pet["id"].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	id, err := n.Int64()
+	return id, err == nil
 }
 
 // decodeObject decodes one JSON object, its numbers exact.

@@ -58,24 +58,17 @@ func (r *run) sendRaw(ctx context.Context, req request) (*exchange, error) {
 	r.mu.Lock()
 	r.raw++
 	r.mu.Unlock()
-	x := &exchange{req: hr, reqBody: req.body, wire: req.wire, op: noOperation, tenant: r.tenant(hr.Header), in: scopeOf(ctx, r)}
-	if route, _, err := r.contract.Route(hr); err == nil {
-		x.op = route.Operation.OperationID
-	}
-	r.sending(x)
+	x := r.begin(hr, req.body, req.wire)
 	out := head
 	if !req.wire.hold {
 		out = append(out, rawBody(req.body, hr.Header)...)
 	}
 	res, body, err := r.roundTripRaw(ctx, hr, out, req.wire.hold)
-	x.doneAt = r.clock.Add(1)
 	if err != nil {
-		r.observe(x)
+		r.end(x, nil, nil)
 		return r.noAnswer(ctx, x, err)
 	}
-	x.status, x.header, x.body, x.close = res.StatusCode, res.Header, body, res.Close
-	r.judge(x)
-	r.observe(x)
+	r.end(x, res, body)
 	return x, nil
 }
 

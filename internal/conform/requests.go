@@ -247,27 +247,18 @@ func with(body map[string]any, name string, v any) map[string]any {
 
 var absent = &struct{}{}
 
-func cloneWith(h http.Header, name, value string) http.Header {
+// cloneWith is a copy of h with header name given values, and no others.
+func cloneWith(h http.Header, name string, values ...string) http.Header {
 	c := h.Clone()
 	if c == nil {
 		c = http.Header{}
 	}
-	c.Set(name, value)
+	c[http.CanonicalHeaderKey(name)] = values
 	return c
 }
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
-}
-
-// idOf reads the id of a pet decoded with its numbers exact.
-func idOf(pet map[string]any) (int64, bool) {
-	n, ok := pet["id"].(json.Number)
-	if !ok {
-		return 0, false
-	}
-	id, err := n.Int64()
-	return id, err == nil
 }
 
 // intNumber is n as a JSON number.

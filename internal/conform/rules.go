@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -98,9 +97,8 @@ func judgeLocation(r *run, x *exchange) (bool, string) {
 	if r.roles.create == nil || x.op != r.roles.create.id || x.status != http.StatusCreated || r.roles.get == nil {
 		return false, ""
 	}
-	pet, ok := decodeObject(x.body)
-	id, ok2 := idOf(pet)
-	if !ok || !ok2 {
+	id, ok := petID(x.body)
+	if !ok {
 		return false, ""
 	}
 	want := r.base.Path + r.getTarget(id)
@@ -147,16 +145,14 @@ func judgeStorageRetryAfter(_ *run, x *exchange) (bool, string) {
 	if x.status != http.StatusInsufficientStorage {
 		return false, ""
 	}
-	var e struct {
-		Code string `json:"code"`
-	}
-	if json.Unmarshal(x.body, &e) != nil {
+	code, ok := errorCode(x.body)
+	if !ok {
 		return false, "" // error_body speaks for it
 	}
 	switch n := len(x.header.Values("Retry-After")); {
-	case e.Code == "idempotency_keys_full" && n != 1:
+	case code == "idempotency_keys_full" && n != 1:
 		return true, "one Retry-After with idempotency_keys_full"
-	case e.Code == "store_full" && n != 0:
+	case code == "store_full" && n != 0:
 		return true, "no Retry-After with store_full: retrying does not help"
 	}
 	return true, ""
@@ -170,13 +166,11 @@ func judgeErrorCode(r *run, x *exchange) (bool, string) {
 		return false, ""
 	}
 	codes := r.errorCodes(x)
-	var e struct {
-		Code string `json:"code"`
-	}
-	if len(codes) == 0 || json.Unmarshal(x.body, &e) != nil {
+	code, ok := errorCode(x.body)
+	if len(codes) == 0 || !ok {
 		return false, ""
 	}
-	if !slices.Contains(codes, e.Code) {
+	if !slices.Contains(codes, code) {
 		return true, fmt.Sprintf("an Error with code %s, the one the contract gives a %d", strings.Join(codes, " or "), x.status)
 	}
 	return true, ""

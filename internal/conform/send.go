@@ -3,7 +3,6 @@ package conform
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,11 +42,11 @@ type exchange struct {
 
 const noOperation = "(no operation)"
 
-// recorder is the transport under every request of a run, raw or through
-// the typed client: it keeps the kit on BASE_URL's host and within its
-// budget, reads each response whole, and judges it by the checks that hold
-// for every response (the kinds of internal/contract, not_a_server_error
-// and deprecation).
+// recorder is the transport under every request of a run but the raw ones
+// (raw.go), which share its bookkeeping (begin, end): it keeps the kit on
+// BASE_URL's host and within its budget, reads each response whole, and
+// judges it by the checks that hold for every response (the kinds of
+// internal/contract, not_a_server_error and deprecation).
 type recorder struct {
 	run  *run
 	next http.RoundTripper
@@ -61,7 +60,6 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := r.admit(req.URL); err != nil {
 		return nil, err
 	}
-
 	var reqBody []byte
 	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
@@ -69,32 +67,47 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			rc.Close()
 		}
 	}
-	x := &exchange{req: req, reqBody: reqBody, op: noOperation, tenant: r.tenant(req.Header), in: scopeOf(req.Context(), r)}
-	if route, _, err := r.contract.Route(req); err == nil {
-		x.op = route.Operation.OperationID
-	}
+	x := r.begin(req, reqBody, nil)
 	if holder, ok := req.Context().Value(exchangeKey{}).(**exchange); ok {
 		*holder = x
 	}
-	r.sending(x)
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
-		x.doneAt = r.clock.Add(1)
-		r.observe(x)
+		r.end(x, nil, nil)
 		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
-	x.doneAt = r.clock.Add(1)
 	if err != nil {
-		r.observe(x)
+		r.end(x, nil, nil)
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	x.status, x.header, x.body, x.close = resp.StatusCode, resp.Header, body, resp.Close
-	r.judge(x)
-	r.observe(x)
+	r.end(x, resp, body)
 	return resp, nil
+}
+
+// begin makes the exchange of hr, an admitted request about to be sent
+// with body (written byte for byte when w is not nil): the operation the
+// contract routes it to, its tenant and scope; and notes it as sent.
+func (r *run) begin(hr *http.Request, body []byte, w *wire) *exchange {
+	x := &exchange{req: hr, reqBody: body, wire: w, op: noOperation, tenant: r.tenant(hr.Header), in: scopeOf(hr.Context(), r)}
+	if route, _, err := r.contract.Route(hr); err == nil {
+		x.op = route.Operation.OperationID
+	}
+	r.sending(x)
+	return x
+}
+
+// end notes what came back for x, res and its body (res nil: no answer),
+// judges an answer, and teaches the model either way.
+func (r *run) end(x *exchange, res *http.Response, body []byte) {
+	x.doneAt = r.clock.Add(1)
+	if res != nil {
+		x.status, x.header, x.body, x.close = res.StatusCode, res.Header, body, res.Close
+		r.judge(x)
+	}
+	r.observe(x)
 }
 
 // admit counts a request to u against the budget; it refuses one to
@@ -224,11 +237,9 @@ const maxThrottleWait = 10 * time.Second
 // waitOut waits the Retry-After of x, a 429 rate_limited, and reports
 // whether it did: not when the run has waited maxThrottleWait already.
 func (r *run) waitOut(ctx context.Context, x *exchange) bool {
-	var e struct {
-		Code string `json:"code"`
-	}
+	code, isError := errorCode(x.body)
 	secs, err := strconv.Atoi(x.header.Get("Retry-After"))
-	if json.Unmarshal(x.body, &e) != nil || e.Code != "rate_limited" || err != nil || secs < 1 {
+	if !isError || code != "rate_limited" || err != nil || secs < 1 {
 		return false
 	}
 	wait := time.Duration(secs) * time.Second

@@ -80,6 +80,29 @@ func TestEveryHeaderValue(t *testing.T) {
 	}
 }
 
+// A second value of one header is judged against that header alone: a
+// second valid Location beside a bad Idempotent-Replayed is blamed on
+// Location's count, and the bad header once, under its own name.
+func TestHeaderValueBlame(t *testing.T) {
+	c := embedded(t)
+	header := http.Header{
+		"Content-Type":        {"application/json"},
+		"Location":            {"/v1/pets/1", "/v1/pets/1"},
+		"Idempotent-Replayed": {"yes"},
+	}
+	body := []byte(`{"id":1,"name":"Rex","status":"available"}`)
+	var got []string
+	for _, v := range c.Check(httptest.NewRequest("POST", "/v1/pets", nil), http.StatusCreated, header, body) {
+		if v.Kind == contract.ResponseHeaders {
+			got = append(got, v.Message)
+		}
+	}
+	all := strings.Join(got, "\n")
+	if strings.Contains(all, "Location, value 2") || strings.Count(all, "Idempotent-Replayed") != 1 || !strings.Contains(all, "Location given 2 times") {
+		t.Errorf("got %q, want Location given 2 times, and Idempotent-Replayed once, not blamed on Location's value 2", got)
+	}
+}
+
 // embedded is the embedded spec's contract under /v1.
 func embedded(t *testing.T) *contract.Contract {
 	t.Helper()
