@@ -62,7 +62,7 @@ type Config struct {
 	// Collectors are more metrics for /metrics (the key reloader's).
 	Collectors []prometheus.Collector
 	// RateLimit limits the requests of each key; nil means no limit.
-	RateLimit *ratelimit.Store
+	RateLimit *ratelimit.Store[string]
 	// AuthFailures limits the wrong keys each client address may send
 	// (throttle); nil means no limit.
 	AuthFailures *ratelimit.Limit
