@@ -174,6 +174,13 @@ func withDefaults(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
+// The security headers' values on every answer: the app's (Echo's Secure
+// middleware) and those Listener writes for net/http's own.
+const (
+	contentTypeOptions = "nosniff" // X-Content-Type-Options
+	frameOptions       = "DENY"    // X-Frame-Options
+)
+
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
 // error that it returns to observe, which renders, counts and logs it.
@@ -195,7 +202,7 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 				return err
 			},
 		}),
-		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
+		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: contentTypeOptions, XFrameOptions: frameOptions}),
 		cors(),
 		methodNotAllowed,
 	)
