@@ -329,20 +329,6 @@ func TestReloaderMetricsLint(t *testing.T) {
 	}
 }
 
-// within polls cond until it holds, or fails t after limit: the bound a
-// reload promises, not a generous test deadline.
-func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond))
-}
-
 // watching writes lineA to path, runs a Reloader of it with the default
 // timing, and returns it once it has seen a change (to A and B) through its
 // watch: Run's own first read cannot be what saw it.
@@ -392,7 +378,7 @@ func TestReloaderBusyDirectory(t *testing.T) {
 	defer func() { close(stop); <-done }()
 	<-underWay
 	writeAtomic(t, path, lineC)
-	within(t, time.Second, "C in force while the directory is busy", func() bool { return accepts(r, keyC) })
+	apitest.Within(t, time.Second, "C in force while the directory is busy", func() bool { return accepts(r, keyC) })
 }
 
 // TestReloaderDirectoryReplaced: the keys file's directory is replaced (a
@@ -451,11 +437,11 @@ func TestReloaderDirectoryReplaced(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			within(t, time.Second, "the new directory's keys in force", func() bool {
+			apitest.Within(t, time.Second, "the new directory's keys in force", func() bool {
 				return accepts(r, keyC) && !accepts(r, keyA) && !accepts(r, keyB)
 			})
 			writeAtomic(t, path, lineD)
-			within(t, time.Second, "a change in the new directory seen", func() bool { return accepts(r, keyD) && !accepts(r, keyC) })
+			apitest.Within(t, time.Second, "a change in the new directory seen", func() bool { return accepts(r, keyD) && !accepts(r, keyC) })
 		})
 	}
 }

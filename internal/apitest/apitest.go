@@ -232,14 +232,23 @@ func (c *Client) Create(t testing.TB, body string) gen.Pet {
 	return p
 }
 
-// Eventually polls cond every 10ms until it holds, or fails t after 20s.
+// Eventually polls cond until it holds, or fails t after 20s: a generous
+// deadline for what takes a moment.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	Within(t, 20*time.Second, what, cond)
+}
+
+// Within polls cond every 5ms until it holds, or fails t after limit: for a
+// bound the code promises, it logs how long cond took.
+func Within(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not within %v", what, limit)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
+	t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond))
 }

@@ -24,7 +24,6 @@ package connlimit
 import (
 	"container/list"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -294,12 +293,6 @@ func (c *conn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
-}
-
-// ReadFrom copies r to the underlying connection, with its ReadFrom
-// (sendfile for a file over TCP) when it has one.
-func (c *conn) ReadFrom(r io.Reader) (int64, error) {
-	return io.Copy(c.Conn, r)
 }
 
 // Close closes c and stops counting it, for a connection closed elsewhere

@@ -62,7 +62,7 @@ type Config struct {
 	// Collectors are more metrics for /metrics (the key reloader's).
 	Collectors []prometheus.Collector
 	// RateLimit limits the requests of each key; nil means no limit.
-	RateLimit *ratelimit.Store
+	RateLimit *ratelimit.Store[string]
 	// AuthFailures limits the wrong keys each client address may send
 	// (throttle); nil means no limit.
 	AuthFailures *ratelimit.Limit
@@ -174,6 +174,13 @@ func withDefaults(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
+// The security headers' values on every answer: the app's (Echo's Secure
+// middleware) and those Listener writes for net/http's own.
+const (
+	contentTypeOptions = "nosniff" // X-Content-Type-Options
+	frameOptions       = "DENY"    // X-Frame-Options
+)
+
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
 // error that it returns to observe, which renders, counts and logs it.
@@ -195,7 +202,7 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 				return err
 			},
 		}),
-		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: "nosniff", XFrameOptions: "DENY"}),
+		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: contentTypeOptions, XFrameOptions: frameOptions}),
 		cors(),
 		methodNotAllowed,
 	)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/ratelimit"
 	"github.com/petstore/petstore/internal/strict"
 )
 
@@ -92,23 +92,15 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		e := describe(err)
 		h := c.Response().Header()
-		switch e.Status {
-		case http.StatusUnauthorized:
+		if e.Status == http.StatusUnauthorized {
 			if errors.Is(err, errNoCredentials) {
 				h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="petstore"`)
 			} else {
 				h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="petstore", error="invalid_token"`)
 			}
-		case http.StatusTooManyRequests:
-			var ra retryAfter
-			if !errors.As(err, &ra) || ra < 1 {
-				ra = 1
-			}
+		}
+		if ra := retryAfter(0); errors.As(e, &ra) {
 			h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(ra)))
-		case http.StatusInsufficientStorage:
-			if kf := (*pets.KeysFullError)(nil); errors.As(err, &kf) {
-				h.Set(echo.HeaderRetryAfter, strconv.Itoa(int(min(max(math.Ceil(kf.Wait.Seconds()), 1), 86400))))
-			}
 		}
 		if bodyUnread(c) {
 			// The rest of the body is not read: close the connection.
@@ -169,7 +161,11 @@ func describe(err error) *apiError {
 		// a request (a client filling the store would flood the log).
 		return &apiError{Status: http.StatusInsufficientStorage, Code: codeStoreFull, Message: "the store holds as many pets as it may; nothing was written", byDesign: true}
 	case errors.Is(err, pets.ErrKeysFull):
-		return &apiError{Status: http.StatusInsufficientStorage, Code: codeKeysFull, Message: "the store keeps as many Idempotency-Key outcomes as it may; nothing was written; retry after Retry-After seconds, or without the key", byDesign: true}
+		e := &apiError{Status: http.StatusInsufficientStorage, Code: codeKeysFull, Message: "the store keeps as many Idempotency-Key outcomes as it may; nothing was written; retry after Retry-After seconds, or without the key", byDesign: true}
+		if kf := (*pets.KeysFullError)(nil); errors.As(err, &kf) {
+			e.cause = retryAfter(ratelimit.RetrySeconds(kf.Wait))
+		}
+		return e
 	case errors.Is(err, pets.ErrOutcomeUnknown):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeOutcomeUnknown, Message: msgOutcomeUnknown}
 	case errors.Is(err, pets.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
@@ -194,7 +190,7 @@ func describeHTTPError(he *echo.HTTPError) *apiError {
 	case http.StatusRequestEntityTooLarge:
 		return &apiError{Status: he.Code, Code: codePayloadTooLarge, Message: "request body is too large"}
 	case http.StatusTooManyRequests:
-		return &apiError{Status: he.Code, Code: codeRateLimited, Message: "rate limit exceeded; retry after the number of seconds in Retry-After"}
+		return &apiError{Status: he.Code, Code: codeRateLimited, Message: "rate limit exceeded; retry after the number of seconds in Retry-After", cause: retryAfter(1)}
 	case http.StatusServiceUnavailable:
 		return &apiError{Status: he.Code, Code: codeUnavailable, Message: "the service is unavailable; retry later"}
 	case http.StatusBadRequest:

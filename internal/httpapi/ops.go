@@ -9,7 +9,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/petstore/petstore/internal/contract"
 )
 
 // operation is one operation of the spec the app serves, with what the app
@@ -38,9 +39,9 @@ func (op *operation) key() string { return op.method + " " + op.route }
 type operations struct {
 	base string
 	list []*operation // by route, then method
-	// router is the contract's own router (gorillamux: each parameter
-	// [^/]+ of the escaped path), which inContract asks.
-	router routers.Router
+	// contract routes a request as the validator does (gorillamux: each
+	// parameter [^/]+ of the escaped path); inContract asks it.
+	contract *contract.Contract
 }
 
 // echoPath writes a spec path's parameters as Echo's: {petId} as :petId.
@@ -51,19 +52,18 @@ var echoPath = strings.NewReplacer("{", ":", "}", "")
 // (anything but the bearer key alone, or none), and on a request body no
 // binder takes, so that no operation is served with a rule it does not keep.
 func operationsOf(spec *openapi3.T, base string, binders map[string]bodyBinder) (*operations, error) {
-	routed := *spec // the validator's view: by path under base on any host
-	routed.Servers = openapi3.Servers{{URL: base}}
-	router, err := gorillamux.NewRouter(&routed)
+	c, err := contract.New(spec, base) // the validator's view: by path under base on any host
 	if err != nil {
-		return nil, fmt.Errorf("route the spec: %w", err)
+		return nil, err
 	}
-	t := &operations{base: base, router: router}
+	routed := c.Spec()
+	t := &operations{base: base, contract: c}
 	var errs []error
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
 			o := &operation{
 				id: op.OperationID, method: method, route: base + echoPath.Replace(path),
-				spec: &routers.Route{Spec: &routed, Path: path, PathItem: item, Method: method, Operation: op},
+				spec: &routers.Route{Spec: routed, Path: path, PathItem: item, Method: method, Operation: op},
 			}
 			if o.auth, err = requireBearer(spec, op); err != nil {
 				errs = append(errs, fmt.Errorf("%s %s: %w", method, path, err))

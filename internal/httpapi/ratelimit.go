@@ -11,7 +11,9 @@ import (
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
-// retryAfter is the cause of a 429: the seconds the mapper puts in Retry-After.
+// retryAfter is the cause of an answer that tells when to retry (429, and
+// 507 for Idempotency-Key outcomes): the seconds errorHandler puts in
+// Retry-After, from 1 to 86 400 (ratelimit.RetrySeconds).
 type retryAfter int
 
 func (r retryAfter) Error() string { return fmt.Sprintf("retry after %d s", int(r)) }
@@ -22,7 +24,7 @@ var errNoKeyID = errors.New("rate limit: request not authenticated")
 // rate-limiter middleware, and reports the key's quota on every answer in
 // RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. It runs after
 // authenticate, which names the key.
-func rateLimit(store *ratelimit.Store) echo.MiddlewareFunc {
+func rateLimit(store *ratelimit.Store[string]) echo.MiddlewareFunc {
 	limit := store.Limit()
 	limiter := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store:               store,

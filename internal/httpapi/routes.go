@@ -21,7 +21,7 @@ import (
 func registerAPI(e *echo.Echo, ops *operations, h gen.ServerInterface, cfg Config, t *throttle) error {
 	r := &apiRouter{e: e, chains: map[string]*opChain{}}
 	for _, op := range ops.list {
-		r.chains[op.key()] = &opChain{op: op, mw: chainOf(op, ops.router, cfg, t)}
+		r.chains[op.key()] = &opChain{op: op, mw: chainOf(op, ops.contract, cfg, t)}
 	}
 	gen.RegisterHandlersWithOptions(r, h, gen.RegisterHandlersOptions{BaseURL: ops.base})
 	for _, op := range ops.list {
@@ -47,8 +47,8 @@ type opChain struct {
 // request), the rate limit, what the answer may be (Accept), the strict
 // rules for parameters and body, then the OpenAPI validator, and the body,
 // read and decoded last.
-func chainOf(op *operation, router routers.Router, cfg Config, t *throttle) []echo.MiddlewareFunc {
-	mw := []echo.MiddlewareFunc{inContract(router)}
+func chainOf(op *operation, r router, cfg Config, t *throttle) []echo.MiddlewareFunc {
+	mw := []echo.MiddlewareFunc{inContract(r)}
 	if op.auth {
 		mw = append(mw, authenticate(cfg.Keys, t))
 		if cfg.RateLimit != nil {
@@ -149,6 +149,12 @@ func (r *apiRouter) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareF
 	return r.add(http.MethodTrace, path, h, m)
 }
 
+// router finds the operation of a request as the contract routes it
+// (contract.Contract).
+type router interface {
+	Route(*http.Request) (*routers.Route, map[string]string, error)
+}
+
 // inContract answers 404 when the contract, routed as the validator routes
 // it, has no operation at the request's path, though Echo's router found
 // one: Echo lets a route's last parameter take the rest of the path
@@ -162,7 +168,7 @@ func (r *apiRouter) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareF
 // one does, so the router agrees with Echo unless a parameter Echo bound is
 // empty or spans a slash: checking that spares a second routing of most
 // requests.
-func inContract(router routers.Router) echo.MiddlewareFunc {
+func inContract(r router) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if c.Request().URL.RawPath == "" {
@@ -173,7 +179,7 @@ func inContract(router routers.Router) echo.MiddlewareFunc {
 				}
 				return next(c)
 			}
-			if _, _, err := router.FindRoute(c.Request()); err != nil {
+			if _, _, err := r.Route(c.Request()); err != nil {
 				return echo.ErrNotFound
 			}
 			return next(c)

@@ -2,17 +2,13 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/internal/ratelimit"
 )
@@ -34,29 +30,19 @@ const maxThrottled = 100_000
 // goes into debt that it must refill before the next check: over time,
 // no address gets more checks than burst + rate x time.
 type throttle struct {
-	limit ratelimit.Limit
-	addr  func(*http.Request) netip.Addr
-	now   func() time.Time
-
-	held    atomic.Int64 // addresses held: while 0, no request takes mu
+	addr    func(*http.Request) netip.Addr
+	buckets *ratelimit.Store[netip.Addr] // swept every second
 	refused prometheus.Counter
-
-	mu        sync.Mutex
-	buckets   map[netip.Addr]*rate.Limiter
-	lastSweep time.Time
 }
 
 func newThrottle(l ratelimit.Limit, proxies []netip.Prefix, now func() time.Time) *throttle {
-	if now == nil {
-		now = time.Now
-	}
 	return &throttle{
-		limit: l, addr: clientAddr(proxies), now: now,
+		addr:    clientAddr(proxies),
+		buckets: ratelimit.NewBounded[netip.Addr](l, now, maxThrottled, time.Second),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "petstore_auth_throttled_total",
 			Help: "Requests refused 429, their key unchecked, because their client address sent too many wrong keys.",
 		}),
-		buckets: map[netip.Addr]*rate.Limiter{}, lastSweep: now(),
 	}
 }
 
@@ -65,77 +51,28 @@ func (t *throttle) collectors() []prometheus.Collector {
 	held := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "petstore_auth_throttle_addresses",
 		Help: "Client addresses whose wrong keys the throttle holds (each until its budget has refilled).",
-	}, func() float64 { return float64(t.held.Load()) })
+	}, func() float64 { return float64(t.buckets.Len()) })
 	return []prometheus.Collector{t.refused, held}
 }
 
-// perSecond is the refill rate in tokens a second.
-func (t *throttle) perSecond() float64 {
-	return float64(t.limit.Count) / t.limit.Per.Seconds()
-}
-
-// refuse reports whether the request from addr is refused, and the seconds
-// until its address may try again, without taking from its bucket. With no
-// address held it returns at once.
+// refuse reports whether the request is refused, and the seconds until its
+// address may try again, without taking from its bucket. With no address
+// held it returns at once, taking no lock.
 func (t *throttle) refuse(r *http.Request) (retryAfter int, refused bool) {
-	if t.held.Load() == 0 {
+	if t.buckets.Len() == 0 {
 		return 0, false
 	}
-	addr := t.addr(r)
-	now := t.now()
-	t.mu.Lock()
-	t.sweep(now)
-	b := t.buckets[addr]
-	t.mu.Unlock()
-	if b == nil {
-		return 0, false
-	}
-	tokens := b.TokensAt(now)
-	if tokens >= 1 {
+	q := t.buckets.Quota(t.addr(r))
+	if q.Remaining >= 1 {
 		return 0, false
 	}
 	t.refused.Inc()
-	after := math.Ceil((1 - tokens) / t.perSecond())
-	return int(min(max(after, 1), 86400)), true
+	return q.RetryAfter, true
 }
 
 // fail takes a token from the bucket of the request's address, into debt
 // if it must.
-func (t *throttle) fail(r *http.Request) {
-	addr := t.addr(r)
-	now := t.now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.sweep(now)
-	b := t.buckets[addr]
-	if b == nil {
-		if len(t.buckets) >= maxThrottled {
-			for a := range t.buckets { // map order: a random one
-				delete(t.buckets, a)
-				break
-			}
-		}
-		b = rate.NewLimiter(rate.Limit(t.perSecond()), t.limit.Burst)
-		t.buckets[addr] = b
-	}
-	b.ReserveN(now, 1) // granted at once or later: either way, taken
-	t.held.Store(int64(len(t.buckets)))
-}
-
-// sweep drops, at most once a second, the buckets that have refilled: a
-// full bucket and none are the same. The caller holds mu.
-func (t *throttle) sweep(now time.Time) {
-	if now.Sub(t.lastSweep) < time.Second {
-		return
-	}
-	t.lastSweep = now
-	for a, b := range t.buckets {
-		if b.TokensAt(now) >= float64(t.limit.Burst) {
-			delete(t.buckets, a)
-		}
-	}
-	t.held.Store(int64(len(t.buckets)))
-}
+func (t *throttle) fail(r *http.Request) { t.buckets.Take(t.addr(r)) }
 
 // clientAddr returns how the throttle names a request's client: its peer's
 // address, or, when the peer is one of proxies, the nearest address in

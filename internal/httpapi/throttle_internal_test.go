@@ -29,7 +29,7 @@ func TestThrottleDebtIsKept(t *testing.T) {
 	}
 	now = now.Add(2 * time.Second)
 	th.refuse(r) // sweeps: the bucket is full again
-	if n := th.held.Load(); n != 0 {
+	if n := th.buckets.Len(); n != 0 {
 		t.Fatalf("%d addresses held once all refilled, want 0", n)
 	}
 }
@@ -43,7 +43,7 @@ func TestThrottleBounded(t *testing.T) {
 		r.RemoteAddr = "[2001:db8:" + strconv.FormatInt(int64(i>>16), 16) + ":" + strconv.FormatInt(int64(i&0xffff), 16) + "::1]:1"
 		th.fail(r)
 	}
-	if n := th.held.Load(); n != maxThrottled {
+	if n := th.buckets.Len(); n != maxThrottled {
 		t.Fatalf("%d addresses held, want the bound %d", n, maxThrottled)
 	}
 	if _, refused := th.refuse(r); !refused {

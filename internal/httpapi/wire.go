@@ -138,8 +138,8 @@ func (l *wireListener) answer(status int, reason string) []byte {
 		{"Content-Length", strconv.Itoa(len(body))},
 		{echo.HeaderContentType, echo.MIMEApplicationJSON},
 		{"Date", time.Now().UTC().Format(http.TimeFormat)},
-		{echo.HeaderXContentTypeOptions, "nosniff"},
-		{echo.HeaderXFrameOptions, "DENY"},
+		{echo.HeaderXContentTypeOptions, contentTypeOptions},
+		{echo.HeaderXFrameOptions, frameOptions},
 		{echo.HeaderXRequestID, id},
 	} {
 		b.WriteString(h[0] + ": " + h[1] + "\r\n")

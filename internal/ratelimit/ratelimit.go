@@ -2,11 +2,12 @@
 // (golang.org/x/time/rate), and reports each key's quota in the terms of the
 // RateLimit-* and Retry-After headers.
 //
-// The Store satisfies Echo's middleware.RateLimiterStore, so Echo's
-// rate-limiter middleware decides; Echo's own memory store is not used
+// A Store[string] (New) satisfies Echo's middleware.RateLimiterStore, so
+// Echo's rate-limiter middleware decides; Echo's own memory store is not used
 // because its Allow reports only yes or no, while the headers need the
 // remaining quota and the time until it refills, and because its clock cannot
-// be set by a test.
+// be set by a test. A bounded Store of any key (NewBounded) serves a limit
+// on keys a client chooses, such as its address.
 package ratelimit
 
 import (
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -109,65 +111,84 @@ func number(s, what string, max int) (int, error) {
 type Quota struct {
 	Limit      int // the burst: requests a full bucket allows at once
 	Remaining  int // requests allowed now
-	Reset      int // seconds until the bucket is full again
-	RetryAfter int // seconds until the next request is allowed, at least 1
+	Reset      int // seconds until the bucket is full again, at most 86 400
+	RetryAfter int // seconds until the next request is allowed, 1 to 86 400
 }
+
+// maxSweep bounds the buckets one sweep of a bounded Store looks at, so that
+// no call waits for a sweep of them all; map order, random, spreads the
+// sweeps over the table.
+const maxSweep = 1024
 
 // Store holds one token bucket per key, safe for concurrent use. Buckets
 // idle long enough to have refilled are dropped, since a full bucket and a
 // new one are the same; so memory is bounded by the keys active within one
-// refill time.
-type Store struct {
-	limit Limit
-	now   func() time.Time
+// refill time, and, for a Store made by NewBounded, by its bound.
+type Store[K comparable] struct {
+	limit    Limit
+	now      func() time.Time
+	maxKeys  int           // buckets held at most; 0: no bound
+	sweepGap time.Duration // least time between sweeps
+	sweepMax int           // buckets one sweep looks at; 0: all
+	held     atomic.Int64  // len(buckets), read without mu
 
 	mu        sync.Mutex
-	buckets   map[string]*rate.Limiter
+	buckets   map[K]*rate.Limiter
 	lastSweep time.Time
-	sweepGap  time.Duration
 }
 
 // New returns a Store that allows each key the rate l, reading time from now
-// (time.Now when nil).
-func New(l Limit, now func() time.Time) *Store {
+// (time.Now when nil). Its Allow is Echo's middleware.RateLimiterStore's.
+func New(l Limit, now func() time.Time) *Store[string] {
+	return newStore[string](l, now, 0, max(l.refill(), minSweepGap), 0)
+}
+
+// NewBounded returns a Store of the rate l that holds at most maxKeys
+// buckets (past it, a random one makes room for a new key) and sweeps at
+// most every sweepGap, looking at up to maxSweep buckets each time.
+func NewBounded[K comparable](l Limit, now func() time.Time, maxKeys int, sweepGap time.Duration) *Store[K] {
+	return newStore[K](l, now, maxKeys, sweepGap, maxSweep)
+}
+
+func newStore[K comparable](l Limit, now func() time.Time, maxKeys int, sweepGap time.Duration, sweepMax int) *Store[K] {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{
-		limit:     l,
-		now:       now,
-		buckets:   map[string]*rate.Limiter{},
-		lastSweep: now(),
-		sweepGap:  max(l.refill(), minSweepGap),
+	return &Store[K]{
+		limit: l, now: now, maxKeys: maxKeys, sweepGap: sweepGap, sweepMax: sweepMax,
+		buckets: map[K]*rate.Limiter{}, lastSweep: now(),
 	}
 }
 
 // Limit returns the store's rate.
-func (s *Store) Limit() Limit { return s.limit }
+func (s *Store[K]) Limit() Limit { return s.limit }
 
 // Allow takes one request from key's bucket and reports whether there was
 // one to take. It is Echo's middleware.RateLimiterStore method.
-func (s *Store) Allow(key string) (bool, error) {
+func (s *Store[K]) Allow(key K) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	return s.bucket(key, now).AllowN(now, 1), nil
+}
+
+// Take takes one request from key's bucket, into debt when it is empty: the
+// bucket must refill the debt before it allows the next request.
+func (s *Store[K]) Take(key K) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.bucket(key, now).ReserveN(now, 1) // granted at once or later: either way, taken
+}
+
+// Quota reports key's bucket as it is now, without taking from it.
+func (s *Store[K]) Quota(key K) Quota {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	s.sweep(now)
-	b, ok := s.buckets[key]
-	if !ok {
-		b = rate.NewLimiter(s.limit.rate(), s.limit.Burst)
-		s.buckets[key] = b
-	}
-	return b.AllowN(now, 1), nil
-}
-
-// Quota reports key's bucket as it is now, without taking from it.
-func (s *Store) Quota(key string) Quota {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	b, ok := s.buckets[key]
 	tokens := float64(s.limit.Burst)
-	if ok {
+	if b, ok := s.buckets[key]; ok {
 		tokens = b.TokensAt(now)
 	}
 	perSecond := float64(s.limit.rate())
@@ -175,35 +196,70 @@ func (s *Store) Quota(key string) Quota {
 		Limit:      s.limit.Burst,
 		Remaining:  max(0, int(math.Floor(tokens))),
 		Reset:      seconds((float64(s.limit.Burst) - tokens) / perSecond),
-		RetryAfter: max(1, seconds((1-tokens)/perSecond)),
+		RetryAfter: retrySeconds((1 - tokens) / perSecond),
 	}
 }
 
-// seconds rounds a non-negative number of seconds up, forgiving the float
-// error of the bucket's arithmetic.
-func seconds(x float64) int {
-	if x <= 1e-9 {
-		return 0
+// Len returns the number of buckets held. It takes no lock.
+func (s *Store[K]) Len() int { return int(s.held.Load()) }
+
+// bucket returns key's bucket, made full when there is none, having swept;
+// the caller holds mu.
+func (s *Store[K]) bucket(key K, now time.Time) *rate.Limiter {
+	s.sweep(now)
+	b, ok := s.buckets[key]
+	if ok {
+		return b
 	}
-	return int(math.Ceil(x - 1e-9))
+	if s.maxKeys > 0 && len(s.buckets) >= s.maxKeys {
+		for k := range s.buckets { // map order: a random one
+			delete(s.buckets, k)
+			break
+		}
+	}
+	b = rate.NewLimiter(s.limit.rate(), s.limit.Burst)
+	s.buckets[key] = b
+	s.held.Store(int64(len(s.buckets)))
+	return b
 }
 
-// Len returns the number of buckets held.
-func (s *Store) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.buckets)
-}
-
-// sweep drops the buckets that have refilled; the caller holds mu.
-func (s *Store) sweep(now time.Time) {
+// sweep drops the buckets that have refilled, once sweepGap has passed
+// since the last sweep; the caller holds mu.
+func (s *Store[K]) sweep(now time.Time) {
 	if now.Sub(s.lastSweep) < s.sweepGap {
 		return
 	}
 	s.lastSweep = now
+	seen := 0
 	for key, b := range s.buckets {
+		if seen == s.sweepMax && s.sweepMax > 0 {
+			break
+		}
+		seen++
 		if b.TokensAt(now) >= float64(s.limit.Burst) {
 			delete(s.buckets, key)
 		}
 	}
+	s.held.Store(int64(len(s.buckets)))
+}
+
+// maxSeconds bounds Reset and Retry-After, as openapi.yaml does.
+const maxSeconds = int(MaxRefill / time.Second)
+
+// RetrySeconds is d as the seconds of a Retry-After: rounded up, forgiving
+// float error, and from 1 to 86 400.
+func RetrySeconds(d time.Duration) int { return retrySeconds(d.Seconds()) }
+
+func retrySeconds(x float64) int { return max(1, seconds(x)) }
+
+// seconds rounds a number of seconds up to a whole one from 0 to
+// maxSeconds, forgiving the float error of the bucket's arithmetic.
+func seconds(x float64) int {
+	switch {
+	case x <= 1e-9:
+		return 0
+	case x >= float64(maxSeconds):
+		return maxSeconds
+	}
+	return int(math.Ceil(x - 1e-9))
 }

@@ -161,3 +161,67 @@ func TestStoreConcurrent(t *testing.T) {
 		t.Fatalf("160 requests against a burst of 50 with the clock stopped: %d allowed, want 50", allowed)
 	}
 }
+
+// TestStoreTakeIntoDebt: Take counts past an empty bucket, and the debt is
+// waited out whole; Allow stops at empty.
+func TestStoreTakeIntoDebt(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 3}, clk.Now, 10, time.Second)
+	for range 10 {
+		s.Take(1)
+	}
+	if got, want := s.Quota(1), (Quota{Limit: 3, Remaining: 0, Reset: 10, RetryAfter: 8}); got != want {
+		t.Fatalf("10 taken at 1/s, burst 3: got %+v, want %+v (7 owed, then 1)", got, want)
+	}
+	clk.Advance(7 * time.Second)
+	if ok, _ := s.Allow(1); ok {
+		t.Fatal("allowed with the debt not yet paid")
+	}
+	clk.Advance(time.Second) // the debt paid, and one token back
+	if ok, _ := s.Allow(1); !ok {
+		t.Fatal("refused once the debt was paid")
+	}
+}
+
+// TestStoreBounded: a bounded store holds at most its bound of keys, the
+// newest among them, and a sweep looks at no more than maxSweep of them.
+func TestStoreBounded(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 1}, clk.Now, 3*maxSweep, time.Second)
+	for i := range 4 * maxSweep {
+		s.Take(i)
+	}
+	if n := s.Len(); n != 3*maxSweep {
+		t.Fatalf("Len: got %d, want the bound %d", n, 3*maxSweep)
+	}
+	if q := s.Quota(4*maxSweep - 1); q.Remaining != 0 {
+		t.Fatalf("the newest key's quota %+v: its take was lost", q)
+	}
+	clk.Advance(time.Second) // every bucket full again
+	for want := 2 * maxSweep; want >= 0; want -= maxSweep {
+		s.Quota(-1)
+		if n := s.Len(); n != want {
+			t.Fatalf("Len after a sweep: got %d, want %d (one sweep drops at most %d)", n, want, maxSweep)
+		}
+		s.Quota(-1)
+		if n := s.Len(); n != want {
+			t.Fatalf("Len after a call within the sweep gap: got %d, want %d", n, want)
+		}
+		clk.Advance(time.Second)
+	}
+}
+
+func TestRetrySeconds(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want int
+	}{
+		{-time.Second, 1}, {0, 1}, {time.Nanosecond, 1}, {time.Second, 1},
+		{1500 * time.Millisecond, 2}, {2 * time.Second, 2}, {time.Minute, 60},
+		{24 * time.Hour, 86400}, {30 * 24 * time.Hour, 86400}, {1<<63 - 1, 86400},
+	} {
+		if got := RetrySeconds(tc.d); got != tc.want {
+			t.Errorf("RetrySeconds(%v): got %d, want %d", tc.d, got, tc.want)
+		}
+	}
+}
