@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -20,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/pets"
@@ -57,11 +60,7 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 	if err != nil {
 		return nil, err
 	}
-	base, err := contract.BasePath(spec)
-	if err != nil {
-		return nil, err
-	}
-	c, err := contract.New(spec, base)
+	c, err := contract.FromServers(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +72,73 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		DisableCompression:  true,
 	}
 	return &load{
-		h: h, replicas: replicas, key: key, contract: c, pets: base + "/pets",
+		h: h, replicas: replicas, key: key, contract: c, pets: c.BasePath() + "/pets",
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
 		reads:   rate.NewLimiter(rate.Limit(readRate), 10),
 	}, nil
+}
+
+// loadFlags are the workload's settings, run's and deploy's alike.
+type loadFlags struct {
+	writers    int
+	createRate float64
+	readRate   float64
+	keyless    float64
+}
+
+// register declares the workload's flags on fs, and -min-acked into opt.
+func (f *loadFlags) register(fs *flag.FlagSet, opt *check.Options) {
+	fs.IntVar(&f.writers, "writers", 8, "concurrent writers")
+	fs.Float64Var(&f.createRate, "create-rate", 150, "creates a second, at most, across writers; 0 for no limit (each client as fast as answered)")
+	fs.Float64Var(&f.readRate, "read-rate", 100, "gets and walks begun a second, at most; 0 for no limit")
+	fs.Float64Var(&f.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
+	fs.IntVar(&opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
+}
+
+// validate checks the parsed flags, and makes a rate of 0 no limit.
+func (f *loadFlags) validate() error {
+	switch {
+	case f.writers < 1 || f.writers > 64:
+		return errors.New("writers: want 1 to 64")
+	case f.createRate < 0 || f.readRate < 0:
+		return errors.New("create-rate and read-rate: want 0 (no limit) or more")
+	}
+	for _, r := range []*float64{&f.createRate, &f.readRate} {
+		if *r == 0 {
+			*r = math.Inf(1)
+		}
+	}
+	return nil
+}
+
+// retryGrace is how long the keyed creates begun before the end of the
+// load are retried on after it.
+const retryGrace = 30 * time.Second
+
+// start starts the clients, which run until ctx ends: f.writers writers
+// (processes 1 …) and two getters (100, 101) and two walkers (200, 201).
+// wait, called once ctx has ended, returns when they all have: the readers
+// at once, the writers' keyed creates after up to retryGrace of retries
+// (less if parent ends first).
+func (l *load) start(parent, ctx context.Context, f loadFlags) (wait func()) {
+	grace, stopGrace := context.WithCancel(parent)
+	var writers, readers sync.WaitGroup
+	for i := range f.writers {
+		writers.Go(func() { l.writer(ctx, grace, 1+i, f.keyless) })
+	}
+	for i := range 2 {
+		readers.Go(func() { l.getter(ctx, 100+i) })
+		readers.Go(func() { l.walker(ctx, 200+i) })
+	}
+	return func() {
+		defer stopGrace()
+		readers.Wait()
+		timer := time.AfterFunc(retryGrace, stopGrace)
+		defer timer.Stop()
+		writers.Wait()
+	}
 }
 
 func (l *load) pick() *replica { return l.replicas[rand.IntN(len(l.replicas))] }
