@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
 
@@ -54,10 +55,10 @@ func TestFinals(t *testing.T) {
 	}
 	got := finals(ops, end)
 	want := map[string]final{
-		finKeyed:   {ok: 1, failed: 1, cut: 1},
-		finKeyless: {ok: 1, failed: 1},
-		finGet:     {ok: 2, failed: 1},
-		finWalk:    {ok: 1, failed: 2, cut: 2},
+		check.RowKeyed:   {ok: 1, failed: 1, cut: 1},
+		check.RowKeyless: {ok: 1, failed: 1},
+		check.RowGet:     {ok: 2, failed: 1},
+		check.RowWalk:    {ok: 1, failed: 2, cut: 2},
 	}
 	for row, w := range want {
 		if *got[row] != w {
