@@ -223,8 +223,8 @@ func (ro *rollout) run(ctx context.Context, key string) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &runResult{tally: newTally(l.client.Transport)}
-	l.client.Transport = res.tally
+	res := &runResult{tally: &tally{}}
+	l.tally = res.tally
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()

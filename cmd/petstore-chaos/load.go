@@ -50,6 +50,7 @@ type load struct {
 	pets     string             // the collection's path: the spec's base path and /pets
 	creates  *rate.Limiter
 	reads    *rate.Limiter
+	tally    *tally // if set, records every request
 
 	mu    sync.Mutex
 	acked []int64 // acknowledged ids, for the getters
@@ -152,9 +153,9 @@ type answer struct {
 	violations []string
 }
 
-// do sends one request to r (through its front, which partitions play on),
-// and checks the answer against openapi.yaml.
-func (l *load) do(ctx context.Context, r *replica, method, path string, body []byte, key string) answer {
+// do sends one request of kind (for the tally) to r (through its front,
+// which partitions play on), and checks the answer against openapi.yaml.
+func (l *load) do(ctx context.Context, r *replica, kind, method, path string, body []byte, key string) answer {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.ClientAddr()+path, bytes.NewReader(body))
@@ -173,7 +174,20 @@ func (l *load) do(ctx context.Context, r *replica, method, path string, body []b
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	start := time.Now()
 	resp, err := l.client.Do(req)
+	if l.tally != nil {
+		s := sent{kind: kind, start: start, end: time.Now()}
+		switch {
+		case err != nil && errors.Is(ctx.Err(), context.Canceled):
+			s.status = cutShort
+		case err != nil:
+			s.status = noAnswer
+		default:
+			s.status = resp.StatusCode
+		}
+		l.tally.add(s)
+	}
 	if err != nil {
 		return answer{err: err}
 	}
@@ -295,8 +309,15 @@ func (l *load) create(ctx context.Context, proc int, b history.Body, key string,
 	if key == "" {
 		op.Attempt = 0
 	}
+	kind := reqKeyless
+	switch {
+	case key != "" && attempt > 1:
+		kind = reqKeyedRetry
+	case key != "":
+		kind = reqKeyed
+	}
 	start := time.Now()
-	a := l.do(ctx, r, http.MethodPost, l.pets, body, key)
+	a := l.do(ctx, r, kind, http.MethodPost, l.pets, body, key)
 	op.Invoke, op.Complete = l.h.Since(start), l.h.Now()
 	a.record(&op)
 	op.Outcome = createOutcome(a)
@@ -357,7 +378,7 @@ func (l *load) getter(ctx context.Context, proc int) {
 		r := l.pick()
 		op := history.Op{Kind: history.Get, Process: proc, Replica: r.name, ID: id, Requests: 1}
 		start := time.Now()
-		a := l.do(ctx, r, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
+		a := l.do(ctx, r, reqGet, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
 		if a.err != nil && ctx.Err() != nil {
 			return // cut short by the end of the run
 		}
@@ -436,7 +457,7 @@ func (l *load) walkPage(ctx context.Context, op *history.Op, path string, after 
 	if op.Replica == "" {
 		op.Replica = r.name
 	}
-	a := l.do(ctx, r, http.MethodGet, path, nil, "")
+	a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
 	if a.err != nil && ctx.Err() != nil {
 		return "", pageEnd // cut short by the end of the run: not an answer
 	}
@@ -484,7 +505,7 @@ func (l *load) walkAll(ctx context.Context, r *replica) ([]history.Pet, error) {
 	var all []history.Pet
 	path := l.pets + "?limit=100"
 	for path != "" {
-		a := l.do(ctx, r, http.MethodGet, path, nil, "")
+		a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
 		if a.err != nil || a.status != http.StatusOK {
 			return nil, fmt.Errorf("list %s: %d %s", path, a.status, a.message())
 		}
