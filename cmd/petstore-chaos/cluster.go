@@ -19,20 +19,28 @@ import (
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
-// buildServer builds the real binary (./cmd/petstore) into dir, with the
-// chaosbroken tag when broken is set.
-func buildServer(ctx context.Context, dir string, broken bool) (string, error) {
-	bin := filepath.Join(dir, "petstore")
-	args := []string{"build", "-trimpath", "-o", bin}
-	if broken {
-		args = append(args, "-tags", "chaosbroken")
-	}
-	cmd := exec.CommandContext(ctx, goCmd(), append(args, "./cmd/petstore")...)
+// buildServer builds the real binary (./cmd/petstore) at bin, with the
+// extra go build flags given (-tags, -ldflags).
+func buildServer(ctx context.Context, bin string, flags ...string) error {
+	args := append(append([]string{"build", "-trimpath", "-o", bin}, flags...), "./cmd/petstore")
+	cmd := exec.CommandContext(ctx, goCmd(), args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build the server: %w", err)
+		return fmt.Errorf("build %s: %w", filepath.Base(bin), err)
 	}
-	return bin, nil
+	return nil
+}
+
+// replicaEnv is the replicas' environment: this one without PETSTORE_
+// variables, and extra (KEY=value each).
+func replicaEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PETSTORE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
 }
 
 func goCmd() string {
@@ -112,6 +120,32 @@ func newReplica(name, bin string, env []string, logPath string) (*replica, error
 		return nil, err
 	}
 	return &replica{name: name, bin: bin, env: env, log: f, addr: fmt.Sprintf("127.0.0.1:%d", port)}, nil
+}
+
+// startReplicas starts n replicas of bin, named r1 …, in env: each logs
+// to its name's file in the directory out, serves on for drain after
+// SIGTERM and, if front, is reached through a front of its own (for
+// partitions). On an error, it returns those made so far, to be closed.
+func startReplicas(ctx context.Context, n int, bin string, env []string, out string, drain time.Duration, front bool) ([]*replica, error) {
+	var reps []*replica
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("r%d", i)
+		r, err := newReplica(name, bin, env, filepath.Join(out, name+".log"))
+		if err != nil {
+			return reps, err
+		}
+		r.drain = drain
+		reps = append(reps, r)
+		if front {
+			if err := r.addFront(); err != nil {
+				return reps, err
+			}
+		}
+		if err := r.start(ctx); err != nil {
+			return reps, fmt.Errorf("start %s: %w (log: %s)", name, err, r.log.Name())
+		}
+	}
+	return reps, nil
 }
 
 // Addr is the replica's host:port.
@@ -214,21 +248,28 @@ func (r *replica) close() {
 	r.log.Close()
 }
 
+// shutdownBound is how long a replica may take to exit after its drain:
+// the server's own shutdown timeout (10 s) and a margin.
+const shutdownBound = 15 * time.Second
+
 // stop ends the replica gracefully (SIGCONT, SIGTERM: it drains, then
-// shuts down), or kills it after its drain and 15 seconds.
-func (r *replica) stop() {
+// shuts down), or kills it after its drain and shutdownBound; killed
+// reports the latter.
+func (r *replica) stop() (killed bool) {
 	r.signal(syscall.SIGCONT)
 	r.signal(syscall.SIGTERM)
 	r.mu.Lock()
 	exited := r.exited
 	r.mu.Unlock()
 	if exited == nil {
-		return
+		return false
 	}
 	select {
 	case <-exited:
-	case <-time.After(r.drain + 15*time.Second):
+		return false
+	case <-time.After(r.drain + shutdownBound):
 		r.kill()
+		return true
 	}
 }
 
@@ -249,12 +290,12 @@ func (r *replica) signal(sig syscall.Signal) {
 
 // postgres restarts the throwaway cluster of .ci/with-postgres, which
 // exports where it is (PG_BIN, PGDATA, PG_LOG, PG_OPTS); the run moves it
-// onto a lazy filesystem for power cuts (onLazyFS).
+// onto a lazy filesystem for power cuts (restart with lazy).
 type postgres struct {
 	bin, data, log, opts string
 
 	backing string     // the data directory under the lazy one
-	lazy    *lazyfs.FS // nil until onLazyFS
+	lazy    *lazyfs.FS // nil unless restarted with lazy
 }
 
 func postgresFromEnv() (*postgres, error) {

@@ -9,13 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
@@ -43,12 +41,9 @@ type deployConfig struct {
 	waitUp        bool // wait for the balancer to put a replica back before draining the next
 	out           string
 	haproxy       string
-	writers       int
-	createRate    float64
-	readRate      float64
-	keyless       float64
-	lb            lbConfig
-	opt           check.Options
+	loadFlags
+	lb  lbConfig
+	opt check.Options
 }
 
 func parseDeploy(args []string, stderr io.Writer) (deployConfig, error) {
@@ -62,11 +57,7 @@ func parseDeploy(args []string, stderr io.Writer) (deployConfig, error) {
 	fs.BoolVar(&c.waitUp, "wait-up", true, "drain the next replica only once the balancer has put the last one back")
 	fs.StringVar(&c.out, "out", "bin/deploy", "directory for the history, the final state, the replicas' and HAProxy's logs and its configuration")
 	fs.StringVar(&c.haproxy, "haproxy", "haproxy", "the HAProxy binary")
-	fs.IntVar(&c.writers, "writers", 8, "concurrent writers")
-	fs.Float64Var(&c.createRate, "create-rate", 150, "creates a second, at most, across writers; 0 for no limit (each client as fast as answered)")
-	fs.Float64Var(&c.readRate, "read-rate", 100, "gets and walks begun a second, at most; 0 for no limit")
-	fs.Float64Var(&c.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
-	fs.IntVar(&c.opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
+	c.loadFlags.register(fs, &c.opt)
 	lbFlags(fs, &c.lb)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -80,16 +71,9 @@ func parseDeploy(args []string, stderr io.Writer) (deployConfig, error) {
 		return c, errors.New("steady: want 1s to 10m")
 	case c.shutdownDelay < 0 || c.shutdownDelay > time.Minute:
 		return c, errors.New("shutdown-delay: want 0 to 1m")
-	case c.writers < 1 || c.writers > 64:
-		return c, errors.New("writers: want 1 to 64")
-	case c.createRate < 0 || c.readRate < 0:
-		return c, errors.New("create-rate and read-rate: want 0 (no limit) or more")
 	}
-	// No limit: the clients go as fast as they are answered.
-	for _, r := range []*float64{&c.createRate, &c.readRate} {
-		if *r == 0 {
-			*r = math.Inf(1)
-		}
+	if err := c.loadFlags.validate(); err != nil {
+		return c, err
 	}
 	c.opt.MinFaults = c.rounds * c.replicas
 	return c, c.lb.validate()
@@ -168,11 +152,15 @@ func deploy(ctx context.Context, cfg deployConfig, stdout, stderr io.Writer) (bo
 	}
 	defer func() {
 		for _, r := range ro.replicas {
-			r.kill()
-			r.log.Close()
+			r.close()
 		}
 	}()
-	if err := ro.startReplicas(ctx, deployEnv(key, dbURL)); err != nil {
+	// The balancer (on loopback) is the proxy whose X-Forwarded-For names
+	// the client for the throttle of wrong keys, as docs/deploying.md
+	// recommends.
+	env := replicaEnv("PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL, "PETSTORE_TRUSTED_PROXIES=127.0.0.1")
+	ro.replicas, err = startReplicas(ctx, cfg.replicas, ro.bins[0], env, cfg.out, cfg.shutdownDelay, false)
+	if err != nil {
 		return false, err
 	}
 	servers := make([]lbServer, len(ro.replicas))
@@ -211,36 +199,6 @@ func serverList(servers []lbServer) []string {
 	return out
 }
 
-// deployEnv is the replicas' environment: this one without PETSTORE_
-// variables, plus the key and the database, and the balancer (on loopback)
-// as the proxy whose X-Forwarded-For names the client for the throttle of
-// wrong keys, as docs/deploying.md recommends.
-func deployEnv(key, dbURL string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PETSTORE_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL, "PETSTORE_TRUSTED_PROXIES=127.0.0.1")
-}
-
-func (ro *rollout) startReplicas(ctx context.Context, env []string) error {
-	for i := 1; i <= ro.cfg.replicas; i++ {
-		name := fmt.Sprintf("r%d", i)
-		r, err := newReplica(name, ro.bins[0], env, filepath.Join(ro.cfg.out, name+".log"))
-		if err != nil {
-			return err
-		}
-		r.drain = ro.cfg.shutdownDelay
-		ro.replicas = append(ro.replicas, r)
-		if err := r.start(ctx); err != nil {
-			return fmt.Errorf("start %s: %w (log: %s)", name, err, r.log.Name())
-		}
-	}
-	return nil
-}
-
 // runResult is what the load and the rounds left behind.
 type runResult struct {
 	steps   []step
@@ -265,32 +223,19 @@ func (ro *rollout) run(ctx context.Context, key string) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &runResult{tally: newTally(l.client.Transport)}
-	l.client.Transport = res.tally
+	res := &runResult{tally: &tally{}}
+	l.tally = res.tally
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	// Keys begun before the end are retried on for a grace period.
-	grace, stopGrace := context.WithCancel(ctx)
-	defer stopGrace()
-	var writers, readers sync.WaitGroup
-	for i := range ro.cfg.writers {
-		writers.Go(func() { l.writer(loadCtx, grace, 1+i, ro.cfg.keyless) })
-	}
-	for i := range 2 {
-		readers.Go(func() { l.getter(loadCtx, 100+i) })
-		readers.Go(func() { l.walker(loadCtx, 200+i) })
-	}
+	wait := l.start(ctx, loadCtx, ro.cfg.loadFlags)
 
 	// The first seconds warm the connections and the getters up.
 	warm := start.Add(min(2*time.Second, ro.cfg.steady/4))
 	res.steps, res.phases, err = ro.phases(ctx, warm)
 	res.loadEnd = h.Now() // before the cancel: whatever it cuts short completes after
 	stopLoad()
-	readers.Wait()
-	graceTimer := time.AfterFunc(30*time.Second, stopGrace)
-	writers.Wait()
-	graceTimer.Stop()
+	wait()
 	if err != nil {
 		return nil, err
 	}
@@ -393,17 +338,10 @@ func (ro *rollout) roll(ctx context.Context, r *replica, round int) (step, error
 			s.out = t.Sub(t0)
 		}
 	}
-	r.mu.Lock()
-	exited := r.exited
-	r.mu.Unlock()
-	r.signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(ro.cfg.shutdownDelay + shutdownBound):
-		r.kill()
+	if r.stop() {
 		stopAndSee()
 		op.Error = "did not exit after SIGTERM"
-		return s, fmt.Errorf("%s did not exit within %v of SIGTERM", r.name, ro.cfg.shutdownDelay+shutdownBound)
+		return s, fmt.Errorf("%s did not exit within %v of SIGTERM", r.name, r.drain+shutdownBound)
 	}
 	s.exited = time.Since(t0)
 	addr := r.Addr()
@@ -429,10 +367,6 @@ func (ro *rollout) roll(ctx context.Context, r *replica, round int) (step, error
 	return s, err
 }
 
-// shutdownBound is how long a replica may take to exit after its drain:
-// the server's own shutdown timeout (10 s) and a margin.
-const shutdownBound = 15 * time.Second
-
 func version(i int) string { return fmt.Sprintf("deploy-%d", i) }
 
 // buildVersions builds n binaries of ./cmd/petstore into dir, each stamped
@@ -442,10 +376,8 @@ func buildVersions(ctx context.Context, dir string, n int) ([]string, error) {
 	bins := make([]string, n)
 	for i := range bins {
 		bins[i] = filepath.Join(dir, "petstore-"+version(i))
-		cmd := exec.CommandContext(ctx, goCmd(), "build", "-trimpath", "-ldflags", "-X main.version="+version(i), "-o", bins[i], "./cmd/petstore")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("build %s: %w", version(i), err)
+		if err := buildServer(ctx, bins[i], "-ldflags", "-X main.version="+version(i)); err != nil {
+			return nil, err
 		}
 	}
 	return bins, nil
@@ -487,7 +419,7 @@ func copyFile(from, to string) error {
 func (ro *rollout) finish(ctx context.Context, dbURL string, res *runResult, wall time.Time, w io.Writer) (bool, error) {
 	var stopped sync.WaitGroup
 	for _, r := range ro.replicas {
-		stopped.Go(r.stop) // each drains: at once, not one after the other
+		stopped.Go(func() { r.stop() }) // each drains: at once, not one after the other
 	}
 	stopped.Wait()
 	ro.lb.stop()
@@ -495,13 +427,7 @@ func (ro *rollout) finish(ctx context.Context, dbURL string, res *runResult, wal
 	if err != nil {
 		return false, fmt.Errorf("final state: %w", err)
 	}
-	if err := ro.h.Close(); err != nil {
-		return false, err
-	}
-	if err := history.WritePets(filepath.Join(ro.cfg.out, "state.jsonl"), state); err != nil {
-		return false, err
-	}
-	ops, err := history.ReadFile(filepath.Join(ro.cfg.out, "history.jsonl"))
+	ops, err := saveHistory(ro.h, ro.cfg.out, state)
 	if err != nil {
 		return false, err
 	}

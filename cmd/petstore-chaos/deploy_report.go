@@ -8,21 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
-
-// The rows of the final outcomes: one a logical operation, after the
-// client's own retries (a keyed create is resent with its key until it is
-// answered; a walk resends a page that failed; a keyless create and a get
-// are sent once).
-const (
-	finKeyed   = "create, keyed"
-	finKeyless = "create, keyless"
-	finGet     = "get"
-	finWalk    = "walk"
-)
-
-var finRows = []string{finKeyed, finKeyless, finGet, finWalk}
 
 // final is one row's count: ok when the operation ended in the success the
 // contract promises (201 for a create, 200 for a get of an acknowledged
@@ -30,60 +18,54 @@ var finRows = []string{finKeyed, finKeyless, finGet, finWalk}
 // end of the load canceled it (not counted either way).
 type final struct{ ok, failed, cut int }
 
-// finals counts the operations of a history by their final outcome;
-// loadEnd is when the load was stopped (history time).
+// finals counts the operations of a history by their final outcome, in
+// the rows of the audit's table (check.Rows): one a logical operation,
+// after the client's own retries (a keyed create is resent with its key
+// until it is answered; a walk resends a page that failed; a keyless
+// create and a get are sent once). loadEnd is when the load was stopped
+// (history time).
 func finals(ops []history.Op, loadEnd int64) map[string]*final {
 	m := map[string]*final{}
-	for _, row := range finRows {
+	for _, row := range check.Rows {
 		m[row] = &final{}
 	}
 	keyOK := map[string]bool{}
 	keyCut := map[string]bool{}
 	var keys []string
 	for _, op := range ops {
+		row := check.RowOf(&op)
+		if row == "" {
+			continue
+		}
 		cut := op.Status == 0 && op.Complete >= loadEnd && strings.Contains(op.Error, "context canceled")
-		var f *final
-		switch {
-		case op.Kind == history.Create && op.Key != "":
+		switch row {
+		case check.RowKeyed:
 			if _, seen := keyOK[op.Key]; !seen {
 				keys = append(keys, op.Key)
 			}
-			keyOK[op.Key] = keyOK[op.Key] || op.Outcome == history.OK && op.Status == 201
+			keyOK[op.Key] = keyOK[op.Key] || op.Outcome == history.OK
 			keyCut[op.Key] = cut // the last attempt's
 			continue
-		case op.Kind == history.Create:
-			f = m[finKeyless]
+		case check.RowKeyless:
 			cut = false // sent once, whatever its end
-			if op.Outcome == history.OK && op.Status == 201 {
-				f.ok++
-				continue
-			}
-		case op.Kind == history.Get:
-			// The getters also ask for ids just above the last one
-			// acknowledged, so a 404 is a right answer; a 404 for a pet
-			// that was acknowledged is the audit's "get 404 after ack".
-			f = m[finGet]
-			if op.Outcome == history.OK && (op.Status == 200 || op.Status == 404) {
-				f.ok++
-				continue
-			}
-		case op.Kind == history.Walk:
-			f = m[finWalk]
-			if op.Outcome == history.OK {
-				f.ok++
-				continue
-			}
+		case check.RowWalk:
 			cut = cut || op.Complete >= loadEnd && stoppedOnTheWay(op)
-		default:
-			continue
 		}
-		if cut {
+		// The load marks ok only the contract's success: a create's 201, a
+		// get's 200 or 404 (the getters also ask for ids above the last
+		// acknowledged; a 404 for an acknowledged pet is the audit's "get
+		// 404 after ack"), a walk's last page.
+		f := m[row]
+		switch {
+		case op.Outcome == history.OK:
+			f.ok++
+		case cut:
 			f.cut++
-		} else {
+		default:
 			f.failed++
 		}
 	}
-	f := m[finKeyed]
+	f := m[check.RowKeyed]
 	for _, k := range keys {
 		switch {
 		case keyOK[k]:
@@ -119,7 +101,7 @@ func failedTotal(m map[string]*final) int {
 
 func printFinals(w io.Writer, m map[string]*final) {
 	fmt.Fprintf(w, "%-22s %8s %8s %8s %8s\n", "final outcomes", "total", "ok", "failed", "cut")
-	for _, row := range finRows {
+	for _, row := range check.Rows {
 		f := m[row]
 		fmt.Fprintf(w, "%-22s %8d %8d %8d %8d\n", row, f.ok+f.failed, f.ok, f.failed, f.cut)
 	}

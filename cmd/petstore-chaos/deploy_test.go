@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
 
@@ -54,10 +53,10 @@ func TestFinals(t *testing.T) {
 	}
 	got := finals(ops, end)
 	want := map[string]final{
-		finKeyed:   {ok: 1, failed: 1, cut: 1},
-		finKeyless: {ok: 1, failed: 1},
-		finGet:     {ok: 2, failed: 1},
-		finWalk:    {ok: 1, failed: 2, cut: 2},
+		check.RowKeyed:   {ok: 1, failed: 1, cut: 1},
+		check.RowKeyless: {ok: 1, failed: 1},
+		check.RowGet:     {ok: 2, failed: 1},
+		check.RowWalk:    {ok: 1, failed: 2, cut: 2},
 	}
 	for row, w := range want {
 		if *got[row] != w {
@@ -69,44 +68,49 @@ func TestFinals(t *testing.T) {
 	}
 }
 
-// roundTripFunc is an http.RoundTripper of a function.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// TestTallyKinds: the tally names each request's kind, a keyed create's
-// second request as a resend, and a request the end of the load canceled
-// as cut short rather than unanswered.
+// TestTallyKinds: the load tallies each request under its kind, a keyed
+// create's second attempt as a resend, and a request the end of the load
+// canceled as cut short rather than unanswered.
 func TestTallyKinds(t *testing.T) {
-	fail := errors.New("connection reset")
-	tl := newTally(roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		switch r.URL.Query().Get("answer") {
-		case "none":
-			return nil, fail
-		case "cut":
-			return nil, r.Context().Err()
+	answers := []int{0, 201, 201, 502, 200, 200} // in the order sent; 0: the connection is closed unanswered
+	var next atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := answers[next.Add(1)-1]
+		if st == 0 {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+			return
 		}
-		st, _ := strconv.Atoi(r.URL.Query().Get("answer"))
-		return &http.Response{StatusCode: st, Body: http.NoBody}, nil
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(st)
+		io.WriteString(w, `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`)
 	}))
-	send := func(ctx context.Context, method, path, key string) {
-		t.Helper()
-		req := httptest.NewRequestWithContext(ctx, method, "http://lb"+path, nil)
-		if key != "" {
-			req.Header.Set("Idempotency-Key", key)
-		}
-		tl.RoundTrip(req)
+	defer srv.Close()
+	h, err := history.CreateFile(filepath.Join(t.TempDir(), "history.jsonl"), time.Now())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer h.Close()
+	r := &replica{name: "lb", addr: strings.TrimPrefix(srv.URL, "http://")}
+	l, err := newLoad(h, []*replica{r}, "k", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &tally{}
+	l.tally = tl
 	ctx := context.Background()
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	send(ctx, "POST", "/v1/pets?answer=none", "k1")
-	send(ctx, "POST", "/v1/pets?answer=201", "k1")
-	send(ctx, "POST", "/v1/pets?answer=201", "k2")
-	send(ctx, "POST", "/v1/pets?answer=502", "")
-	send(ctx, "GET", "/v1/pets/7?answer=200", "")
-	send(ctx, "GET", "/v1/pets?limit=100&answer=200", "")
-	send(canceled, "GET", "/v1/pets?limit=100&answer=cut", "")
+	rex := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
+	l.create(ctx, 1, rex, "k1", 1)
+	l.create(ctx, 1, rex, "k1", 2)
+	l.create(ctx, 1, rex, "k2", 1)
+	l.create(ctx, 1, rex, "", 1)
+	l.do(ctx, r, reqGet, http.MethodGet, l.pets+"/7", nil, "")
+	l.do(ctx, r, reqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
+	l.do(canceled, r, reqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
 	var got []string
 	for _, s := range tl.requests() {
 		got = append(got, s.kind+" "+statusName(s.status))

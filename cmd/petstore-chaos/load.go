@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -20,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/pets"
@@ -47,6 +50,7 @@ type load struct {
 	pets     string             // the collection's path: the spec's base path and /pets
 	creates  *rate.Limiter
 	reads    *rate.Limiter
+	tally    *tally // if set, records every request
 
 	mu    sync.Mutex
 	acked []int64 // acknowledged ids, for the getters
@@ -57,11 +61,7 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 	if err != nil {
 		return nil, err
 	}
-	base, err := contract.BasePath(spec)
-	if err != nil {
-		return nil, err
-	}
-	c, err := contract.New(spec, base)
+	c, err := contract.FromServers(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +73,73 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		DisableCompression:  true,
 	}
 	return &load{
-		h: h, replicas: replicas, key: key, contract: c, pets: base + "/pets",
+		h: h, replicas: replicas, key: key, contract: c, pets: c.BasePath() + "/pets",
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
 		reads:   rate.NewLimiter(rate.Limit(readRate), 10),
 	}, nil
+}
+
+// loadFlags are the workload's settings, run's and deploy's alike.
+type loadFlags struct {
+	writers    int
+	createRate float64
+	readRate   float64
+	keyless    float64
+}
+
+// register declares the workload's flags on fs, and -min-acked into opt.
+func (f *loadFlags) register(fs *flag.FlagSet, opt *check.Options) {
+	fs.IntVar(&f.writers, "writers", 8, "concurrent writers")
+	fs.Float64Var(&f.createRate, "create-rate", 150, "creates a second, at most, across writers; 0 for no limit (each client as fast as answered)")
+	fs.Float64Var(&f.readRate, "read-rate", 100, "gets and walks begun a second, at most; 0 for no limit")
+	fs.Float64Var(&f.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
+	fs.IntVar(&opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
+}
+
+// validate checks the parsed flags, and makes a rate of 0 no limit.
+func (f *loadFlags) validate() error {
+	switch {
+	case f.writers < 1 || f.writers > 64:
+		return errors.New("writers: want 1 to 64")
+	case f.createRate < 0 || f.readRate < 0:
+		return errors.New("create-rate and read-rate: want 0 (no limit) or more")
+	}
+	for _, r := range []*float64{&f.createRate, &f.readRate} {
+		if *r == 0 {
+			*r = math.Inf(1)
+		}
+	}
+	return nil
+}
+
+// retryGrace is how long the keyed creates begun before the end of the
+// load are retried on after it.
+const retryGrace = 30 * time.Second
+
+// start starts the clients, which run until ctx ends: f.writers writers
+// (processes 1 …) and two getters (100, 101) and two walkers (200, 201).
+// wait, called once ctx has ended, returns when they all have: the readers
+// at once, the writers' keyed creates after up to retryGrace of retries
+// (less if parent ends first).
+func (l *load) start(parent, ctx context.Context, f loadFlags) (wait func()) {
+	grace, stopGrace := context.WithCancel(parent)
+	var writers, readers sync.WaitGroup
+	for i := range f.writers {
+		writers.Go(func() { l.writer(ctx, grace, 1+i, f.keyless) })
+	}
+	for i := range 2 {
+		readers.Go(func() { l.getter(ctx, 100+i) })
+		readers.Go(func() { l.walker(ctx, 200+i) })
+	}
+	return func() {
+		defer stopGrace()
+		readers.Wait()
+		timer := time.AfterFunc(retryGrace, stopGrace)
+		defer timer.Stop()
+		writers.Wait()
+	}
 }
 
 func (l *load) pick() *replica { return l.replicas[rand.IntN(len(l.replicas))] }
@@ -92,9 +153,9 @@ type answer struct {
 	violations []string
 }
 
-// do sends one request to r (through its front, which partitions play on),
-// and checks the answer against openapi.yaml.
-func (l *load) do(ctx context.Context, r *replica, method, path string, body []byte, key string) answer {
+// do sends one request of kind (for the tally) to r (through its front,
+// which partitions play on), and checks the answer against openapi.yaml.
+func (l *load) do(ctx context.Context, r *replica, kind, method, path string, body []byte, key string) answer {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.ClientAddr()+path, bytes.NewReader(body))
@@ -113,7 +174,20 @@ func (l *load) do(ctx context.Context, r *replica, method, path string, body []b
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	start := time.Now()
 	resp, err := l.client.Do(req)
+	if l.tally != nil {
+		s := sent{kind: kind, start: start, end: time.Now()}
+		switch {
+		case err != nil && errors.Is(ctx.Err(), context.Canceled):
+			s.status = cutShort
+		case err != nil:
+			s.status = noAnswer
+		default:
+			s.status = resp.StatusCode
+		}
+		l.tally.add(s)
+	}
 	if err != nil {
 		return answer{err: err}
 	}
@@ -235,8 +309,15 @@ func (l *load) create(ctx context.Context, proc int, b history.Body, key string,
 	if key == "" {
 		op.Attempt = 0
 	}
+	kind := reqKeyless
+	switch {
+	case key != "" && attempt > 1:
+		kind = reqKeyedRetry
+	case key != "":
+		kind = reqKeyed
+	}
 	start := time.Now()
-	a := l.do(ctx, r, http.MethodPost, l.pets, body, key)
+	a := l.do(ctx, r, kind, http.MethodPost, l.pets, body, key)
 	op.Invoke, op.Complete = l.h.Since(start), l.h.Now()
 	a.record(&op)
 	op.Outcome = createOutcome(a)
@@ -297,7 +378,7 @@ func (l *load) getter(ctx context.Context, proc int) {
 		r := l.pick()
 		op := history.Op{Kind: history.Get, Process: proc, Replica: r.name, ID: id, Requests: 1}
 		start := time.Now()
-		a := l.do(ctx, r, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
+		a := l.do(ctx, r, reqGet, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
 		if a.err != nil && ctx.Err() != nil {
 			return // cut short by the end of the run
 		}
@@ -376,7 +457,7 @@ func (l *load) walkPage(ctx context.Context, op *history.Op, path string, after 
 	if op.Replica == "" {
 		op.Replica = r.name
 	}
-	a := l.do(ctx, r, http.MethodGet, path, nil, "")
+	a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
 	if a.err != nil && ctx.Err() != nil {
 		return "", pageEnd // cut short by the end of the run: not an answer
 	}
@@ -424,7 +505,7 @@ func (l *load) walkAll(ctx context.Context, r *replica) ([]history.Pet, error) {
 	var all []history.Pet
 	path := l.pets + "?limit=100"
 	for path != "" {
-		a := l.do(ctx, r, http.MethodGet, path, nil, "")
+		a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
 		if a.err != nil || a.status != http.StatusOK {
 			return nil, fmt.Errorf("list %s: %d %s", path, a.status, a.message())
 		}

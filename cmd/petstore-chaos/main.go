@@ -89,18 +89,15 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 
 // runConfig is run's flags.
 type runConfig struct {
-	duration   time.Duration
-	store      string
-	replicas   int
-	faults     []string
-	broken     string
-	out        string
-	writers    int
-	createRate float64
-	readRate   float64
-	keyless    float64
-	drain      time.Duration
-	opt        check.Options
+	duration time.Duration
+	store    string
+	replicas int
+	faults   []string
+	broken   string
+	out      string
+	loadFlags
+	drain time.Duration
+	opt   check.Options
 }
 
 // brokenKinds are the defects -broken plants (make chaos-broken), each
@@ -129,12 +126,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	faults := fs.String("faults", "", "comma-separated faults, of "+strings.Join(allFaults, ",")+" (default: all for postgres, pause for memory)")
 	fs.StringVar(&c.broken, "broken", "", "plant this defect (a server built with the chaosbroken tag, or the cluster's fsync off), and pass only if the audit reports it: "+strings.Join(kinds, ", "))
 	fs.StringVar(&c.out, "out", "bin/chaos", "directory for the history, the final state and the replicas' logs")
-	fs.IntVar(&c.writers, "writers", 8, "concurrent writers")
-	fs.Float64Var(&c.createRate, "create-rate", 150, "creates a second, at most, across writers")
-	fs.Float64Var(&c.readRate, "read-rate", 100, "gets and walks begun a second, at most")
-	fs.Float64Var(&c.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
 	fs.DurationVar(&c.drain, "drain", time.Second, "the replicas' -shutdown-delay: how long they serve on after SIGTERM")
-	fs.IntVar(&c.opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
+	c.loadFlags.register(fs, &c.opt)
 	fs.IntVar(&c.opt.MinFaults, "min-faults", 0, "fail unless at least this many faults were injected")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -161,8 +154,11 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 			}
 		}
 	}
-	if c.replicas < 1 || c.replicas > 8 || c.writers < 1 || c.writers > 64 {
-		return c, errors.New("want 1 to 8 replicas and 1 to 64 writers")
+	if c.replicas < 1 || c.replicas > 8 {
+		return c, errors.New("replicas: want 1 to 8")
+	}
+	if err := c.loadFlags.validate(); err != nil {
+		return c, err
 	}
 	if _, ok := brokenKinds[c.broken]; c.broken != "" && (!ok || c.store != "postgres") {
 		return c, fmt.Errorf("broken %q: want one of %s, on postgres", c.broken, strings.Join(kinds, ", "))
@@ -254,18 +250,22 @@ func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*che
 	if err := r.startReplicas(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.checkEmpty(ctx); err != nil {
+	l, err := newLoad(nil, r.replicas, r.key, cfg.createRate, cfg.readRate) // its history is set when the load begins
+	if err != nil {
 		return nil, err
 	}
-	l, err := r.runLoad(ctx)
-	if err != nil {
+	if err := r.checkEmpty(ctx, l); err != nil {
+		return nil, err
+	}
+	if err := r.runLoad(ctx, l); err != nil {
 		return nil, err
 	}
 	state, err := r.finalState(ctx, l)
 	if err != nil {
 		return nil, fmt.Errorf("final state: %w", err)
 	}
-	ops, err := r.saveHistory(state)
+	ops, err := saveHistory(r.h, cfg.out, state)
+	r.h = nil // closed
 	if err != nil {
 		return nil, err
 	}
@@ -319,30 +319,14 @@ func (r *run) prepare(ctx context.Context) error {
 	if r.tmp, err = os.MkdirTemp("", "petstore-chaos-"); err != nil {
 		return err
 	}
-	if r.env, err = serverEnv(r.cfg.broken); err != nil {
+	if r.key, _, err = apikey.Generate(); err != nil {
 		return err
 	}
-	r.key = strings.TrimPrefix(r.env[len(r.env)-1], "PETSTORE_API_KEYS=")
+	r.env = replicaEnv("PETSTORE_API_KEYS=" + r.key)
+	if r.cfg.broken != "" {
+		r.env = append(r.env, broken.Env+"="+r.cfg.broken)
+	}
 	return nil
-}
-
-// serverEnv is the replicas' environment: this one without PETSTORE_
-// variables, the defect to plant, and a new API key last.
-func serverEnv(brokenKind string) ([]string, error) {
-	key, _, err := apikey.Generate()
-	if err != nil {
-		return nil, err
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PETSTORE_") {
-			env = append(env, kv)
-		}
-	}
-	if brokenKind != "" {
-		env = append(env, broken.Env+"="+brokenKind)
-	}
-	return append(env, "PETSTORE_API_KEYS="+key), nil
 }
 
 // startDatabase restarts the cluster of .ci/with-postgres as the run needs
@@ -375,39 +359,26 @@ func (r *run) startDatabase(ctx context.Context) error {
 // startReplicas builds the server and starts the replicas, each behind
 // its front (for partitions).
 func (r *run) startReplicas(ctx context.Context) error {
-	bin, err := buildServer(ctx, r.tmp, r.cfg.broken != "")
-	if err != nil {
+	bin := filepath.Join(r.tmp, "petstore")
+	var flags []string
+	if r.cfg.broken != "" {
+		flags = []string{"-tags", "chaosbroken"}
+	}
+	if err := buildServer(ctx, bin, flags...); err != nil {
 		return err
 	}
-	for i := 1; i <= r.cfg.replicas; i++ {
-		name := fmt.Sprintf("r%d", i)
-		rep, err := newReplica(name, bin, r.env, filepath.Join(r.cfg.out, name+".log"))
-		if err != nil {
-			return err
-		}
-		rep.drain = r.cfg.drain
-		r.replicas = append(r.replicas, rep)
-		if err := rep.addFront(); err != nil {
-			return err
-		}
-		if err := rep.start(ctx); err != nil {
-			return fmt.Errorf("start %s: %w (log: %s)", name, err, rep.log.Name())
-		}
-	}
-	return nil
+	var err error
+	r.replicas, err = startReplicas(ctx, r.cfg.replicas, bin, r.env, r.cfg.out, r.cfg.drain, true)
+	return err
 }
 
 // checkEmpty makes sure the store holds no pet before the load: every pet
 // at the end is this run's. On a lazy filesystem, it then writes back
 // everything so far (the migrated schema), as a machine's page cache would
 // have long before a power cut.
-func (r *run) checkEmpty(ctx context.Context) error {
+func (r *run) checkEmpty(ctx context.Context, l *load) error {
 	var n int64
 	if r.pg == nil {
-		l, err := newLoad(nil, r.replicas, r.key, 1, 1)
-		if err != nil {
-			return err
-		}
 		pets, err := l.walkAll(ctx, r.replicas[0])
 		if err != nil {
 			return err
@@ -434,9 +405,9 @@ func (r *run) checkEmpty(ctx context.Context) error {
 	return nil
 }
 
-// runLoad runs the clients and the nemesis for the run's duration, and
+// runLoad runs l's clients and the nemesis for the run's duration, and
 // the keys' retries for a grace period after it.
-func (r *run) runLoad(ctx context.Context) (*load, error) {
+func (r *run) runLoad(ctx context.Context, l *load) error {
 	addrs := make([]string, len(r.replicas))
 	for i, rep := range r.replicas {
 		addrs[i] = rep.name + "=" + rep.ClientAddr() + "->" + rep.Addr()
@@ -446,17 +417,11 @@ func (r *run) runLoad(ctx context.Context) (*load, error) {
 	r.start = time.Now()
 	var err error
 	if r.h, err = history.CreateFile(filepath.Join(r.cfg.out, "history.jsonl"), r.start); err != nil {
-		return nil, err
+		return err
 	}
-	l, err := newLoad(r.h, r.replicas, r.key, r.cfg.createRate, r.cfg.readRate)
-	if err != nil {
-		return nil, err
-	}
+	l.h = r.h
 	loadCtx, stopLoad := context.WithTimeout(ctx, r.cfg.duration)
 	defer stopLoad()
-	// Retries of keys begun before the end run on for a grace period.
-	grace, stopGrace := context.WithTimeout(ctx, r.cfg.duration+30*time.Second)
-	defer stopGrace()
 
 	var nemErr error
 	var nemDone sync.WaitGroup
@@ -464,29 +429,21 @@ func (r *run) runLoad(ctx context.Context) (*load, error) {
 		n := &nemesis{h: r.h, log: r.logf, faults: r.cfg.faults, replicas: r.replicas, proxy: r.proxy, pg: r.pg, dbURL: r.dbURL}
 		nemErr = n.run(loadCtx)
 	})
-	var writers, readers sync.WaitGroup
-	for i := range r.cfg.writers {
-		writers.Go(func() { l.writer(loadCtx, grace, 1+i, r.cfg.keyless) })
-	}
-	for i := range 2 {
-		readers.Go(func() { l.getter(loadCtx, 100+i) })
-		readers.Go(func() { l.walker(loadCtx, 200+i) })
-	}
+	wait := l.start(ctx, loadCtx, r.cfg.loadFlags)
 	<-loadCtx.Done()
 	nemDone.Wait()
-	readers.Wait()
-	writers.Wait()
+	wait()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if u := (*unrecovered)(nil); errors.As(nemErr, &u) {
 		r.logf("%v: the store holds nothing the service can read", u)
 		r.unrecovered = u
 	} else if nemErr != nil {
-		return nil, nemErr
+		return nemErr
 	}
 	r.logf("load ended after %v; reading the final state", time.Since(r.start).Round(time.Millisecond))
-	return l, nil
+	return nil
 }
 
 // finalState reads every pet the store holds, once the replicas stopped.
@@ -507,18 +464,17 @@ func (r *run) finalState(ctx context.Context, l *load) ([]history.Pet, error) {
 	return readState(ctx, r.dbURL)
 }
 
-// saveHistory closes the history, writes the final state beside it, and
-// reads the history back: the audit reads what a later check would.
-func (r *run) saveHistory(state []history.Pet) ([]history.Op, error) {
-	err := r.h.Close()
-	r.h = nil
-	if err != nil {
+// saveHistory closes h, the history in the directory out, writes the
+// final state beside it, and reads the history back: the audit reads what
+// a later check would.
+func saveHistory(h *history.Writer, out string, state []history.Pet) ([]history.Op, error) {
+	if err := h.Close(); err != nil {
 		return nil, err
 	}
-	if err := history.WritePets(filepath.Join(r.cfg.out, "state.jsonl"), state); err != nil {
+	if err := history.WritePets(filepath.Join(out, "state.jsonl"), state); err != nil {
 		return nil, err
 	}
-	return history.ReadFile(filepath.Join(r.cfg.out, "history.jsonl"))
+	return history.ReadFile(filepath.Join(out, "history.jsonl"))
 }
 
 // readState reads every pet straight from the database, once no other

@@ -2,8 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -54,53 +52,17 @@ type sent struct {
 	status     int // or noAnswer, cutShort
 }
 
-// tally is an http.RoundTripper that records every request the workload
-// sends through it: the client's view, retries included.
+// tally records every request the workload sends (load.do): the
+// client's view, retries included.
 type tally struct {
-	base http.RoundTripper
-
-	mu   sync.Mutex
-	all  []sent
-	keys map[string]bool // Idempotency-Keys seen: a second request is a resend
+	mu  sync.Mutex
+	all []sent
 }
 
-func newTally(base http.RoundTripper) *tally {
-	return &tally{base: base, keys: map[string]bool{}}
-}
-
-func (t *tally) RoundTrip(req *http.Request) (*http.Response, error) {
-	kind := reqPage
-	switch {
-	case req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") != "":
-		kind = reqKeyed
-	case req.Method == http.MethodPost:
-		kind = reqKeyless
-	case strings.Contains(req.URL.Path, "/pets/"): // a pet's own path, under any base path
-		kind = reqGet
-	}
-	s := sent{kind: kind, start: time.Now()}
-	t.mu.Lock()
-	if k := req.Header.Get("Idempotency-Key"); k != "" {
-		if t.keys[k] {
-			s.kind = reqKeyedRetry
-		}
-		t.keys[k] = true
-	}
-	t.mu.Unlock()
-	resp, err := t.base.RoundTrip(req)
-	s.end = time.Now()
-	switch {
-	case err != nil && errors.Is(req.Context().Err(), context.Canceled):
-		s.status = cutShort
-	case err != nil:
-		s.status = noAnswer
-	default:
-		s.status = resp.StatusCode
-	}
+func (t *tally) add(s sent) {
 	t.mu.Lock()
 	t.all = append(t.all, s)
 	t.mu.Unlock()
-	return resp, err
 }
 
 // requests returns what was recorded so far.

@@ -79,11 +79,7 @@ func load() (*Contract, error) {
 	}
 	// Route by path under the servers' base path whatever the host, as the
 	// server does.
-	base, err := contract.BasePath(spec)
-	if err != nil {
-		return nil, err
-	}
-	c, err := contract.New(spec, base)
+	c, err := contract.FromServers(spec)
 	if err != nil {
 		return nil, err
 	}

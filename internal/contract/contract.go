@@ -67,6 +67,15 @@ func New(spec *openapi3.T, basePath string) (*Contract, error) {
 	return &Contract{spec: &routed, router: router, basePath: basePath}, nil
 }
 
+// FromServers routes spec under the base path its servers name (BasePath).
+func FromServers(spec *openapi3.T) (*Contract, error) {
+	base, err := BasePath(spec)
+	if err != nil {
+		return nil, err
+	}
+	return New(spec, base)
+}
+
 // Spec returns the routed document.
 func (c *Contract) Spec() *openapi3.T { return c.spec }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/contract"
 )
@@ -115,4 +117,25 @@ func embedded(t *testing.T) *contract.Contract {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestFromServers: the embedded spec is routed under its servers' base
+// path, and a spec whose servers disagree on it is refused.
+func TestFromServers(t *testing.T) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.FromServers(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.BasePath(); got != "/v1" {
+		t.Errorf("base path: got %q, want /v1", got)
+	}
+	bad := *spec
+	bad.Servers = openapi3.Servers{{URL: "https://a.example/v1"}, {URL: "https://b.example/v2"}}
+	if _, err := contract.FromServers(&bad); err == nil {
+		t.Error("servers that disagree on the base path: no error")
+	}
 }

@@ -48,8 +48,16 @@ func TestNoKeyCreatesTwice(t *testing.T) {
 	if err != nil || replayed || a.ID == b.ID {
 		t.Fatalf("second CreateOnce: %+v replayed %v err %v; want a new pet", b, replayed, err)
 	}
-	if sound, _, _ := memstore.New().CreateOnce(ctx, n, k); sound.ID != 1 {
-		t.Fatal("memstore")
+	// The control: a sound store answers the same key's second create with
+	// a replay of the first.
+	sound := memstore.New()
+	first, _, err := sound.CreateOnce(ctx, n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, replayed, err := sound.CreateOnce(ctx, n, k)
+	if err != nil || !replayed || again.ID != first.ID {
+		t.Fatalf("sound store, second CreateOnce: %+v replayed %v err %v; want a replay of %+v", again, replayed, err, first)
 	}
 }
 

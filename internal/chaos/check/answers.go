@@ -85,13 +85,13 @@ func nameOf(op *history.Op) string {
 // Print writes the result table, and the first few anomalies of each kind.
 func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "%-18s %8s %8s %14s %8s\n", "operations", "ok", "failed", "indeterminate", "total")
-	for _, row := range rows {
+	for _, row := range Rows {
 		m := r.Ops[row]
 		fmt.Fprintf(w, "%-18s %8d %8d %14d %8d\n", row, m[history.OK], m[history.Failed], m[history.Indeterminate],
 			m[history.OK]+m[history.Failed]+m[history.Indeterminate])
 	}
 	fmt.Fprintln(w, "answers, by request (a walk's are its pages'):")
-	for _, row := range rows {
+	for _, row := range Rows {
 		m := r.Answers[row]
 		keys := slices.Sorted(maps.Keys(m))
 		parts := make([]string, len(keys))

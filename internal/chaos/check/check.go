@@ -46,7 +46,7 @@ type Options struct {
 
 // Result is what the audit found.
 type Result struct {
-	// Ops counts operations by row (see rows) and outcome.
+	// Ops counts operations by row (see Rows) and outcome.
 	Ops map[string]map[string]int
 	// Answers counts the answers of every request by row and answer: the
 	// status and the Error code ("503 unavailable"), or "no answer".
@@ -110,15 +110,17 @@ func (r *Result) Of(kind string) []string {
 	return nil
 }
 
-// The rows of the operations table.
+// The rows of the operations table: the kinds of operation the workload
+// makes.
 const (
-	rowKeyed   = "create, keyed"
-	rowKeyless = "create, keyless"
-	rowGet     = "get"
-	rowWalk    = "walk"
+	RowKeyed   = "create, keyed"
+	RowKeyless = "create, keyless"
+	RowGet     = "get"
+	RowWalk    = "walk"
 )
 
-var rows = []string{rowKeyed, rowKeyless, rowGet, rowWalk}
+// Rows are the rows in the order tables print them.
+var Rows = []string{RowKeyed, RowKeyless, RowGet, RowWalk}
 
 // Anomalies is the number of anomalies of every kind.
 func (r *Result) Anomalies() int {
@@ -179,7 +181,7 @@ func Check(ops []history.Op, state []history.Pet, opt Options) *Result {
 		ops: ops, byKey: map[string]*request{}, byName: map[string][]*request{},
 		acks: map[int64]*ack{}, stored: map[int64]history.Pet{},
 	}
-	for _, row := range rows {
+	for _, row := range Rows {
 		a.r.Ops[row], a.r.Answers[row] = map[string]int{}, map[string]int{}
 	}
 	a.groupCreates()
@@ -205,7 +207,7 @@ func (a *audit) groupCreates() {
 			r.Faults[op.Fault]++
 			continue
 		}
-		row := rowOf(op)
+		row := RowOf(op)
 		if row == "" {
 			continue
 		}
@@ -230,16 +232,17 @@ func (a *audit) groupCreates() {
 	r.Acked = len(a.acks)
 }
 
-func rowOf(op *history.Op) string {
+// RowOf is op's row; "" for a fault.
+func RowOf(op *history.Op) string {
 	switch {
 	case op.Kind == history.Get:
-		return rowGet
+		return RowGet
 	case op.Kind == history.Walk:
-		return rowWalk
+		return RowWalk
 	case op.Kind == history.Create && op.Key != "":
-		return rowKeyed
+		return RowKeyed
 	case op.Kind == history.Create:
-		return rowKeyless
+		return RowKeyless
 	}
 	return ""
 }

@@ -17,6 +17,11 @@ func body(name, status string) *history.Body {
 	return &history.Body{Name: name, CategoryID: 1, Status: status}
 }
 
+// page is a walk's page from r1, answered 200 with n pets.
+func page(after int64, n int, next string) history.Page {
+	return history.Page{After: after, Replica: "r1", Status: 200, N: n, Next: next}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // clean is a history with every kind of operation and no anomaly, and its
@@ -25,9 +30,6 @@ func ptr[T any](v T) *T { return &v }
 // acknowledged, one unknown and stored, one unknown and not stored, one
 // refused; walks and gets that agree.
 func clean() ([]history.Op, []history.Pet) {
-	page := func(after int64, n int, next string) history.Page {
-		return history.Page{After: after, Replica: "r1", Status: 200, N: n, Next: next}
-	}
 	ops := []history.Op{
 		{Kind: history.Fault, Fault: "kill", Target: "r1", Invoke: 5, Complete: 50},
 		{Kind: history.Create, Invoke: 10, Complete: 20, Key: "k1", Body: body("a", "sold"), Attempt: 1, Outcome: history.Indeterminate, Requests: 1},
@@ -76,8 +78,8 @@ func TestClean(t *testing.T) {
 	if r.Acked != 2 || r.Stored != 4 || r.KeylessUnknown != 2 || r.KeylessUnknownStored != 1 || r.Walks != 3 {
 		t.Errorf("counts: %+v", r)
 	}
-	if r.Ops[rowKeyed][history.OK] != 1 || r.Ops[rowKeyed][history.Failed] != 3 || r.Ops[rowKeyed][history.Indeterminate] != 3 {
-		t.Errorf("keyed creates by outcome: %v", r.Ops[rowKeyed])
+	if r.Ops[RowKeyed][history.OK] != 1 || r.Ops[RowKeyed][history.Failed] != 3 || r.Ops[RowKeyed][history.Indeterminate] != 3 {
+		t.Errorf("keyed creates by outcome: %v", r.Ops[RowKeyed])
 	}
 	if r.Requests != 23 || r.Answered != 13 {
 		t.Errorf("availability: %d of %d, want 13 of 23", r.Answered, r.Requests)
@@ -103,9 +105,6 @@ func TestClean(t *testing.T) {
 func TestAnomalies(t *testing.T) {
 	type ops = []history.Op
 	type pets = []history.Pet
-	page := func(after int64, n int, next string) history.Page {
-		return history.Page{After: after, Replica: "r1", Status: 200, N: n, Next: next}
-	}
 	for _, tc := range []struct {
 		name  string
 		plant func(ops, pets) (ops, pets)

@@ -140,7 +140,15 @@ func (w *Writer) Since(t time.Time) int64 { return int64(t.Sub(w.start)) }
 func (w *Writer) Now() int64 { return w.Since(time.Now()) }
 
 // Add appends op; of a walk's Pets, only those no earlier line recorded.
+// A walk's pets are marked seen and its line written under one lock, so
+// that the line recording a version comes before any line leaving it out;
+// an op with no pets is marshaled outside it.
 func (w *Writer) Add(op Op) {
+	var b []byte
+	var err error
+	if len(op.Pets) == 0 {
+		b, err = json.Marshal(op)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(op.Pets) > 0 {
@@ -152,8 +160,8 @@ func (w *Writer) Add(op Op) {
 			}
 		}
 		op.Pets = novel
+		b, err = json.Marshal(op)
 	}
-	b, err := json.Marshal(op)
 	if err == nil {
 		b = append(b, '\n')
 		_, err = w.w.Write(b)

@@ -161,9 +161,7 @@ func (f *FS) Dirty() int64 {
 // lookup returns the cache of inode ino, locked, or nil when the file is
 // clean. The caller unlocks it.
 func (f *FS) lookup(ino uint64) *inodeCache {
-	f.mu.Lock()
-	ic := f.caches[ino]
-	f.mu.Unlock()
+	ic := f.get(ino)
 	if ic == nil {
 		return nil
 	}
@@ -209,6 +207,13 @@ func (f *FS) cacheOf(n *node, fd int) (*inodeCache, error) {
 		ic.c = newCache(st.Size())
 	}
 	return ic, nil
+}
+
+// get returns the cache entry of inode ino, nil if it has none.
+func (f *FS) get(ino uint64) *inodeCache {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.caches[ino]
 }
 
 // forget drops the cache of inode ino (its last name was removed).

@@ -127,9 +127,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 // cache's lock, so that a flush that ended after a was taken (the backing
 // file grew, the cache went) cannot leave a the size of the last fsync.
 func (n *node) sized(a *fuse.Attr) {
-	n.fs.mu.Lock()
-	ic := n.fs.caches[n.ino()]
-	n.fs.mu.Unlock()
+	ic := n.fs.get(n.ino())
 	if ic == nil {
 		return // never written here: the backing file's size is the file's
 	}
@@ -197,10 +195,7 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 		return e
 	}
 	if child != nil && lastName {
-		if c, ok := child.Operations().(*node); ok {
-			c.gone.Store(true)
-		}
-		n.fs.forget(child.StableAttr().Ino)
+		n.dropChild(child)
 	}
 	return 0
 }
@@ -218,12 +213,18 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return e
 	}
 	if replaced != nil && lastName && flags&fs.RENAME_EXCHANGE == 0 {
-		if c, ok := replaced.Operations().(*node); ok {
-			c.gone.Store(true)
-		}
-		n.fs.forget(replaced.StableAttr().Ino)
+		n.dropChild(replaced)
 	}
 	return 0
+}
+
+// dropChild marks child, a file whose last name was removed, as gone, and
+// forgets its cache.
+func (n *node) dropChild(child *fs.Inode) {
+	if c, ok := child.Operations().(*node); ok {
+		c.gone.Store(true)
+	}
+	n.fs.forget(child.StableAttr().Ino)
 }
 
 // lastName reports whether name in n is the last link of a regular file.
@@ -332,9 +333,7 @@ func (f *file) fd() int {
 // backing file itself is not fsynced: the lazy layer is the only cache a
 // power cut empties.
 func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
-	f.n.fs.mu.Lock()
-	ic := f.n.fs.caches[f.n.ino()]
-	f.n.fs.mu.Unlock()
+	ic := f.n.fs.get(f.n.ino())
 	if ic == nil {
 		return 0
 	}
