@@ -1,4 +1,4 @@
-# Shell functions of the load runs (.ci/load, .ci/bench-writes), sourced.
+# Shell functions of the load runs (.ci/load, .ci/bench-writes, .ci/guess), sourced.
 
 # listening PID: the port process PID listens on (TCP over IPv4), found by
 # its socket inodes in /proc/PID/fd and the LISTEN (0A) rows of

@@ -112,7 +112,7 @@ func TestBoundsFlags(t *testing.T) {
 			t.Errorf("%s=%s: got no error", tc.env, tc.value)
 			continue
 		}
-		if want := fmt.Sprintf("%s %q", tc.env, tc.value); err.Error()[:len(want)] != want {
+		if want := fmt.Sprintf("%s %q", tc.env, tc.value); !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s=%s: got %q, want it to start with %s", tc.env, tc.value, err, want)
 		}
 	}

@@ -71,7 +71,8 @@ func TestCommandHelp(t *testing.T) {
 	}
 }
 
-// Extra arguments are refused alike; so are unknown commands and flags.
+// Extra arguments are refused alike; so are unknown commands and flags,
+// and a database URL pgx cannot read.
 func TestCLIRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -86,6 +87,10 @@ func TestCLIRefuses(t *testing.T) {
 		{[]string{"fly"}, `unknown command "fly" (want serve, keygen, conform, version or help; see petstore help)`},
 		{[]string{"version", "extra"}, `version: unexpected argument "extra" (see petstore version -h)`},
 		{[]string{"version", "-bogus"}, `version: flag provided but not defined: -bogus (see petstore version -h)`},
+		// A database URL pgx cannot read, refused before serve starts; the
+		// URL is not repeated, for it may hold a password.
+		{[]string{"serve", "-database-url", "postgres://%zz"}, `-database-url: cannot parse: failed to parse as URL (invalid percent-encoded token: "%zz"); want a PostgreSQL URL, such as postgres://user:password@host:5432/petstore`},
+		{[]string{"serve", "-database-url", "postgres://petstore:secret@db:99999/petstore"}, `-database-url: cannot parse: invalid port; want a PostgreSQL URL, such as postgres://user:password@host:5432/petstore`},
 	} {
 		out, errOut, err := runCLI(t, tc.args...)
 		if err == nil || err.Error() != tc.want {

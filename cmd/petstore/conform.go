@@ -17,23 +17,6 @@ import (
 	"github.com/petstore/petstore/internal/conform"
 )
 
-// Exit statuses of the process. conform alone uses exitCannotRun; every
-// other error of run exits exitFailure.
-const (
-	exitFailure   = 1
-	exitCannotRun = 2
-)
-
-// exitCode is the exit status for run's error: 2 when conform could not
-// judge the target, 1 otherwise (conform's checks failed, or serve or
-// keygen failed).
-func exitCode(err error) int {
-	if errors.Is(err, conform.ErrCannotRun) {
-		return exitCannotRun
-	}
-	return exitFailure
-}
-
 const conformUsage = `usage: petstore conform [flags] BASE_URL
 
 Holds the API at BASE_URL (its base address, e.g. http://127.0.0.1:8080/v1)

@@ -16,7 +16,7 @@ func TestPostgresConform(t *testing.T) {
 	jsonFile := filepath.Join(t.TempDir(), "report.json")
 	stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-json", jsonFile, base+"/v1")
 	if err != nil {
-		t.Fatalf("conform on PostgreSQL: got %v (exit %d), want exit 0\n%s", err, exitCode(err), stdout)
+		t.Fatalf("conform on PostgreSQL: got %v (exit %d), want exit 0\n%s", err, exitStatus(err), stdout)
 	}
 	rep := readJSONReport(t, jsonFile)
 	ran := map[string]bool{}

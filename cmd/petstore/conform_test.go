@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,7 +93,7 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, base+"/v1")
 			stdout, stderr, err := conformRun(tc.env, args...)
 			if err != nil {
-				t.Fatalf("conform: got %v (exit %d), want exit 0\n%s", err, exitCode(err), stdout)
+				t.Fatalf("conform: got %v (exit %d), want exit 0\n%s", err, exitStatus(err), stdout)
 			}
 			if stderr != "" {
 				t.Errorf("stderr is not a terminal, yet got %q", stderr)
@@ -143,8 +144,8 @@ func TestConformFailedChecks(t *testing.T) {
 	spec := stricterSpec(t)
 	jsonFile := filepath.Join(t.TempDir(), "report.json")
 	stdout, _, err := conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection,positive_data_acceptance", "-seed", "7", "-json", jsonFile, base+"/v1")
-	if err == nil || exitCode(err) != exitFailure {
-		t.Fatalf("conform: got %v (exit %d), want exit 1\n%s", err, exitCode(err), stdout)
+	if err == nil || exitStatus(err) != exitFailure {
+		t.Fatalf("conform: got %v (exit %d), want exit 1\n%s", err, exitStatus(err), stdout)
 	}
 	if want := "conform: checks failed: negative_data_rejection"; err.Error() != want {
 		t.Errorf("error: got %q, want %q", err, want)
@@ -233,8 +234,8 @@ func TestConformCannotRun(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report.json")
 			args := append([]string{"-json", report}, tc.args...)
 			stdout, stderr, err := conformRun(tc.env, args...)
-			if err == nil || exitCode(err) != exitCannotRun || !errors.Is(err, conform.ErrCannotRun) {
-				t.Fatalf("conform: got %v (exit %d), want exit 2\n%s", err, exitCode(err), stdout)
+			if err == nil || exitStatus(err) != exitUsage || !errors.Is(err, conform.ErrCannotRun) {
+				t.Fatalf("conform: got %v (exit %d), want exit 2\n%s", err, exitStatus(err), stdout)
 			}
 			if !strings.HasPrefix(err.Error(), "conform: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error: got %q, want one containing %q", err, tc.want)
@@ -293,7 +294,9 @@ func TestConformHelp(t *testing.T) {
 	}
 }
 
-func TestExitCode(t *testing.T) {
+// A usage error, or conform unable to judge the target, exits 2; any other
+// error 1.
+func TestExitStatus(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want int
@@ -302,9 +305,11 @@ func TestExitCode(t *testing.T) {
 		{errors.New("conform: checks failed: ordering"), 1},
 		{conform.ErrCannotRun, 2},
 		{errors.Join(errors.New("conform"), conform.ErrCannotRun), 2},
+		{usageErrorf("serve: unexpected argument %q", "extra"), 2},
+		{fmt.Errorf("wrapped: %w", usageErrorf("bad")), 2},
 	} {
-		if got := exitCode(tc.err); got != tc.want {
-			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		if got := exitStatus(tc.err); got != tc.want {
+			t.Errorf("exitStatus(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // -max-connections auto: the file descriptor limit less what other uses
@@ -35,8 +34,8 @@ func connectionLimit(value string, nofile int) (int, error) {
 		}
 		return min(maxAutoConnections, usable), nil
 	}
-	n, err := strconv.Atoi(value)
-	if err != nil || n < 1 || value[0] == '+' {
+	n, ok := positiveInt(value)
+	if !ok {
 		return 0, errors.New("want auto or a positive integer, such as 1024")
 	}
 	if nofile > 0 && n > usable {

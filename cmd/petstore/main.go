@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/petstore/petstore/internal/conform"
 )
 
 func main() {
@@ -26,10 +28,14 @@ func main() {
 	}
 }
 
-// exitUsage is the exit status of a usage error, alike for every command:
-// an unknown command, flag or argument, or a flag's value refused. conform
-// exits with it too when it cannot judge the target (exitCannotRun).
-const exitUsage = 2
+// Exit statuses of the process: exitFailure for a failure, exitUsage for a
+// usage error, alike for every command (an unknown command, flag or
+// argument, or a flag's value refused). conform exits exitUsage too when it
+// cannot judge the target (conform.ErrCannotRun).
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
 
 // usageError marks an error of the command line; its text is unchanged.
 type usageError struct{ error }
@@ -41,13 +47,12 @@ func usageErrorf(format string, a ...any) error {
 	return usageError{fmt.Errorf(format, a...)}
 }
 
-// exitStatus is the process's exit status for run's error: exitUsage for a
-// usage error, else conform's statuses (exitCode).
+// exitStatus is the process's exit status for run's error.
 func exitStatus(err error) int {
-	if errors.As(err, new(usageError)) {
+	if errors.As(err, new(usageError)) || errors.Is(err, conform.ErrCannotRun) {
 		return exitUsage
 	}
-	return exitCode(err)
+	return exitFailure
 }
 
 // signals returns a context that ends at the first SIGTERM or SIGINT and

@@ -20,6 +20,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/petstore/petstore/internal/apikey"
@@ -339,6 +341,11 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	if err := checkPort(cfg.addr); err != nil {
 		return cfg, bad("addr", "%v; want host:port, such as :8080 or 127.0.0.1:8080", err)
 	}
+	if cfg.databaseURL != "" {
+		if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil { // no value: it may hold a password
+			return cfg, usageErrorf("%s: %s; want a PostgreSQL URL, such as postgres://user:password@host:5432/petstore", cfg.source["database-url"], pgxReason(err))
+		}
+	}
 	if cfg.apiKeys != "" {
 		ds, err := apikey.ParseKeys(cfg.apiKeys)
 		if err != nil {
@@ -370,7 +377,8 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return cfg, bad("log-format", "want json or text")
 	}
 	for name, n := range map[string]*int{"max-pets": &cfg.maxPets, "max-idempotency-keys": &cfg.maxIdempotencyKeys} {
-		if *n, err = strconv.Atoi(*v[name]); err != nil || *n < 1 || strings.HasPrefix(*v[name], "+") {
+		var ok bool
+		if *n, ok = positiveInt(*v[name]); !ok {
 			return cfg, bad(name, "want a positive integer, such as 1000000")
 		}
 	}
@@ -381,6 +389,28 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return cfg, bad(err.flag, "%v", err.err)
 	}
 	return cfg, nil
+}
+
+// pgxReason is why pgx refused a connection string, without the string:
+// pgx's message names it with the password masked only as far as it could
+// parse it.
+func pgxReason(err error) string {
+	var pe *pgconn.ParseConfigError
+	if !errors.As(err, &pe) {
+		return "cannot parse"
+	}
+	bare := *pe
+	bare.ConnString = ""
+	return "cannot parse: " + strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
+}
+
+// positiveInt reads s as a positive decimal integer, written without a sign.
+func positiveInt(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || strings.HasPrefix(s, "+") {
+		return 0, false
+	}
+	return n, true
 }
 
 // checkPort checks addr's port (a number up to 65535, or a service name),
@@ -611,6 +641,8 @@ func storeOptions(tracing *telemetry.Tracing) []pgstore.Option {
 // returns, so no probe after the signal sees 200.
 func newApp(ctx context.Context, cfg config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, out *logOut, collectors []prometheus.Collector) (http.Handler, error) {
 	hcfg := httpapi.Config{Store: store, Keys: keys.source, Logger: log, IdempotencyTTL: cfg.idempotencyTTL, Draining: ctx.Done(), Collectors: collectors}
+	build := readBuildFacts()
+	hcfg.Version, hcfg.Revision = build.version, build.revision // petstore_build_info says what petstore version says
 	if keys.reloader != nil {
 		hcfg.Collectors = append(hcfg.Collectors, keys.reloader.Collectors()...)
 	}

@@ -18,39 +18,37 @@ var version, revision, modified string
 // buildVersion is the version the build was stamped with, else the module
 // version Go recorded, else "unknown".
 func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "unknown"
+	return readBuildFacts().version
 }
 
-// buildFacts is what petstore version prints, from the build info.
+// buildFacts is what petstore version prints, and what /metrics' build info
+// says (newApp): one reading of the stamps and the build info.
 type buildFacts struct {
 	version, module, revision, time, modified, goVersion string
 }
 
+// readBuildFacts reads the stamps and the build info Go recorded. The
+// revision is "" when neither knows it; every other fact is "unknown".
 func readBuildFacts() buildFacts {
-	f := buildFacts{version: buildVersion(), module: "unknown", revision: revision, modified: modified, goVersion: "unknown"}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return f
-	}
-	f.module, f.goVersion = bi.Main.Path+" "+bi.Main.Version, bi.GoVersion
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			f.revision = s.Value // wins over the stamp: Go read it from the checkout
-		case "vcs.time":
-			f.time = s.Value
-		case "vcs.modified":
-			f.modified = s.Value
+	f := buildFacts{version: version, module: "unknown", revision: revision, modified: modified, goVersion: "unknown"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		f.module, f.goVersion = bi.Main.Path+" "+bi.Main.Version, bi.GoVersion
+		if f.version == "" && bi.Main.Version != "(devel)" {
+			f.version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				f.revision = s.Value // wins over the stamp: Go read it from the checkout
+			case "vcs.time":
+				f.time = s.Value
+			case "vcs.modified":
+				f.modified = s.Value
+			}
 		}
 	}
-	if f.revision == "" {
-		f.revision = "unknown (built outside a git checkout, or by go run or go test)"
+	if f.version == "" {
+		f.version = "unknown"
 	}
 	if f.modified == "" {
 		f.modified = "unknown"
@@ -81,6 +79,9 @@ func versionCmd(_ context.Context, args []string, _ func(string) string, stdout,
 
 func printVersion(w io.Writer) error {
 	f := readBuildFacts()
+	if f.revision == "" {
+		f.revision = "unknown (built outside a git checkout, or by go run or go test)"
+	}
 	fmt.Fprintf(w, "petstore %s\n", f.version)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	for _, kv := range [][2]string{

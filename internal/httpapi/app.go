@@ -82,6 +82,9 @@ type Config struct {
 	// down and goes on serving only until the load balancer has seen it go.
 	// Nil: never.
 	Draining <-chan struct{}
+	// Version and Revision label petstore_build_info: the build's version
+	// and VCS revision (petstore version's); "" is unknown.
+	Version, Revision string
 	// NoValidation builds the app without the OpenAPI request validator.
 	// For measuring the validator's cost only: never serve with it.
 	NoValidation bool
@@ -125,7 +128,7 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	e.JSONSerializer = petJSON{}
-	m, store, err := newMetrics(cfg.Store)
+	m, store, err := newMetrics(cfg.Store, cfg.Version, cfg.Revision)
 	if err != nil {
 		return nil, err
 	}

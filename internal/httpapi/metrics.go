@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -82,8 +81,9 @@ type child struct {
 }
 
 // newMetrics makes the registry and everything in it but the per-route series
-// (see addRoutes), and returns the store measured by it.
-func newMetrics(store pets.Store) (*metrics, pets.Store, error) {
+// (see addRoutes), and returns the store measured by it. version and
+// revision label petstore_build_info.
+func newMetrics(store pets.Store, version, revision string) (*metrics, pets.Store, error) {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -104,7 +104,7 @@ func newMetrics(store pets.Store) (*metrics, pets.Store, error) {
 	m.none = &series{m: m, op: noneLabel}
 	cs := []prometheus.Collector{
 		m.requests, m.latency, m.inFlight,
-		buildInfo(),
+		buildInfo(version, revision),
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -211,23 +211,18 @@ func (p petCount) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, float64(n))
 }
 
-// buildInfo is petstore_build_info, always 1, labelled with the module
-// version, the VCS revision and the Go version the binary was built with.
-func buildInfo() prometheus.Gauge {
-	version, revision := "unknown", "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				revision = s.Value
-			}
-		}
+// buildInfo is petstore_build_info, always 1, labelled with the build's
+// version and VCS revision ("unknown" when empty) and the Go version.
+func buildInfo(version, revision string) prometheus.Gauge {
+	if version == "" {
+		version = "unknown"
+	}
+	if revision == "" {
+		revision = "unknown"
 	}
 	g := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "petstore_build_info",
-		Help:        "Always 1; the labels say what was built: module version, VCS revision, Go version.",
+		Help:        "Always 1; the labels say what was built: version, VCS revision (as petstore version prints them), Go version.",
 		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "go_version": runtime.Version()},
 	})
 	g.Set(1)

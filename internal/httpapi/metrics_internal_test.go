@@ -14,7 +14,7 @@ import (
 // countingMiddleware returns a middleware that only counts, with a route
 // GET /v1/pets (listPets), and a context for it.
 func countingMiddleware(tb testing.TB) (echo.HandlerFunc, echo.Context) {
-	m, _, err := newMetrics(memstore.New())
+	m, _, err := newMetrics(memstore.New(), "", "")
 	if err != nil {
 		tb.Fatal(err)
 	}

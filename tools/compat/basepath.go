@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -53,18 +54,14 @@ func pathRE(base string) *regexp.Regexp {
 	return regexp.MustCompile(regexp.QuoteMeta(base) + `($|[^A-Za-z0-9_~-])`)
 }
 
-// namesOf lists every place in the YAML (or JSON) document data whose text,
-// or whose member name, contains the base path old: patterns, enums,
+// namesOf lists every place in the parsed YAML (or JSON) document doc whose
+// text, or whose member name, contains the base path old: patterns, enums,
 // examples, descriptions, servers. A new major's contract must name only
 // its own base path: the server answers under it, so a pattern or an enum
 // still naming the old one is broken by the server's own answers.
-func namesOf(data []byte, old string) ([]Place, error) {
+func namesOf(doc *yaml.Node, old string) []Place {
 	if old == "" {
-		return nil, nil
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return nil
 	}
 	re := pathRE(old)
 	var places []Place
@@ -94,8 +91,8 @@ func namesOf(data []byte, old string) ([]Place, error) {
 			}
 		}
 	}
-	walk(&doc, "")
-	return places, nil
+	walk(doc, "")
+	return places
 }
 
 func join(path, key string) string {
@@ -111,12 +108,20 @@ func join(path, key string) string {
 // examples, descriptions). The text is edited in place, so the file keeps
 // its layout and comments. It returns the new text, the new version, and
 // the places it moved.
-func moveMajor(data []byte, base, rev *openapi3.T) ([]byte, string, []Place, error) {
+func moveMajor(data []byte, base *openapi3.T) ([]byte, string, []Place, error) {
 	b, err := parseVersion(base.Info.Version)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("released contract: %w", err)
 	}
-	r, err := parseVersion(rev.Info.Version)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, "", nil, err
+	}
+	version := lookup(&doc, "info", "version")
+	if version == nil || version.Kind != yaml.ScalarNode {
+		return nil, "", nil, errors.New("no info.version in the document")
+	}
+	r, err := parseVersion(version.Value)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -129,29 +134,29 @@ func moveMajor(data []byte, base, rev *openapi3.T) ([]byte, string, []Place, err
 		return nil, "", nil, fmt.Errorf("the released contract's base path %q does not end with /v%d", old, b.major)
 	}
 	moved := strings.TrimSuffix(old, fmt.Sprintf("/v%d", b.major)) + fmt.Sprintf("/v%d", want.major)
-	places, err := namesOf(data, old)
+	places := namesOf(&doc, old)
+	// The version first: setVersion edits it where the parser found it in
+	// data, which the base path's replacement may shift.
+	out, err := setVersion(data, version, want.String())
 	if err != nil {
 		return nil, "", nil, err
 	}
-	re := pathRE(old)
-	out := data
-	for range 2 { // /v1/v1/v1: a match eats the next one's slash; a second pass takes it
-		out = re.ReplaceAll(out, []byte(strings.ReplaceAll(moved, "$", "$$")+"${1}"))
-	}
-	out, err = setVersion(out, want.String())
-	return out, want.String(), places, err
+	return replaceBase(out, old, moved), want.String(), places, nil
 }
 
-// setVersion replaces info.version's value in the YAML text data.
-func setVersion(data []byte, v string) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+// replaceBase replaces the base path old by moved wherever data names it
+// as a whole path prefix (pathRE).
+func replaceBase(data []byte, old, moved string) []byte {
+	re := pathRE(old)
+	for range 2 { // /v1/v1/v1: a match eats the next one's slash; a second pass takes it
+		data = re.ReplaceAll(data, []byte(strings.ReplaceAll(moved, "$", "$$")+"${1}"))
 	}
-	n := lookup(&doc, "info", "version")
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return nil, fmt.Errorf("no info.version in the document")
-	}
+	return data
+}
+
+// setVersion replaces the value of n, info.version as parsed from the YAML
+// text data, with v.
+func setVersion(data []byte, n *yaml.Node, v string) ([]byte, error) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	line := lines[n.Line-1]
 	col := n.Column - 1

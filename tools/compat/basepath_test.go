@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // realSpec is the repository's openapi.yaml.
@@ -102,15 +104,14 @@ func TestGateNamesTheOldBasePath(t *testing.T) {
 func TestMoveMajor(t *testing.T) {
 	data := realSpec(t)
 	base := loadDoc(t, data)
-	rev := loadDoc(t, data)
-	out, v, places, err := moveMajor(data, base, rev)
+	out, v, places, err := moveMajor(data, base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v != "2.0.0" || !bytes.Contains(out, []byte("\n  version: 2.0.0\n")) {
 		t.Errorf("version %s; want 2.0.0 in info.version", v)
 	}
-	if left, _ := namesOf(out, "/v1"); len(left) > 0 {
+	if left := namesOf(parseNode(t, out), "/v1"); len(left) > 0 {
 		t.Errorf("/v1 left after the move: %v", left)
 	}
 	if len(places) < 7 { // two servers, Location, NextLink (2), SuccessorLink (2)
@@ -146,11 +147,11 @@ func TestMoveMajor(t *testing.T) {
 		}
 	}
 	// Twice is refused: 3.0.0 is not the next major after the release 1.x.
-	if _, _, _, err := moveMajor(out, base, loadDoc(t, []byte(strings.Replace(string(out), "version: 2.0.0", "version: 3.0.0", 1)))); err == nil {
+	if _, _, _, err := moveMajor([]byte(strings.Replace(string(out), "version: 2.0.0", "version: 3.0.0", 1)), base); err == nil {
 		t.Errorf("moving past the next major: no error")
 	}
 	// Again at 2.0.0 it is a no-op: the move is done.
-	again, _, places, err := moveMajor(out, base, loadDoc(t, out))
+	again, _, places, err := moveMajor(out, base)
 	if err != nil || !bytes.Equal(again, out) || len(places) != 0 {
 		t.Errorf("moving again: %v, %d places, changed %v", err, len(places), !bytes.Equal(again, out))
 	}
@@ -166,4 +167,27 @@ func TestPathRE(t *testing.T) {
 			t.Errorf("%q: match %v, want %v", s, !want, want)
 		}
 	}
+}
+
+// A spec without info is refused with an error naming what is missing.
+func TestMoveMajorWithoutInfo(t *testing.T) {
+	data := realSpec(t)
+	base := loadDoc(t, data)
+	noInfo := regexp.MustCompile(`(?m)^info:\n(  .*\n|\n)*`).ReplaceAll(data, nil)
+	if bytes.Contains(noInfo, []byte("\ninfo:")) || bytes.Equal(noInfo, data) {
+		t.Fatal("could not take info out of openapi.yaml")
+	}
+	if _, _, _, err := moveMajor(noInfo, base); err == nil || err.Error() != "no info.version in the document" {
+		t.Errorf("a spec without info: %v, want no info.version in the document", err)
+	}
+}
+
+// parseNode parses the YAML (or JSON) text data.
+func parseNode(t *testing.T, data []byte) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return &doc
 }

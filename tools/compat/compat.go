@@ -11,6 +11,7 @@ import (
 	"github.com/oasdiff/oasdiff/checker"
 	"github.com/oasdiff/oasdiff/diff"
 	"github.com/oasdiff/oasdiff/load"
+	"go.yaml.in/yaml/v3"
 )
 
 // Raise is how far info.version must move to carry a set of changes.
@@ -204,11 +205,11 @@ func basePathMove(report *Report, base, rev *openapi3.T, revData []byte) (*Chang
 		return nil, nil
 	}
 	report.OldBasePath = from
-	left, err := namesOf(revData, from)
-	if err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(revData, &doc); err != nil {
 		return nil, fmt.Errorf("revision: %w", err)
 	}
-	report.Leftovers = left
+	report.Leftovers = namesOf(&doc, from)
 	text := fmt.Sprintf("the base path moved from `%s` to `%s`: every operation is served under the new one, and the old one answers `404`", from, to)
 	if to == "" {
 		text = fmt.Sprintf("the servers no longer share the base path `%s`", from)

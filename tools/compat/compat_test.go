@@ -250,7 +250,7 @@ func movedTo(t *testing.T, rev *openapi3.T, to string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pathRE("/v1").ReplaceAll(data, []byte(to+"${1}"))
+	return replaceBase(data, "/v1", to)
 }
 
 // One change to a shared schema is one line, whatever number of operations

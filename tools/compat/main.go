@@ -236,11 +236,7 @@ func newMajor(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rev, err := openapi3.NewLoader().LoadFromData(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.rev, err)
-	}
-	out, v, places, err := moveMajor(data, base, rev)
+	out, v, places, err := moveMajor(data, base)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.rev, err)
 	}
