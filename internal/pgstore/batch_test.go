@@ -505,6 +505,56 @@ func TestPostgresKeyWaitsItsTurn(t *testing.T) {
 	}
 }
 
+// TestPostgresBatchMeetsRecords: in one batch, members whose keys are
+// recorded each get their own record's answer, beside members that create:
+// a replay of the recorded pet, a refusal for another request, and new
+// pets for a new key and for no key.
+func TestPostgresBatchMeetsRecords(t *testing.T) {
+	schema := pgtest.Schema(t)
+	ctx := context.Background()
+	var recorded []pets.Pet
+	for _, k := range []string{"ka", "kb"} {
+		r := <-goCreate(ctx, pgtest.Open(t, schema), "recorded "+k, k)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		recorded = append(recorded, r.p)
+	}
+	g, dbURL := newGate(t, schema)
+	s := openGated(t, dbURL)
+	create := creating(ctx, s)
+	head, tail := queueBehind(t, g, s, create("first", ""),
+		create("recorded kb", "kb"), create("a", ""), create("recorded ka, changed", "ka"), create("c", "kc"))
+	g.release()
+	if r := <-head; r.err != nil {
+		t.Fatal(r.err)
+	}
+	conn := connect(t, dbURL)
+	var created []int64
+	for i, c := range tail {
+		r := <-c
+		switch {
+		case i == 0 && (r.err != nil || !r.replayed || r.p != recorded[1]):
+			t.Errorf("replay in a batch: got %+v; want %+v replayed", r, recorded[1])
+		case i == 2 && !errors.Is(r.err, pets.ErrKeyReused):
+			t.Errorf("another request in a batch: got %+v; want ErrKeyReused", r)
+		case (i == 1 || i == 3) && (r.err != nil || r.replayed):
+			t.Errorf("create %d in a batch: got %+v; want created", i, r)
+		case i == 1 || i == 3:
+			if got, err := s.Get(ctx, r.p.ID); err != nil || got != r.p {
+				t.Errorf("create %d: acknowledged %+v, stored %+v, %v", i, r.p, got, err)
+			}
+			created = append(created, r.p.ID)
+		}
+	}
+	if xs := xmins(t, conn, created...); len(xs) != 2 || xs[0] != xs[1] {
+		t.Errorf("transactions %v of the two creates: want one batch", xs)
+	}
+	if n, err := s.Count(ctx); err != nil || n != 5 {
+		t.Fatalf("Count: %d, %v; want 5", n, err)
+	}
+}
+
 // TestPostgresBatchesPlanOnce: the statements of batches are planned
 // generically, once, whatever the batches' lengths: a custom plan costs more
 // backend CPU than a lone create's whole transaction did before batches.

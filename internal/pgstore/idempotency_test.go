@@ -44,7 +44,7 @@ func TestPostgresLostCommit(t *testing.T) {
 	)
 	apitest.Eventually(t, "the retry to be answered", func() bool {
 		p, replayed, err = s.CreateOnce(ctx, rex, idemKey("lost"))
-		return !errors.Is(err, pets.ErrUnavailable) && !errors.Is(err, pets.ErrKeyInFlight)
+		return !errors.Is(err, pets.ErrUnavailable)
 	})
 	if err != nil || !replayed {
 		t.Fatalf("retry: got %+v, replayed %v, %v; want the stored pet, replayed", p, replayed, err)
@@ -178,12 +178,43 @@ func TestPostgresSessionEndsAfterCommit(t *testing.T) {
 	)
 	apitest.Eventually(t, "the retry to be answered", func() bool {
 		p, replayed, err = s.CreateOnce(ctx, rex, idemKey("ended"))
-		return !errors.Is(err, pets.ErrUnavailable) && !errors.Is(err, pets.ErrKeyInFlight)
+		return !errors.Is(err, pets.ErrUnavailable)
 	})
 	if err != nil || !replayed {
 		t.Fatalf("retry: got %+v, replayed %v, %v; want the stored pet, replayed", p, replayed, err)
 	}
 	if n, _ := s.Count(ctx); n != 2 {
 		t.Fatalf("Count: got %d, want 2 (both creates committed)", n)
+	}
+}
+
+// TestPostgresExpiredKeyReplaced: a key whose record expired but is still
+// stored (older expired keys took the sweep) names a new create: the pet
+// is created, not replayed, and the record now names it.
+func TestPostgresExpiredKeyReplaced(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	s := pgtest.Open(t, dbURL)
+	conn := connect(t, dbURL)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, fmt.Sprintf(`insert into pets (name, category_id, status) values ('old', 1, 'sold');
+		insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
+			select 'bob', 'k' || i, sha256(i::text::bytea), 1, now() - interval '1 hour' - i * interval '1 second'
+			from generate_series(1, %d) as i`, 2*pgstore.SweepExpired)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `insert into idempotency_keys (owner, key, fingerprint, pet_id, expires_at)
+		values ('alice', 'stale', $1, 1, now() - interval '1 minute')`, []byte(fingerprint(t, rex))); err != nil {
+		t.Fatal(err)
+	}
+	p, replayed, err := s.CreateOnce(ctx, rex, idemKey("stale"))
+	if err != nil || replayed || p.ID == 1 {
+		t.Fatalf("CreateOnce with an expired key still stored: got %+v, replayed %v, %v; want a new pet", p, replayed, err)
+	}
+	var petID int64
+	if err := conn.QueryRow(ctx, "select pet_id from idempotency_keys where owner = 'alice' and key = 'stale'").Scan(&petID); err != nil || petID != p.ID {
+		t.Fatalf("the key's record names pet %d, %v; want %d", petID, err, p.ID)
+	}
+	if again, replayed, err := s.CreateOnce(ctx, rex, idemKey("stale")); err != nil || !replayed || again != p {
+		t.Fatalf("retry: got %+v, replayed %v, %v; want %+v replayed", again, replayed, err, p)
 	}
 }

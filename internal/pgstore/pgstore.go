@@ -51,8 +51,8 @@ var migrations embed.FS
 
 // Store is a pets.Store on PostgreSQL. Close it when done.
 type Store struct {
-	// pool serves reads (and the look-up of a key found recorded); its
-	// size is pgx's default or the URL's pool_max_conns.
+	// pool serves reads; its size is pgx's default or the URL's
+	// pool_max_conns.
 	pool *pgxpool.Pool
 	// writes is the one connection batches commit on.
 	writes *pgxpool.Pool
@@ -293,8 +293,7 @@ func classify(op string, err error) error {
 // that fails after the send as pgconn.ErrConnClosed, which claims
 // SafeToRetry: that one is unknown too. So is a send on a pooled connection
 // that died while idle: the write succeeds and the read fails, as it would
-// had the server committed and died. CreateOnce learns that in its first
-// round trip, which commits nothing.
+// had the server committed and died.
 func classifySent(op string, err error) error {
 	if refusal(err) != nil || pgconn.SafeToRetry(err) && !errors.Is(err, pgconn.ErrConnClosed) {
 		return classify(op, err)

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -110,9 +109,11 @@ func WithSteps(edit func([]Step) []Step) Option {
 // insertKeyedBatch also records each keyed member's key, unless a live
 // record of it exists (an expired one is replaced), inserts only the pets
 // of the members without a key and of those whose key it recorded, and
-// answers for each member whether its pet was inserted: one that was not
-// found its key recorded by an earlier create (see CreateOnce). No
-// statement scans a table, whatever the plan (TestPostgresBatchPlans).
+// answers for each member whether its pet was inserted, and for one that
+// was not, the live record it met: the record's fingerprint and pet (see
+// CreateOnce). Both tests of liveness compare with now(), the
+// transaction's start, so a member either is inserted or meets a record.
+// No statement scans a table, whatever the plan (TestPostgresBatchPlans).
 const (
 	// lockBatch also makes the rest of the transaction plan generically:
 	// the statements take arrays, whose length custom plans would plan
@@ -155,7 +156,12 @@ const (
 		), n as (
 			select set_config('petstore.inserted', (select count(*) from p)::text, true)
 		)
-		select m.id, m.id in (select id from p) from m, n order by m.ord`
+		select coalesce(o.pet_id, m.id), p.id is not null, o.fingerprint, r.name, r.category_id, r.status
+		from m cross join n
+		left join p using (id)
+		left join (idempotency_keys o join pets r on r.id = o.pet_id)
+			on (o.owner, o.key) = (m.owner, m.key) and o.expires_at > now() and p.id is null
+		order by m.ord`
 	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint
 		where current_setting('petstore.inserted')::bigint > 0`
 )
@@ -176,8 +182,9 @@ func (s *Store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 // the key's record is written with the pet unless a live one exists, which
 // every create that recorded it committed before the lock was taken. So no
 // create with k is ever in flight at that point: a second call with k
-// waits its turn, then finds the first one's outcome, which is replayed,
-// or refused with ErrKeyReused for another request. The primary key on
+// waits its turn, then meets the first one's record in the same statement
+// (whose snapshot, taken after the lock, holds it), which is replayed, or
+// refused with ErrKeyReused for another request. The primary key on
 // (owner, key) decides between the members of one batch, where the
 // queue's owner never puts k twice.
 func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
@@ -186,42 +193,18 @@ func (s *Store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotenc
 		return pets.Pet{}, false, err
 	}
 	fp := n.Fingerprint()
-	// A record found live by the batch and expired by the look-up is
-	// gone: the create is tried again, a few times.
-	for range 3 {
-		o := s.submit(ctx, &member{pet: n, key: &k, fp: fp})
-		if o.err != nil || !o.exists {
-			return o.pet, false, o.err
-		}
-		p, seen, found, err := s.findOutcome(ctx, k)
-		switch {
-		case err != nil:
-			return pets.Pet{}, false, err
-		case found && !bytes.Equal(seen, fp[:]):
-			return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
-		case found:
-			return p, true, nil
-		}
-	}
-	return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
-}
-
-// findOutcome reads k's unexpired record: the fingerprint of its request
-// and its pet.
-func (s *Store) findOutcome(ctx context.Context, k pets.IdempotencyKey) (p pets.Pet, seen []byte, found bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	err = s.pool.QueryRow(ctx, `select k.fingerprint, p.id, p.name, p.category_id, p.status
-		from idempotency_keys k join pets p on p.id = k.pet_id
-		where k.owner = $1 and k.key = $2 and k.expires_at > now()`, k.Owner, k.Key).
-		Scan(&seen, &p.ID, &p.Name, &p.CategoryID, &p.Status)
+	o := s.submit(ctx, &member{pet: n, key: &k, fp: fp})
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return pets.Pet{}, nil, false, nil
-	case err != nil:
-		return pets.Pet{}, nil, false, classify("create", err)
+	case o.err != nil || !o.exists:
+		return o.pet, false, o.err
+	case o.seen == nil:
+		// A record the snapshot lacks was committed during the statement:
+		// only by a create that did not take the lock.
+		return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyInFlight)
+	case !bytes.Equal(o.seen, fp[:]):
+		return pets.Pet{}, false, fmt.Errorf("pgstore: create: key %.64q: %w", k.Key, pets.ErrKeyReused)
 	}
-	return p, seen, true, nil
+	return o.pet, true, nil
 }
 
 // member is one create, waiting for a batch or in one.
@@ -247,7 +230,8 @@ const (
 // outcome is the answer to a member.
 type outcome struct {
 	pet    pets.Pet
-	exists bool // its key was recorded already: nothing inserted
+	exists bool   // its key was recorded already: nothing inserted
+	seen   []byte // when exists, the fingerprint of the key's record, if met
 	err    error
 }
 
@@ -455,7 +439,6 @@ func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 			keyed++
 		}
 	}
-	scan := func(rows pgx.Rows) error { return scanBatch(rows, batch, outs) }
 	insert := StepInsert
 	switch {
 	case keyed > 0:
@@ -463,6 +446,7 @@ func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 	case k == 1:
 		insert = StepInsertOne
 	}
+	scan := func(rows pgx.Rows) error { return scanBatch(rows, batch, outs, insert == StepInsertKeyed) }
 	b := &pgx.Batch{}
 	for _, st := range s.steps {
 		switch {
@@ -504,20 +488,36 @@ func keyArgs(batch []*member) (owners, keys []*string, fingerprints [][]byte, tt
 }
 
 // scanBatch reads the insert's answer, a row a member in input order, into
-// outs.
-func scanBatch(rows pgx.Rows, batch []*member, outs []outcome) error {
+// outs. The keyed insert's rows also carry the key's record a member met
+// instead of being inserted (NULL when none): its pet's id in the id
+// column, its fingerprint and its pet's values.
+func scanBatch(rows pgx.Rows, batch []*member, outs []outcome, keyed bool) error {
+	// One set of destinations serves every row: Scan sets each of the
+	// nullable ones, NULL to nil.
+	var (
+		id       int64
+		inserted bool
+		seen     []byte
+		name     *string
+		category *int64
+		status   *pets.Status
+	)
+	dest := []any{&id, &inserted}
+	if keyed {
+		dest = append(dest, &seen, &name, &category, &status)
+	}
 	i := 0
 	for rows.Next() {
-		var (
-			id       int64
-			inserted bool
-		)
-		if err := rows.Scan(&id, &inserted); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if i < len(batch) {
 			n := batch[i].pet
-			outs[i] = outcome{pet: pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}, exists: !inserted}
+			p := pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}
+			if seen != nil {
+				p = pets.Pet{ID: id, Name: *name, CategoryID: *category, Status: *status}
+			}
+			outs[i] = outcome{pet: p, exists: !inserted, seen: seen}
 		}
 		i++
 	}
