@@ -18,7 +18,12 @@
 // running a request is closed; when every one is running a request, the new
 // connection is closed at once.
 //
-// A connection's last use is its accept or the end of its last request.
+// A connection runs a request from the moment net/http has read its
+// request whole to the moment net/http has written its answer whole, as
+// http.Server's ConnState reports (active, then idle): not from the
+// handler's start to its return, since net/http reads from the connection
+// before the handler starts and writes the answer after it returns. A
+// connection's last use is its accept or the end of its last request.
 package connlimit
 
 import (
@@ -58,11 +63,13 @@ type Limiter struct {
 // conn is an accepted connection. Its fields are guarded by its Limiter's mu.
 type conn struct {
 	net.Conn
-	l       *Limiter
-	elem    *list.Element // in l.waits while not running a request; else nil
-	running int           // requests running (HTTP/1.1: 0 or 1)
-	gone    bool          // closed, or no longer the Limiter's
-	since   time.Time     // accepted
+	l     *Limiter
+	elem  *list.Element // in l.waits while not running a request; else nil
+	gone  bool          // closed, or no longer the Limiter's
+	since time.Time     // accepted
+	// cut is set when the connection is closed for room: a request net/
+	// http read whole just before is not run.
+	cut atomic.Bool
 	// reading is set while the server waits in Read, and got once a Read
 	// has returned bytes: a connection that waits for its client after
 	// sending some has had its chance.
@@ -121,15 +128,20 @@ func (l *Limiter) Open() int {
 // Wrap makes srv keep at most l's bound of connections from ln open: it
 // wraps srv's Handler and chains srv's ConnContext and ConnState hooks (call
 // it once srv is set up, before Serve), and returns the listener to serve.
+//
+// ConnState tells when a connection runs a request (active) and when it
+// waits for its client again (idle). The Handler only refuses to run a
+// request whose connection was closed for room in the instant between
+// net/http reading it and reporting it active: it is not answered (its
+// connection is gone), and so it must not be run either.
 func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
 	next := srv.Handler
 	if next == nil {
 		next = http.DefaultServeMux
 	}
 	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, ok := r.Context().Value(connKey{}).(*conn); ok {
-			l.running(c)
-			defer l.done(c)
+		if c, ok := r.Context().Value(connKey{}).(*conn); ok && c.cut.Load() {
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -145,8 +157,15 @@ func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
 	}
 	connState := srv.ConnState
 	srv.ConnState = func(nc net.Conn, s http.ConnState) {
-		if c, ok := nc.(*conn); ok && c.l == l && (s == http.StateClosed || s == http.StateHijacked) {
-			l.forget(c)
+		if c, ok := nc.(*conn); ok && c.l == l {
+			switch s {
+			case http.StateActive:
+				l.running(c)
+			case http.StateIdle:
+				l.done(c)
+			case http.StateClosed, http.StateHijacked:
+				l.forget(c)
+			}
 		}
 		if connState != nil {
 			connState(nc, s)
@@ -208,6 +227,7 @@ func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 			victim = front.Value.(*conn)
 		}
 		if victim != nil {
+			victim.cut.Store(true)
 			l.untrack(victim)
 		}
 	}
@@ -233,23 +253,23 @@ func (l *Limiter) closable(now time.Time) *conn {
 	return nil
 }
 
-// running marks c as running a request: it cannot be closed for room.
+// running marks c as running a request (net/http has read it whole): it
+// cannot be closed for room.
 func (l *Limiter) running(c *conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c.running++
 	if c.elem != nil {
 		l.waits.Remove(c.elem)
 		c.elem = nil
 	}
 }
 
-// done marks the end of c's request: c is now the most recently used.
+// done marks the end of c's request (net/http has written its answer
+// whole): c waits for its client, the most recently used.
 func (l *Limiter) done(c *conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c.running--
-	if c.running == 0 && !c.gone {
+	if c.elem == nil && !c.gone {
 		c.elem = l.waits.PushBack(c)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -262,5 +264,127 @@ func TestConnCloseWrite(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
 		t.Errorf("after CloseWrite the client reads %v, want EOF (a half-close)", err)
+	}
+}
+
+// holdListener's connections pass everything through, but for the one
+// accepted after hold: its first write (the response net/http writes once
+// the handler has returned) waits until release, or until the connection
+// is closed, and says on writing that it has begun.
+type holdListener struct {
+	net.Listener
+	writing chan struct{}
+	mu      sync.Mutex
+	release chan struct{} // the next connection's hold, until closed; nil: none
+}
+
+type holdConn struct {
+	net.Conn
+	ln        *holdListener
+	release   chan struct{} // nil once the first write is done, or with no hold
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (ln *holdListener) Accept() (net.Conn, error) {
+	c, err := ln.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	ln.mu.Lock()
+	release := ln.release
+	ln.release = nil
+	ln.mu.Unlock()
+	return &holdConn{Conn: c, ln: ln, release: release, closed: make(chan struct{})}, nil
+}
+
+func (c *holdConn) Write(p []byte) (int, error) {
+	if release := c.release; release != nil {
+		c.release = nil
+		c.ln.writing <- struct{}{}
+		select {
+		case <-release:
+		case <-c.closed:
+			return 0, net.ErrClosed
+		}
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *holdConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+// TestFinishedAnswerKept: a request whose handler has returned is running
+// until net/http has written its answer. A create commits, its 201 is held
+// on its way to the client, and new connections arrive at the bound
+// meanwhile: the create's connection is not closed for room, and its 201
+// arrives. (Marked idle when its handler returned, the connection was
+// closable, and closed, while net/http still had the answer to write.)
+func TestFinishedAnswerKept(t *testing.T) {
+	const creates = 5
+	var committed atomic.Int32
+	create := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			return
+		}
+		io.Copy(io.Discard, r.Body) // read whole: net/http starts its background read
+		committed.Add(1)
+		w.WriteHeader(http.StatusCreated)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := &holdListener{Listener: ln, writing: make(chan struct{})}
+	l := connlimit.New(2)
+	srv := &http.Server{Handler: create, ReadHeaderTimeout: time.Minute}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(l.Wrap(srv, hl))
+	}()
+	t.Cleanup(func() {
+		srv.Close()
+		<-served
+	})
+	addr := ln.Addr().String()
+	lost := 0
+	for i := range creates {
+		release := make(chan struct{})
+		hl.mu.Lock()
+		hl.release = release
+		hl.mu.Unlock()
+		c := dial(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+		select {
+		case <-hl.writing:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("create %d: its answer was never written", i+1)
+		}
+		// New connections at the bound while the 201 is on its way: each
+		// is answered, or closed at once when none may make room.
+		// They stay open, idle, so that each next one must make room.
+		conns := []net.Conn{c}
+		for range 3 {
+			n := dial(t, addr, whole)
+			conns = append(conns, n)
+			n.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if res, err := http.ReadResponse(bufio.NewReader(n), nil); err == nil {
+				res.Body.Close()
+			}
+		}
+		close(release)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if res, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || res.StatusCode != http.StatusCreated {
+			lost++
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		apitest.Eventually(t, "every connection closed", func() bool { return l.Open() == 0 })
+	}
+	if lost > 0 {
+		t.Fatalf("%d of %d committed creates (committed: %d) never got their 201: their connection was closed for room while the answer was being written", lost, creates, committed.Load())
 	}
 }
