@@ -13,16 +13,35 @@ import (
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
-// maxThrottled bounds the client addresses the throttle holds (about 200
-// bytes each): past it, a random one makes room for the new one.
+// maxThrottled bounds the client addresses the throttle holds, and the
+// /48s (about 125 bytes each). Past it, an address takes the place of the
+// one nearest to a full budget, never of one over its budget: while every
+// address held is over its budget, every address not held is refused too
+// (ratelimit.Store), until one has refilled. So no number of addresses
+// sprayed lets a throttled one off; and since a /48 is held as one besides
+// its /64s, filling the table takes at least 100 000 IPv4 addresses or
+// some 200 /48s over their budgets at once (see siteClients).
 const maxThrottled = 100_000
+
+// siteClients is the budget of an IPv6 /48, in clients' budgets. An IPv6
+// client is its /64 (a subscriber holds one whole: SLAAC needs it), but a
+// subscriber is given more: a /56 or a /48 (RFC 6177), each /64 of which
+// would have a budget of its own. So a /48 also has one budget for all of
+// its /64s, siteClients times a client's: a site spraying its /64s guesses
+// at most 256 clients' worth, and 256 at once holds only about 256 /64s
+// over their budgets in the table (each spent its own first), not 65 536.
+// 256 is the /56s of a /48: an ISP that gives /56s puts 256 subscribers
+// in one, who then wait with a neighbour who guesses 256 times their
+// budget, as clients behind one IPv4 address do with one who guesses once.
+const siteClients = 256
 
 // throttle limits failed authentications, a wrong key, per client address:
 // a token bucket per address, taken from by each failure, which refuses
-// every request from the address, its key unchecked, while it is empty.
-// It keys on the address, never on the key presented, so a guesser cannot
-// lock out a valid key; a client that shares the guesser's address does
-// wait (behind a proxy: Config.TrustedProxies).
+// every request from the address, its key unchecked, while it is empty;
+// and for an IPv6 address one more for its /48 (siteClients). It keys on
+// the address, never on the key presented, so a guesser cannot lock out a
+// valid key; a client that shares the guesser's address does wait (behind
+// a proxy: Config.TrustedProxies).
 //
 // A request is only refused, never counted, before its key is checked: a
 // valid key costs no token. So concurrent guesses may each pass the check
@@ -31,14 +50,17 @@ const maxThrottled = 100_000
 // no address gets more checks than burst + rate x time.
 type throttle struct {
 	addr    func(*http.Request) netip.Addr
-	buckets *ratelimit.Store[netip.Addr] // swept every second
+	buckets *ratelimit.Store[netip.Addr] // an IPv4 address or an IPv6 /64
+	sites   *ratelimit.Store[netip.Addr] // an IPv6 /48
 	refused prometheus.Counter
 }
 
 func newThrottle(l ratelimit.Limit, proxies []netip.Prefix, now func() time.Time) *throttle {
+	site := ratelimit.Limit{Count: l.Count * siteClients, Per: l.Per, Burst: l.Burst * siteClients}
 	return &throttle{
 		addr:    clientAddr(proxies),
-		buckets: ratelimit.NewBounded[netip.Addr](l, now, maxThrottled, time.Second),
+		buckets: ratelimit.NewBounded[netip.Addr](l, now, maxThrottled),
+		sites:   ratelimit.NewBounded[netip.Addr](site, now, maxThrottled),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "petstore_auth_throttled_total",
 			Help: "Requests refused 429, their key unchecked, because their client address sent too many wrong keys.",
@@ -56,28 +78,50 @@ func (t *throttle) collectors() []prometheus.Collector {
 }
 
 // refuse reports whether the request is refused, and the seconds until its
-// address may try again, without taking from its bucket. With no address
+// address may try again, without taking from its buckets. With no address
 // held it returns at once, taking no lock.
 func (t *throttle) refuse(r *http.Request) (retryAfter int, refused bool) {
-	if t.buckets.Len() == 0 {
+	if t.buckets.Len() == 0 && t.sites.Len() == 0 {
 		return 0, false
 	}
-	q := t.buckets.Quota(t.addr(r))
-	if q.Remaining >= 1 {
-		return 0, false
+	a := t.addr(r)
+	if q := t.buckets.Quota(a); q.Remaining < 1 {
+		retryAfter, refused = q.RetryAfter, true
 	}
-	t.refused.Inc()
-	return q.RetryAfter, true
+	if s, ok := site(a); ok {
+		if q := t.sites.Quota(s); q.Remaining < 1 {
+			retryAfter, refused = max(retryAfter, q.RetryAfter), true
+		}
+	}
+	if refused {
+		t.refused.Inc()
+	}
+	return retryAfter, refused
 }
 
-// fail takes a token from the bucket of the request's address, into debt
+// fail takes a token from the buckets of the request's address, into debt
 // if it must.
-func (t *throttle) fail(r *http.Request) { t.buckets.Take(t.addr(r)) }
+func (t *throttle) fail(r *http.Request) {
+	a := t.addr(r)
+	t.buckets.Take(a)
+	if s, ok := site(a); ok {
+		t.sites.Take(s)
+	}
+}
+
+// site returns the /48 of an IPv6 address; ok is false for IPv4.
+func site(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	p, _ := a.Prefix(48)
+	return p.Addr(), true
+}
 
 // clientAddr returns how the throttle names a request's client: its peer's
 // address, or, when the peer is one of proxies, the nearest address in
 // X-Forwarded-For that is not (Echo's extractor); an IPv6 address by its
-// /64, which one client usually holds whole.
+// /64, which one client holds whole (see siteClients).
 func clientAddr(proxies []netip.Prefix) func(*http.Request) netip.Addr {
 	extract := echo.ExtractIPDirect()
 	if len(proxies) > 0 {

@@ -105,9 +105,9 @@ func TestStore(t *testing.T) {
 	clk.Advance(6 * time.Second)
 	want("a", true, Quota{Limit: 3, Remaining: 0, Reset: 30, RetryAfter: 10})
 
-	// Idle buckets go once they have refilled and a minute has passed.
-	if n := s.Len(); n != 2 {
-		t.Fatalf("Len: got %d, want 2", n)
+	// Buckets go once they have refilled: b has, a has not.
+	if n := s.Len(); n != 1 {
+		t.Fatalf("Len: got %d, want 1", n)
 	}
 	clk.Advance(time.Minute)
 	want("c", true, Quota{Limit: 3, Remaining: 2, Reset: 10, RetryAfter: 1})
@@ -128,7 +128,9 @@ func TestStoreBoundsMemory(t *testing.T) {
 		t.Fatalf("Len: got %d, want 10000", n)
 	}
 	clk.Advance(time.Minute)
-	s.Allow("last")
+	for range 10_000/maxSweep + 1 {
+		s.Allow("last")
+	}
 	if n := s.Len(); n != 1 {
 		t.Fatalf("Len after the keys refilled: got %d, want 1", n)
 	}
@@ -166,7 +168,7 @@ func TestStoreConcurrent(t *testing.T) {
 // waited out whole; Allow stops at empty.
 func TestStoreTakeIntoDebt(t *testing.T) {
 	clk := &clock{t: time.Unix(1_800_000_000, 0)}
-	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 3}, clk.Now, 10, time.Second)
+	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 3}, clk.Now, 10)
 	for range 10 {
 		s.Take(1)
 	}
@@ -183,32 +185,42 @@ func TestStoreTakeIntoDebt(t *testing.T) {
 	}
 }
 
-// TestStoreBounded: a bounded store holds at most its bound of keys, the
-// newest among them, and a sweep looks at no more than maxSweep of them.
+// TestStoreBounded: a bounded store holds at most its bound of keys; a new
+// key takes the place of the fullest bucket, never of one that refuses a
+// request; while every bucket refuses, a key not held is refused, until the
+// fullest allows a request again.
 func TestStoreBounded(t *testing.T) {
 	clk := &clock{t: time.Unix(1_800_000_000, 0)}
-	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 1}, clk.Now, 3*maxSweep, time.Second)
-	for i := range 4 * maxSweep {
-		s.Take(i)
-	}
-	if n := s.Len(); n != 3*maxSweep {
-		t.Fatalf("Len: got %d, want the bound %d", n, 3*maxSweep)
-	}
-	if q := s.Quota(4*maxSweep - 1); q.Remaining != 0 {
-		t.Fatalf("the newest key's quota %+v: its take was lost", q)
-	}
-	clk.Advance(time.Second) // every bucket full again
-	for want := 2 * maxSweep; want >= 0; want -= maxSweep {
-		s.Quota(-1)
-		if n := s.Len(); n != want {
-			t.Fatalf("Len after a sweep: got %d, want %d (one sweep drops at most %d)", n, want, maxSweep)
+	s := NewBounded[int](Limit{Count: 1, Per: time.Second, Burst: 2}, clk.Now, 3)
+	want := func(key int, remaining, retryAfter int) {
+		t.Helper()
+		if q := s.Quota(key); q.Remaining != remaining || q.RetryAfter != retryAfter {
+			t.Fatalf("Quota(%d): %+v; want %d remaining, retry after %d s", key, q, remaining, retryAfter)
 		}
-		s.Quota(-1)
-		if n := s.Len(); n != want {
-			t.Fatalf("Len after a call within the sweep gap: got %d, want %d", n, want)
-		}
-		clk.Advance(time.Second)
 	}
+	s.Take(1)
+	s.Take(1) // empty: refuses for a second
+	s.Take(2) // full again in a second
+	clk.Advance(500 * time.Millisecond)
+	s.Take(3) // full again in a second: 2 is the fullest
+	s.Take(4)
+	if n := s.Len(); n != 3 {
+		t.Fatalf("Len: got %d, want the bound 3", n)
+	}
+	want(2, 2, 1) // forgotten: a new bucket
+	want(1, 0, 1) // kept, though emptier than 2 was
+	s.Take(3)
+	s.Take(4) // every bucket held refuses now
+	s.Take(5) // not held
+	if n := s.Len(); n != 3 {
+		t.Fatalf("Len: got %d, want the bound 3", n)
+	}
+	want(5, 0, 1) // refused while 1, the fullest, refuses: half a second
+	want(1, 0, 1)
+	clk.Advance(500 * time.Millisecond)
+	s.Take(5) // 1 allows a request: 5 takes its place
+	want(5, 1, 1)
+	want(1, 2, 1)
 }
 
 func TestRetrySeconds(t *testing.T) {
