@@ -102,9 +102,11 @@ type runConfig struct {
 
 // brokenKinds are the defects -broken plants (make chaos-broken), each
 // with the kind of anomaly the audit must report for the run to pass.
-// fsyncoff is the cluster's (fsync=off); the others are
-// internal/chaos/broken's: nolock and reorder edit a batch's statements
-// (pgstore.WithSteps), the rest wrap the store or its database URL.
+// fsyncoff is the cluster's (fsync=off, which the run checks the cluster
+// runs with); the others are internal/chaos/broken's, planted in the store
+// from outside: a pgx tracer (nolock, reorder), a connection setting
+// (asynccommit), a wrapper (nokey, nounknown, dirtyread). Each leaves
+// evidence that it took effect, without which the run fails.
 var brokenKinds = map[string]string{
 	broken.NoLock:      check.KindWalkAnomalies,
 	broken.Reorder:     check.KindLost,
@@ -180,12 +182,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// Bounded whatever happens: the run, the retries' grace, the start
 	// and the end.
 	return bounded(cfg.duration+5*time.Minute, stderr, func(ctx context.Context) (bool, error) {
-		r, err := execute(ctx, cfg, stdout, stderr)
+		r, planted, err := execute(ctx, cfg, stdout, stderr)
 		switch {
 		case err != nil:
 			return false, err
 		case cfg.broken != "":
-			return caught(r, cfg.broken, stdout) == 0, nil
+			return caught(r, cfg.broken, planted, stdout) == 0, nil
 		}
 		return r.OK(), nil
 	})
@@ -193,8 +195,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 // caught reports whether the audit of a run with a planted defect found
 // it: the anomaly kind it must cause, whatever else it caused (0), or
-// not (1).
-func caught(r *check.Result, kind string, stdout io.Writer) int {
+// not (1). A run whose plant never took effect (planted false) fails,
+// whatever the audit found: its defect was not there to find.
+func caught(r *check.Result, kind string, planted bool, stdout io.Writer) int {
+	if !planted {
+		fmt.Fprintf(stdout, "broken %s: NOT PLANTED: the defect never took effect (no evidence from the server or the cluster)\n", kind)
+		return 1
+	}
 	want := brokenKinds[kind]
 	var others []string
 	for _, k := range check.Kinds {
@@ -233,50 +240,56 @@ type run struct {
 }
 
 // execute is the run; everything it starts is stopped when it returns.
-func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*check.Result, error) {
+// With a planted defect, planted says whether it took effect.
+func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (res *check.Result, planted bool, err error) {
 	wall := time.Now()
 	r := &run{cfg: cfg, logf: func(format string, args ...any) {
 		fmt.Fprintf(stderr, "chaos: "+format+"\n", args...)
 	}}
 	defer r.close()
 	if err := r.prepare(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if cfg.store == "postgres" {
 		if err := r.startDatabase(ctx); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if err := r.startReplicas(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	l, err := newLoad(nil, r.replicas, r.key, cfg.createRate, cfg.readRate) // its history is set when the load begins
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := r.checkEmpty(ctx, l); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := r.runLoad(ctx, l); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	state, err := r.finalState(ctx, l)
 	if err != nil {
-		return nil, fmt.Errorf("final state: %w", err)
+		return nil, false, fmt.Errorf("final state: %w", err)
 	}
 	ops, err := saveHistory(r.h, cfg.out, state)
 	r.h = nil // closed
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	res := check.Check(ops, state, cfg.opt)
+	res = check.Check(ops, state, cfg.opt)
 	if r.unrecovered != nil {
 		res.Short = append(res.Short, r.unrecovered.Error()+"; the final state is taken as empty")
 	}
 	fmt.Fprintf(stdout, "chaos run: %s, %v of load, %d replicas, %d operations; wall time %v\n",
 		r.what(), cfg.duration, len(r.replicas), len(ops), time.Since(wall).Round(time.Second))
 	res.Print(stdout)
-	return res, nil
+	if cfg.broken != "" {
+		if planted, err = broken.Took(r.evidence(), cfg.broken); err != nil {
+			return nil, false, err
+		}
+	}
+	return res, planted, nil
 }
 
 func (r *run) what() string {
@@ -324,10 +337,13 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	r.env = replicaEnv("PETSTORE_API_KEYS=" + r.key)
 	if r.cfg.broken != "" {
-		r.env = append(r.env, broken.Env+"="+r.cfg.broken)
+		r.env = append(r.env, broken.Env+"="+r.cfg.broken, broken.EvidenceEnv+"="+r.evidence())
 	}
 	return nil
 }
+
+// evidence is the file where a planted defect says it took effect.
+func (r *run) evidence() string { return filepath.Join(r.tmp, "evidence") }
 
 // startDatabase restarts the cluster of .ci/with-postgres as the run needs
 // it (fsync on, unless fsyncoff is planted; on a lazy filesystem when
@@ -344,6 +360,11 @@ func (r *run) startDatabase(ctx context.Context) error {
 	if err := r.pg.restart(ctx, r.cfg.broken != broken.FsyncOff, slices.Contains(r.cfg.faults, faultPowerCut)); err != nil {
 		return fmt.Errorf("restart PostgreSQL: %w", err)
 	}
+	if r.cfg.broken == broken.FsyncOff {
+		if err := r.fsyncOff(ctx); err != nil {
+			return err
+		}
+	}
 	u, err := url.Parse(r.dbURL)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pgtest.EnvURL, err)
@@ -354,6 +375,24 @@ func (r *run) startDatabase(ctx context.Context) error {
 	u.Host = r.proxy.Addr()
 	r.env = append(r.env, "PETSTORE_DATABASE_URL="+u.String())
 	return nil
+}
+
+// fsyncOff records the evidence of the fsyncoff plant: the cluster, asked,
+// says it runs with fsync off.
+func (r *run) fsyncOff(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, r.dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var fsync string
+	if err := conn.QueryRow(ctx, "show fsync").Scan(&fsync); err != nil {
+		return err
+	}
+	if fsync != "off" {
+		return nil // no evidence: the run fails as not planted
+	}
+	return broken.Record(r.evidence(), broken.FsyncOff)
 }
 
 // startReplicas builds the server and starts the replicas, each behind

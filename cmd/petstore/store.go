@@ -15,29 +15,36 @@ import (
 // waiting for another replica's migration included.
 const openTimeout = 30 * time.Second
 
-// The chaos run's planted defects (cmd/petstore/broken.go): set only in a
-// build with the chaosbroken tag, which links internal/chaos/broken.
-var (
-	plantEnv     string // the variable naming the defect
-	plantURL     func(kind, url string) (string, error)
-	plantStore   func(kind, url string, s pets.Store) pets.Store
-	plantOptions func(kind string) []pgstore.Option
-)
+// plant returns the chaos run's planted defect the environment names
+// (cmd/petstore/broken.go): set only in a build with the chaosbroken tag,
+// which links internal/chaos/broken.
+var plant func(getenv func(string) string) (planted, error)
+
+// planted is a defect planted from outside the store: in the database URL
+// it opens, in its Options, or around it.
+type planted interface {
+	URL(url string) (string, error)
+	Options() []pgstore.Option
+	Store(url string, s pets.Store) pets.Store
+}
 
 // openStore returns the store the configuration selects: PostgreSQL when
 // databaseURL is set, memory otherwise. Its name goes into the start-up log
 // line; the URL never does (it may hold a password). source names the flag
 // or variable the URL came from, for errors. mem configures the memory store.
 func openStore(ctx context.Context, getenv func(string) string, databaseURL, source string, mem []memstore.Option, opts ...pgstore.Option) (store pets.Store, name string, closeStore func(), err error) {
-	if plantEnv != "" {
-		kind := getenv(plantEnv)
-		if databaseURL, err = plantURL(kind, databaseURL); err != nil {
+	if plant != nil {
+		var p planted
+		if p, err = plant(getenv); err != nil {
 			return nil, "", nil, err
 		}
-		opts = append(opts, plantOptions(kind)...)
+		if databaseURL, err = p.URL(databaseURL); err != nil {
+			return nil, "", nil, err
+		}
+		opts = append(opts, p.Options()...)
 		defer func() {
 			if err == nil {
-				store = plantStore(kind, databaseURL, store)
+				store = p.Store(databaseURL, store)
 			}
 		}()
 	}

@@ -110,11 +110,11 @@ func LockPets(t testing.TB, dbURL string) (waiting func() bool) {
 }
 
 // Open opens a store on dbURL and closes it when t ends.
-func Open(t testing.TB, dbURL string) *pgstore.Store {
+func Open(t testing.TB, dbURL string, opts ...pgstore.Option) *pgstore.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := pgstore.Open(ctx, dbURL)
+	s, err := pgstore.Open(ctx, dbURL, opts...)
 	if err != nil {
 		t.Fatalf("pgstore.Open: %v", err)
 	}

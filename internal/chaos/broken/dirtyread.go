@@ -53,13 +53,14 @@ type dirtyRead struct {
 	wrapped
 	rollback rollback
 	every    int
+	p        *Plant
 
 	mu    sync.Mutex
 	dirty map[int64]pets.Pet
 }
 
-func newDirtyRead(s pets.Store, rb rollback, every int) *dirtyRead {
-	return &dirtyRead{wrapped: wrapped{s}, rollback: rb, every: every, dirty: map[int64]pets.Pet{}}
+func newDirtyRead(s pets.Store, rb rollback, every int, p *Plant) *dirtyRead {
+	return &dirtyRead{wrapped: wrapped{s}, rollback: rb, every: every, p: p, dirty: map[int64]pets.Pet{}}
 }
 
 // rolledBack reports whether it rolled n back (and keeps its pet).
@@ -74,6 +75,7 @@ func (s *dirtyRead) rolledBack(ctx context.Context, n pets.NewPet) bool {
 	s.mu.Lock()
 	s.dirty[id] = pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}
 	s.mu.Unlock()
+	s.p.took()
 	return true
 }
 

@@ -17,9 +17,16 @@ func TestDirtyReadShowsRolledBack(t *testing.T) {
 	inner := memstore.New()
 	next := int64(100)
 	rb := func(ctx context.Context, n pets.NewPet) (int64, error) { next++; return next, nil }
-	s := newDirtyRead(inner, rb, 1)
+	p, err := New(DirtyRead, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newDirtyRead(inner, rb, 1, p)
 	if _, err := s.Create(ctx, pets.NewPet{Name: "ghost", CategoryID: 1, Status: pets.Sold}); !errors.Is(err, pets.ErrUnavailable) {
 		t.Fatalf("a rolled-back create: %v, want unavailable", err)
+	}
+	if p.Fired() != 1 {
+		t.Fatalf("the plant fired %d times, want once", p.Fired())
 	}
 	s.every = 1 << 30 // the rest are real
 	for _, name := range []string{"a", "b"} {

@@ -15,21 +15,23 @@ import (
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
-func openPlanted(t *testing.T, dbURL, kind string) *pgstore.Store {
+// openPlanted opens a PostgreSQL store on dbURL with the plant of kind, as
+// a chaosbroken server does, and returns it with the evidence file.
+func openPlanted(t *testing.T, dbURL, kind string) (pets.Store, string) {
 	t.Helper()
-	s, err := pgstore.Open(context.Background(), dbURL, broken.Options(kind)...)
+	p, evidence := plant(t, kind)
+	u, err := p.URL(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
-	return s
+	return p.Store(u, pgtest.Open(t, u, p.Options()...)), evidence
 }
 
 // TestPostgresNoLock: a nolock store creates while another session holds
-// the create lock, which a sound store waits for.
+// the create lock, which a sound store waits for; its evidence says so.
 func TestPostgresNoLock(t *testing.T) {
 	dbURL := pgtest.Schema(t)
-	s := openPlanted(t, dbURL, broken.NoLock)
+	s, evidence := openPlanted(t, dbURL, broken.NoLock)
 	ctx := context.Background()
 	holder, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -40,59 +42,90 @@ func TestPostgresNoLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Exec(ctx, "select pg_advisory_unlock($1)", pgstore.CreateLock)
+	took(t, evidence, broken.NoLock, false)
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if _, err := s.Create(cctx, pets.NewPet{Name: "Rex", CategoryID: 1}); err != nil {
 		t.Fatalf("nolock Create with the lock held elsewhere: %v; want it created at once", err)
 	}
+	took(t, evidence, broken.NoLock, true)
 }
 
 // TestPostgresReorder: from concurrent creates (batched), keyed and not, a
 // reorder store acknowledges pets that are not the ones stored under their
-// ids; a sound store never does.
+// ids, and says it took effect; a sound store never does either.
 func TestPostgresReorder(t *testing.T) {
 	for _, kind := range []string{"", broken.Reorder} {
-		s := openPlanted(t, pgtest.Schema(t), kind)
-		ctx := context.Background()
-		var (
-			wg    sync.WaitGroup
-			mu    sync.Mutex
-			wrong int
-		)
-		for w := range 8 {
-			wg.Go(func() {
-				for i := range 25 {
-					n := pets.NewPet{Name: fmt.Sprintf("w%d #%d", w, i), CategoryID: 1}
-					var (
-						p   pets.Pet
-						err error
-					)
-					if w%2 == 0 {
-						p, err = s.Create(ctx, n)
-					} else {
-						p, _, err = s.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: "o", Key: n.Name, TTL: time.Hour})
-					}
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					got, err := s.Get(ctx, p.ID)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					mu.Lock()
-					if got != p {
-						wrong++
-					}
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
+		s, evidence := openPlanted(t, pgtest.Schema(t), kind)
+		wrong := createConcurrently(t, s)
 		if (wrong > 0) != (kind == broken.Reorder) {
 			t.Errorf("kind %q: %d of 200 acknowledged pets not stored as acknowledged", kind, wrong)
 		}
+		took(t, evidence, broken.Reorder, kind == broken.Reorder)
 		t.Logf("kind %q: %d of 200 acknowledged pets not stored as acknowledged", kind, wrong)
 	}
+}
+
+// createConcurrently creates 200 pets from 8 goroutines on s, half of them
+// with a key, and returns how many were acknowledged otherwise than they
+// are stored.
+func createConcurrently(t *testing.T, s pets.Store) int {
+	ctx := context.Background()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		wrong int
+	)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				n := pets.NewPet{Name: fmt.Sprintf("w%d #%d", w, i), CategoryID: 1}
+				var (
+					p   pets.Pet
+					err error
+				)
+				if w%2 == 0 {
+					p, err = s.Create(ctx, n)
+				} else {
+					p, _, err = s.CreateOnce(ctx, n, pets.IdempotencyKey{Owner: "o", Key: n.Name, TTL: time.Hour})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got, err := s.Get(ctx, p.ID)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if got != p {
+					wrong++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return wrong
+}
+
+// TestPostgresAsyncCommit: the store's sessions run with synchronous_commit
+// off, and the plant says so once a batch has run on one; the same tracer
+// on a store opened without the setting says nothing.
+func TestPostgresAsyncCommit(t *testing.T) {
+	dbURL := pgtest.Schema(t)
+	ctx := context.Background()
+	s, evidence := openPlanted(t, dbURL, broken.AsyncCommit)
+	if _, err := s.Create(ctx, pets.NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	took(t, evidence, broken.AsyncCommit, true)
+
+	p, unplanted := plant(t, broken.AsyncCommit)
+	sound := pgtest.Open(t, dbURL, p.Options()...) // the tracer, not the URL
+	if _, err := sound.Create(ctx, pets.NewPet{Name: "Tom", CategoryID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	took(t, unplanted, broken.AsyncCommit, false)
 }
