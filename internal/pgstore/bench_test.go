@@ -27,12 +27,13 @@ func benchStores(b *testing.B) []struct {
 	pg := func(serialise bool) func(*testing.B, bool) pets.Store {
 		return func(b *testing.B, seed bool) pets.Store {
 			dbURL := pgtest.Schema(b)
-			s := pgtest.Open(b, dbURL)
+			var opts []pgstore.Option
+			if !serialise {
+				opts = append(opts, pgstore.Unserialised())
+			}
+			s := pgtest.Open(b, dbURL, opts...)
 			if err := s.Ping(context.Background()); err != nil { // dial before timing
 				b.Fatal(err)
-			}
-			if !serialise {
-				pgstore.Unserialise(s)
 			}
 			if seed {
 				pgtest.Seed(b, dbURL, seeded)

@@ -2,22 +2,35 @@ package pgstore
 
 import (
 	"context"
-	"slices"
+	"math/rand/v2"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// Unserialise makes s create without the advisory lock, to measure what the
-// lock costs. Tests only: it breaks the listing guarantee. The lock's
-// statement stays, without the lock: it also makes the batch plan
-// generically, and a round trip's statement count stays the same.
-func Unserialise(s *Store) {
-	s.steps = slices.Clone(s.steps)
-	for i, st := range s.steps {
-		if st.Name == StepLock {
-			s.steps[i].SQL = `select $1::bigint, set_config('plan_cache_mode', 'force_generic_plan', true)`
+// Unserialised is an Option that makes a store create without the advisory
+// lock, to measure what the lock costs. Tests only: it breaks the listing
+// guarantee. A tracer gives each batch's lock a key of its own (a batch's
+// statements stay the same: the lock's also makes the batch plan
+// generically).
+func Unserialised() Option { return WithTracer(unlocker{}) }
+
+type unlocker struct{}
+
+func (unlocker) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (unlocker) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (unlocker) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	for _, q := range d.Batch.QueuedQueries {
+		if len(q.Arguments) == 1 && q.Arguments[0] == CreateLock {
+			q.Arguments[0] = rand.Int64()
 		}
 	}
+	return ctx
 }
+func (unlocker) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (unlocker) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // SetTimeout replaces QueryTimeout for s.
 func SetTimeout(s *Store, d time.Duration) { s.timeout = d }

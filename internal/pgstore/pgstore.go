@@ -56,9 +56,6 @@ type Store struct {
 	pool *pgxpool.Pool
 	// writes is the one connection batches commit on.
 	writes *pgxpool.Pool
-	// steps are the statements of a batch's transaction: batchSteps
-	// unless an Option changed them (WithSteps).
-	steps []Step
 	// timeout is QueryTimeout outside tests.
 	timeout time.Duration
 
@@ -87,7 +84,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err // pgx redacts the password
 	}
 	pcfg.PrepareConn = prepareConn
-	cfg := &config{pool: pcfg, steps: batchSteps}
+	cfg := &config{pool: pcfg}
 	for _, o := range opts {
 		o(cfg)
 	}
@@ -107,7 +104,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		pool: pool, writes: writes, steps: cfg.steps, timeout: QueryTimeout,
+		pool: pool, writes: writes, timeout: QueryTimeout,
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	s.idle.L = &s.mu
@@ -120,8 +117,7 @@ type Option func(*config)
 
 // config is what Options adjust.
 type config struct {
-	pool  *pgxpool.Config // both pools are made from it
-	steps []Step
+	pool *pgxpool.Config // both pools are made from it
 }
 
 // WithTracer traces every query of the store's connections with t (issue

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -60,43 +59,6 @@ const maxBatch = 1024
 // so that removal outpaces expiry, and few, so that no batch pays for a
 // backlog under the lock.
 const sweepExpired = 4
-
-// Step is one statement of the transaction that commits a batch, named
-// for what it does (the Step* names).
-type Step struct {
-	Name string
-	SQL  string
-}
-
-// The steps of a batch's transaction, and the statements Open gives them.
-const (
-	StepLock        = "lock"
-	StepSweep       = "sweep"
-	StepInsertOne   = "insert-one"
-	StepInsert      = "insert"
-	StepInsertKeyed = "insert-keyed"
-	StepCount       = "count"
-)
-
-// batchSteps is the transaction of a batch, in order (see above): a batch
-// runs one of the two inserts.
-var batchSteps = []Step{
-	{StepLock, lockBatch},
-	{StepSweep, sweepKeys},
-	{StepInsertOne, insertOne},
-	{StepInsert, insertBatch},
-	{StepInsertKeyed, insertKeyedBatch},
-	{StepCount, countBatch},
-}
-
-// WithSteps replaces the statements of a batch's transaction with what edit
-// makes of them. Only the chaos run's broken builds use it
-// (internal/chaos/broken), to plant a defect in the write path and prove the
-// audit catches it: the store keeps its promises with the steps Open sets,
-// and with no others. A step of a name not above runs without parameters.
-func WithSteps(edit func([]Step) []Step) Option {
-	return func(c *config) { c.steps = edit(append([]Step(nil), c.steps...)) }
-}
 
 // The statements of a batch. insertBatch takes every member's id in m, in
 // input order (nextval in a CTE materialized once: each member's row and
@@ -422,15 +384,15 @@ func (s *Store) send(batch []*member) (outs []outcome, sent bool, err error) {
 	}
 	defer conn.Release()
 	outs = make([]outcome, len(batch))
-	if err := conn.SendBatch(ctx, s.queue(batch, outs)).Close(); err != nil {
+	if err := conn.SendBatch(ctx, batchOf(batch, outs)).Close(); err != nil {
 		return nil, true, classifySent("create", err)
 	}
 	return outs, true, nil
 }
 
-// queue makes the pgx batch of the steps for batch; the insert's answer
-// fills outs.
-func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
+// batchOf makes the pgx batch of batch's transaction (see above); the
+// insert's answer fills outs.
+func batchOf(batch []*member, outs []outcome) *pgx.Batch {
 	k, keyed := len(batch), 0
 	names, statuses, categories := make([]string, k), make([]string, k), make([]int64, k)
 	for i, m := range batch {
@@ -439,40 +401,22 @@ func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 			keyed++
 		}
 	}
-	insert := StepInsert
+	scan := func(rows pgx.Rows) error { return scanBatch(rows, batch, outs, keyed > 0) }
+	b := &pgx.Batch{}
+	b.Queue(lockBatch, CreateLock)
 	switch {
 	case keyed > 0:
-		insert = StepInsertKeyed
+		b.Queue(sweepKeys, sweepExpired*keyed)
+		owners, keys, fingerprints, ttls := keyArgs(batch)
+		b.Queue(insertKeyedBatch, names, categories, statuses, owners, keys, fingerprints, ttls).Query(scan)
 	case k == 1:
-		insert = StepInsertOne
+		b.Queue(insertOne, names[0], categories[0], statuses[0]).Query(scan)
+	default:
+		b.Queue(insertBatch, names, categories, statuses).Query(scan)
 	}
-	scan := func(rows pgx.Rows) error { return scanBatch(rows, batch, outs, insert == StepInsertKeyed) }
-	b := &pgx.Batch{}
-	for _, st := range s.steps {
-		switch {
-		case st.Name == StepLock:
-			b.Queue(st.SQL, CreateLock)
-		case st.Name == StepSweep:
-			if keyed > 0 {
-				b.Queue(st.SQL, sweepExpired*keyed)
-			}
-		case st.Name != insert && slices.Contains(inserts, st.Name):
-		case st.Name == StepInsertOne:
-			b.Queue(st.SQL, names[0], categories[0], statuses[0]).Query(scan)
-		case st.Name == StepInsert:
-			b.Queue(st.SQL, names, categories, statuses).Query(scan)
-		case st.Name == StepInsertKeyed:
-			owners, keys, fingerprints, ttls := keyArgs(batch)
-			b.Queue(st.SQL, names, categories, statuses, owners, keys, fingerprints, ttls).Query(scan)
-		default: // count, or a step without parameters
-			b.Queue(st.SQL)
-		}
-	}
+	b.Queue(countBatch)
 	return b
 }
-
-// inserts are the steps of which a batch runs one.
-var inserts = []string{StepInsertOne, StepInsert, StepInsertKeyed}
 
 // keyArgs are the key columns of insertKeyedBatch: NULL for a member
 // without a key.
