@@ -40,7 +40,7 @@ func SetTimeout(s *Store, d time.Duration) { s.timeout = d }
 func Waiting(s *Store) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.waiting)
+	return s.queue.len
 }
 
 // CommitterPlans returns the custom and the generic plans made so far for

@@ -59,8 +59,8 @@ type Store struct {
 	// timeout is QueryTimeout outside tests.
 	timeout time.Duration
 
-	mu      sync.Mutex
-	waiting []*member // creates not yet taken into a batch, in order
+	mu    sync.Mutex
+	queue queue // creates not yet taken into a batch
 	// busy is set while a leader or the committer owns the queue (see
 	// submit); only the owner takes batches. Never false while creates wait.
 	busy    bool

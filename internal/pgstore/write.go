@@ -178,6 +178,9 @@ type member struct {
 	fp     [32]byte
 	state  atomic.Int32 // queued, taken or dropped
 	done   chan outcome // the answer to a taken member
+	// behind is the next member queued with the same key (see queue),
+	// for the queue's owner alone.
+	behind *member
 }
 
 // A member's states: the queue's owner takes a queued member into a batch, or
@@ -215,7 +218,7 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 		s.mu.Unlock()
 		return outcome{err: fmt.Errorf("pgstore: create: %w: the store is closed", pets.ErrUnavailable)}
 	}
-	s.waiting = append(s.waiting, m)
+	s.queue.push(m)
 	lead := !s.busy
 	s.busy = true
 	s.mu.Unlock()
@@ -240,12 +243,10 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 // lead commits the next batch, then gives up the queue: to nobody when it
 // is empty, else to the committer.
 func (s *Store) lead() {
-	if batch := s.take(); len(batch) > 0 {
-		s.commit(batch)
-	}
+	s.next()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.waiting) == 0 {
+	if s.queue.len == 0 {
 		s.busy = false
 		s.idle.Broadcast()
 		return
@@ -264,9 +265,7 @@ func (s *Store) commitLoop() {
 		case <-s.wake:
 		}
 		for s.owning() {
-			if batch := s.take(); len(batch) > 0 {
-				s.commit(batch)
-			}
+			s.next()
 		}
 	}
 }
@@ -276,7 +275,7 @@ func (s *Store) commitLoop() {
 func (s *Store) owning() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.waiting) > 0 {
+	if s.queue.len > 0 {
 		return true
 	}
 	s.busy = false
@@ -284,30 +283,19 @@ func (s *Store) owning() bool {
 	return false
 }
 
-// take removes from the queue the members of the next batch: up to
-// maxBatch, in order, a key at most once (a second create with a key waits
-// for the next batch, where it finds the first one's record). Only the
-// queue's owner calls it.
-func (s *Store) take() []*member {
-	var batch []*member
-	s.mu.Lock()
-	var keys map[pets.IdempotencyKey]bool
-	rest := s.waiting[:0]
-	for _, m := range s.waiting {
-		if len(batch) == maxBatch || m.key != nil && keys[idOf(m.key)] {
-			rest = append(rest, m)
-			continue
-		}
-		if m.key != nil {
-			if keys == nil {
-				keys = map[pets.IdempotencyKey]bool{}
-			}
-			keys[idOf(m.key)] = true
-		}
-		batch = append(batch, m)
+// next takes the next batch and commits it.
+func (s *Store) next() {
+	if batch := s.take(); len(batch) > 0 {
+		s.commit(batch)
 	}
-	clear(s.waiting[len(rest):])
-	s.waiting = rest
+}
+
+// take removes from the queue the members of the next batch (see
+// queue.take) and keeps those whose callers still wait. Only the queue's
+// owner calls it.
+func (s *Store) take() []*member {
+	s.mu.Lock()
+	batch := s.queue.take(maxBatch)
 	s.mu.Unlock()
 
 	kept := batch[:0]
@@ -321,6 +309,69 @@ func (s *Store) take() []*member {
 		}
 	}
 	return kept
+}
+
+// queue holds the creates not yet taken into a batch, under Store.mu. A
+// batch holds a key at most once, so that a second create with a key meets
+// the first one's record: a member whose key a queued member has waits
+// behind the last of them (member.behind), not in line; when the one ahead
+// of it is taken, it goes first in line for the batch after. So in line
+// (next, then ready) every key is at most once, and take takes a batch from
+// the head of the line, looking at no other member: the cost of a batch is
+// its members, whatever the length of the queue.
+type queue struct {
+	next  []*member // first in line: the members that waited behind one now taken
+	ready []*member // then these, ready[head:], in arrival order
+	head  int
+	last  map[pets.IdempotencyKey]*member // of each key queued, the last member queued with it
+	len   int                             // members queued, in line or behind
+}
+
+// push queues m.
+func (q *queue) push(m *member) {
+	q.len++
+	if m.key != nil {
+		k := idOf(m.key)
+		if l := q.last[k]; l != nil {
+			l.behind = m
+			q.last[k] = m
+			return
+		}
+		if q.last == nil {
+			q.last = map[pets.IdempotencyKey]*member{}
+		}
+		q.last[k] = m
+	}
+	q.ready = append(q.ready, m)
+}
+
+// take removes up to max members from the head of the line, in order, and
+// puts the member behind each, if any, first in line.
+func (q *queue) take(max int) []*member {
+	n := min(max, len(q.next)+len(q.ready)-q.head)
+	batch := make([]*member, 0, n)
+	batch = append(batch, q.next...)
+	clear(q.next)
+	q.next = q.next[:0]
+	take := n - len(batch)
+	batch = append(batch, q.ready[q.head:q.head+take]...)
+	clear(q.ready[q.head : q.head+take])
+	q.head += take
+	if q.head > len(q.ready)/2 { // what waits moves to the front, at most as far as was taken
+		q.ready = q.ready[:copy(q.ready, q.ready[q.head:])]
+		q.head = 0
+	}
+	for _, m := range batch {
+		switch {
+		case m.behind != nil:
+			q.next = append(q.next, m.behind)
+			m.behind = nil
+		case m.key != nil:
+			delete(q.last, idOf(m.key))
+		}
+	}
+	q.len -= len(batch)
+	return batch
 }
 
 // idOf is what makes two keys the same key.
