@@ -231,6 +231,14 @@ func (s *Store) submit(ctx context.Context, m *member) outcome {
 		return o
 	case <-qctx.Done():
 	}
+	// Both may be ready (a leader answers its own batch before it waits,
+	// and a caller may give up as it commits): the answer, when there is
+	// one, is the truth.
+	select {
+	case o := <-m.done:
+		return o
+	default:
+	}
 	if m.state.CompareAndSwap(queued, dropped) || m.state.Load() == dropped {
 		return outcome{err: classify("create", qctx.Err())}
 	}
