@@ -110,10 +110,17 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			cl.byDesign = true
 		}
 		if e.Status >= 500 && !e.byDesign {
-			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
+			attrs := []slog.Attr{
 				slog.String("request_id", h.Get(echo.HeaderXRequestID)),
 				slog.Int("status", e.Status),
-				slog.String("error", quoted(err.Error())))
+				slog.String("error", quoted(err.Error())),
+			}
+			// A panic the store recovered from (pets.ErrPanic) may carry
+			// where it happened.
+			if st := stackOf(err); st != nil {
+				attrs = append(attrs, slog.String("stack", string(st)))
+			}
+			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed", attrs...)
 			if e.Code == codeInternal {
 				e.Message = "internal error; the request id in X-Request-Id locates it in the server log"
 			}
@@ -129,6 +136,16 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			log.LogAttrs(c.Request().Context(), slog.LevelWarn, "writing error response", slog.String("error", quoted(werr.Error())))
 		}
 	}
+}
+
+// stackOf returns the stack an error in err's chain carries (a
+// Stack() []byte method), or nil.
+func stackOf(err error) []byte {
+	var st interface{ Stack() []byte }
+	if errors.As(err, &st) {
+		return st.Stack()
+	}
+	return nil
 }
 
 // describe maps err to its status, code and message.

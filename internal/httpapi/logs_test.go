@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/syncbuf"
 )
 
@@ -49,5 +52,51 @@ func TestLogLinesAreBounded(t *testing.T) {
 				t.Errorf("%s (by hand %v): a line of %d bytes (want at most %d, saying what it left out): %.200s…", tc.name, byHand, n, maxLine, lines[0])
 			}
 		}
+	}
+}
+
+// stackError is a panic a store recovered from, with where it happened.
+type stackError struct{}
+
+func (stackError) Error() string { return "panic while committing a batch: boom" }
+func (stackError) Unwrap() error { return pets.ErrPanic }
+func (stackError) Stack() []byte { return []byte("goroutine 7 [running]:\nwrite.go:42") }
+
+// TestStorePanicLogged: a create the store answers after recovering from
+// a panic is told what the store said (here, outcome unknown), logged with
+// its request id and the panic's stack, and counted as the store's panic.
+func TestStorePanicLogged(t *testing.T) {
+	var log syncbuf.Buffer
+	err := fmt.Errorf("pgstore: create: %w: %w: %w", pets.ErrUnavailable, pets.ErrOutcomeUnknown, stackError{})
+	app, aerr := httpapi.New(httpapi.Config{Store: failingStore{err}, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	app.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"outcome_unknown"`) {
+		t.Fatalf("got %d %s; want 503 outcome_unknown", rec.Code, rec.Body)
+	}
+	var line struct {
+		Msg, RequestID, Stack string
+	}
+	for l := range strings.Lines(log.String()) {
+		var v map[string]any
+		if json.Unmarshal([]byte(l), &v) == nil && v["msg"] == "request failed" {
+			line.Msg, _ = v["msg"].(string)
+			line.RequestID, _ = v["request_id"].(string)
+			line.Stack, _ = v["stack"].(string)
+		}
+	}
+	if line.Msg == "" || line.RequestID != rec.Header().Get("X-Request-Id") || !strings.Contains(line.Stack, "write.go:42") {
+		t.Fatalf("log %s: want a request failed line with the request id %q and the stack", log.String(), rec.Header().Get("X-Request-Id"))
+	}
+	metrics := httptest.NewRecorder()
+	app.ServeHTTP(metrics, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if want := `petstore_store_operation_duration_seconds_count{operation="create",outcome="panic"} 1`; !strings.Contains(metrics.Body.String(), want) {
+		t.Fatalf("/metrics lacks %s", want)
 	}
 }

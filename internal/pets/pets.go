@@ -192,6 +192,11 @@ var (
 	// may, all within their TTL: a create with a new key wrote nothing. A
 	// *KeysFullError carries it.
 	ErrKeysFull = errors.New("idempotency keys full: the store keeps as many outcomes as it may")
+	// ErrPanic means the store's code panicked while it worked for the
+	// call and recovered: a fault of the server, which the store reports
+	// to each caller it affected, with the other errors that say what
+	// may have been written.
+	ErrPanic = errors.New("the store recovered from a panic")
 )
 
 // KeysFullError is ErrKeysFull with the time until the first outcome kept

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/pgtest"
@@ -51,6 +52,111 @@ func openTraced(t *testing.T, dbURL string, h *hooks) *pgstore.Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// answer is what a create came back with: a pet, an error, or a panic.
+type answer struct {
+	p        pets.Pet
+	err      error
+	panicked any
+}
+
+// createNow runs a create of name on s as a handler would (a panic is
+// recovered, as Echo does), and returns where its answer will be.
+func createNow(ctx context.Context, s pets.Store, name string) <-chan answer {
+	out := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			a.panicked = recover()
+			out <- a
+		}()
+		a.p, a.err = s.Create(ctx, pets.NewPet{Name: name, CategoryID: 1})
+	}()
+	return out
+}
+
+func (a answer) String() string {
+	return fmt.Sprintf("pet %+v, error %v, panic %v", a.p, a.err, a.panicked)
+}
+
+// unknownByPanic reports whether a is the answer to a member of a batch
+// that panicked: an error, the create's outcome unknown, and no panic.
+func unknownByPanic(a answer) bool {
+	return a.panicked == nil && errors.Is(a.err, pets.ErrOutcomeUnknown) && errors.Is(a.err, pets.ErrPanic)
+}
+
+// within returns the answer from c, or fails after d.
+func within(t *testing.T, c <-chan answer, d time.Duration, what string) answer {
+	t.Helper()
+	select {
+	case a := <-c:
+		return a
+	case <-time.After(d):
+		t.Fatalf("%s: no answer within %v", what, d)
+		return answer{}
+	}
+}
+
+// TestPostgresPanicWhileCommitting: a panic while a batch commits (a
+// tracer's code runs there) answers every member of the batch, as a create
+// whose outcome is unknown, and wedges nothing: later creates commit, and
+// Close returns. First on the request goroutine of the create that leads
+// its batch, then on the committer's, with several members.
+func TestPostgresPanicWhileCommitting(t *testing.T) {
+	var panicAt atomic.Int32
+	panicAt.Store(1)
+	h := &hooks{batchStart: func(_ context.Context, n int32) {
+		if n == panicAt.Load() {
+			panic("tracer fault")
+		}
+	}}
+	g, dbURL := newGate(t, pgtest.Schema(t))
+	g.release()
+	s := openTraced(t, dbURL, h)
+	pgstore.SetTimeout(s, 3*time.Second)
+	ctx := context.Background()
+	a := within(t, createNow(ctx, s, "first"), 10*time.Second, "the create whose batch panicked")
+	if !unknownByPanic(a) {
+		t.Errorf("the create whose batch panicked: %v; want an error saying the outcome is unknown, for a panic, no panic", a)
+	}
+	if b := within(t, createNow(ctx, s, "next"), 10*time.Second, "the create after"); b.err != nil || b.panicked != nil {
+		t.Errorf("the create after the panic: %v; want it created", b)
+	}
+
+	// The committer's batch: three creates queued behind one at the gate.
+	g.hold(t)
+	pgstore.SetTimeout(s, time.Minute)
+	panicAt.Store(h.batches.Load() + 2) // the batch after the gated one
+	head := createNow(ctx, s, "gated")
+	apitest.Eventually(t, "the first batch to wait for the lock", func() bool { return g.waiting(t) == 1 })
+	var tail []<-chan answer
+	for i := range 3 {
+		tail = append(tail, createNow(ctx, s, fmt.Sprint("queued ", i)))
+		apitest.Eventually(t, "the creates to queue", func() bool { return pgstore.Waiting(s) == i+1 })
+	}
+	g.release()
+	if a := within(t, head, 10*time.Second, "the gated create"); a.err != nil || a.panicked != nil {
+		t.Errorf("the gated create: %v; want it created", a)
+	}
+	for i, c := range tail {
+		if a := within(t, c, 10*time.Second, "a member of the committer's batch"); !unknownByPanic(a) {
+			t.Errorf("member %d of the committer's batch that panicked: %v; want the outcome unknown, for a panic", i, a)
+		}
+	}
+	if b := within(t, createNow(ctx, s, "last"), 10*time.Second, "the create after"); b.err != nil || b.panicked != nil {
+		t.Errorf("the create after the committer's panic: %v; want it created", b)
+	}
+	closed := make(chan struct{})
+	go func() {
+		s.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
 }
 
 // cancelKey holds a create's cancel function, for the tracer.

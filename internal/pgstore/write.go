@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 
@@ -178,9 +179,20 @@ type member struct {
 	fp     [32]byte
 	state  atomic.Int32 // queued, taken or dropped
 	done   chan outcome // the answer to a taken member
-	// behind is the next member queued with the same key (see queue),
-	// for the queue's owner alone.
-	behind *member
+	// behind is the next member queued with the same key (see queue);
+	// answered is set once done has its answer. The queue's owner alone
+	// uses both.
+	behind   *member
+	answered bool
+}
+
+// answer gives m its outcome, once: a member answered already (before a
+// panic, see next) keeps its answer.
+func (m *member) answer(o outcome) {
+	if !m.answered {
+		m.answered = true
+		m.done <- o
+	}
 }
 
 // A member's states: the queue's owner takes a queued member into a batch, or
@@ -291,12 +303,45 @@ func (s *Store) owning() bool {
 	return false
 }
 
-// next takes the next batch and commits it.
+// next takes the next batch and commits it. A panic on the way (code of a
+// pgx tracer runs in the send, on a leader's request goroutine or on the
+// committer's) stops here: every member taken that has no answer yet is
+// told its create may have been stored (the panic may have come after the
+// commit), with the panic (pets.ErrPanic; the first member's error carries
+// its stack, for the log), and the queue's owner goes on. Without this, a
+// leader's panic left the queue owned by nobody, every later create waited
+// for its timeout, and Close forever; a committer's ended the process.
 func (s *Store) next() {
-	if batch := s.take(); len(batch) > 0 {
+	var batch []*member
+	defer func() {
+		if v := recover(); v != nil {
+			p := &panicError{value: v, stack: debug.Stack()}
+			for _, m := range batch {
+				m.answer(outcome{err: fmt.Errorf("pgstore: create: %w: %w: %w", pets.ErrUnavailable, pets.ErrOutcomeUnknown, p)})
+				p = &panicError{value: v}
+			}
+		}
+	}()
+	batch = s.take()
+	if len(batch) > 0 {
 		s.commit(batch)
 	}
 }
+
+// panicError is a panic recovered while committing a batch.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("panic while committing a batch: %v", e.value)
+}
+func (e *panicError) Unwrap() error { return pets.ErrPanic }
+
+// Stack is where the panic happened, for the log; nil but in the error of
+// a batch's first member.
+func (e *panicError) Stack() []byte { return e.stack }
 
 // take removes from the queue the members of the next batch (see
 // queue.take) and keeps those whose callers still wait. Only the queue's
@@ -398,14 +443,14 @@ func (s *Store) commit(batch []*member) {
 	outs, sent, err := s.send(batch)
 	if err == nil {
 		for i, m := range batch {
-			m.done <- outs[i]
+			m.answer(outs[i])
 		}
 		return
 	}
 	if pe := refusal(err); sent && len(batch) > 1 && pe != nil && memberFault(pe.Code) {
 		for _, m := range batch {
 			if err := m.ctx.Err(); err != nil {
-				m.done <- outcome{err: classify("create", err)}
+				m.answer(outcome{err: classify("create", err)})
 				continue
 			}
 			s.commit([]*member{m})
@@ -413,7 +458,7 @@ func (s *Store) commit(batch []*member) {
 		return
 	}
 	for _, m := range batch {
-		m.done <- outcome{err: err}
+		m.answer(outcome{err: err})
 	}
 }
 

@@ -27,10 +27,11 @@ const (
 	outcomeError              // anything else
 	outcomeConflict           // pets.ErrKeyReused or pets.ErrKeyInFlight
 	outcomeFull               // pets.ErrFull or pets.ErrKeysFull: a bound reached
+	outcomePanic              // pets.ErrPanic: the store recovered from a panic
 	numOutcomes
 )
 
-var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error", "conflict", "full"}
+var outcomes = [numOutcomes]string{"ok", "not_found", "invalid", "unavailable", "canceled", "error", "conflict", "full", "panic"}
 
 // buckets span a map lookup in memory (tens of microseconds, timer
 // included) to a slow database round trip (seconds).
@@ -105,6 +106,9 @@ func outcome(err error) int {
 	}
 	var ve *pets.ValidationError
 	switch {
+	case errors.Is(err, pets.ErrPanic):
+		// First: a fault of the server, whatever it told the caller.
+		return outcomePanic
 	case errors.Is(err, pets.ErrNotFound):
 		return outcomeNotFound
 	case errors.As(err, &ve):

@@ -92,6 +92,7 @@ func TestOutcomes(t *testing.T) {
 		{fmt.Errorf("key k: %w", pets.ErrKeyInFlight), "conflict"},
 		{pets.ErrFull, "full"},
 		{&pets.KeysFullError{Wait: time.Minute}, "full"},
+		{fmt.Errorf("create: %w: %w: %w", pets.ErrUnavailable, pets.ErrOutcomeUnknown, pets.ErrPanic), "panic"},
 	} {
 		if _, err := storemetrics.Instrument(erringStore{tc.err}, reg); err == nil {
 			t.Fatal("a second Instrument on one registry: got nil error, want a duplicate registration error")
@@ -112,8 +113,8 @@ func TestOutcomes(t *testing.T) {
 
 	got := counts(t, reg)
 	want := map[string]uint64{"create/ok": 2, "create/invalid": 1, "get/ok": 1, "get/not_found": 1, "list/ok": 1, "list/invalid": 1}
-	if len(got) != 24 {
-		t.Errorf("got %d series, want 24 (3 operations x 8 outcomes, all from the start)", len(got))
+	if len(got) != 27 {
+		t.Errorf("got %d series, want 27 (3 operations x 9 outcomes, all from the start)", len(got))
 	}
 	for k, n := range got {
 		if n != want[k] {
