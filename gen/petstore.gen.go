@@ -23,25 +23,29 @@ import (
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeIdempotencyKeyInFlight ErrorCode = "idempotency_key_in_flight"
-	ErrorCodeIdempotencyKeyReused   ErrorCode = "idempotency_key_reused"
-	ErrorCodeIdempotencyKeysFull    ErrorCode = "idempotency_keys_full"
-	ErrorCodeInternal               ErrorCode = "internal"
-	ErrorCodeInvalidRequest         ErrorCode = "invalid_request"
-	ErrorCodeMethodNotAllowed       ErrorCode = "method_not_allowed"
-	ErrorCodeNotAcceptable          ErrorCode = "not_acceptable"
-	ErrorCodeNotFound               ErrorCode = "not_found"
-	ErrorCodeOutcomeUnknown         ErrorCode = "outcome_unknown"
-	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
-	ErrorCodeRateLimited            ErrorCode = "rate_limited"
-	ErrorCodeStoreFull              ErrorCode = "store_full"
-	ErrorCodeUnauthorized           ErrorCode = "unauthorized"
-	ErrorCodeUnavailable            ErrorCode = "unavailable"
+	ErrorCodeHttpVersionNotSupported ErrorCode = "http_version_not_supported"
+	ErrorCodeIdempotencyKeyInFlight  ErrorCode = "idempotency_key_in_flight"
+	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
+	ErrorCodeIdempotencyKeysFull     ErrorCode = "idempotency_keys_full"
+	ErrorCodeInternal                ErrorCode = "internal"
+	ErrorCodeInvalidRequest          ErrorCode = "invalid_request"
+	ErrorCodeMethodNotAllowed        ErrorCode = "method_not_allowed"
+	ErrorCodeNotAcceptable           ErrorCode = "not_acceptable"
+	ErrorCodeNotFound                ErrorCode = "not_found"
+	ErrorCodeNotImplemented          ErrorCode = "not_implemented"
+	ErrorCodeOutcomeUnknown          ErrorCode = "outcome_unknown"
+	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
+	ErrorCodeRateLimited             ErrorCode = "rate_limited"
+	ErrorCodeStoreFull               ErrorCode = "store_full"
+	ErrorCodeUnauthorized            ErrorCode = "unauthorized"
+	ErrorCodeUnavailable             ErrorCode = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeHttpVersionNotSupported:
+		return true
 	case ErrorCodeIdempotencyKeyInFlight:
 		return true
 	case ErrorCodeIdempotencyKeyReused:
@@ -57,6 +61,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotAcceptable:
 		return true
 	case ErrorCodeNotFound:
+		return true
+	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodeOutcomeUnknown:
 		return true
@@ -209,6 +215,9 @@ type StatusFilter = PetStatus
 // BadRequest The body of every non-2xx response.
 type BadRequest = Error
 
+// HTTPVersionNotSupported The body of every non-2xx response.
+type HTTPVersionNotSupported = Error
+
 // IdempotencyKeyInFlight The body of every non-2xx response.
 type IdempotencyKeyInFlight = Error
 
@@ -223,6 +232,9 @@ type InternalError = Error
 
 // NotAcceptable The body of every non-2xx response.
 type NotAcceptable = Error
+
+// NotImplemented The body of every non-2xx response.
+type NotImplemented = Error
 
 // PayloadTooLarge The body of every non-2xx response.
 type PayloadTooLarge = Error
@@ -1124,12 +1136,22 @@ type ListPetsResponse500Headers struct {
 	RateLimitReset           *int32
 }
 
+// ListPetsResponse501Headers the declared response headers of an HTTP 501 response for ListPets
+type ListPetsResponse501Headers struct {
+	AccessControlAllowOrigin *string
+}
+
 // ListPetsResponse503Headers the declared response headers of an HTTP 503 response for ListPets
 type ListPetsResponse503Headers struct {
 	AccessControlAllowOrigin *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
+}
+
+// ListPetsResponse505Headers the declared response headers of an HTTP 505 response for ListPets
+type ListPetsResponse505Headers struct {
+	AccessControlAllowOrigin *string
 }
 
 type ListPetsResponse struct {
@@ -1149,8 +1171,12 @@ type ListPetsResponse struct {
 	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// JSON505 the response for an HTTP 505 `application/json` response
+	JSON505 *HTTPVersionNotSupported
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPetsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1165,8 +1191,12 @@ type ListPetsResponse struct {
 	Headers431 *ListPetsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPetsResponse500Headers
+	// Headers501 the parsed response headers for an HTTP 501 response
+	Headers501 *ListPetsResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPetsResponse503Headers
+	// Headers505 the parsed response headers for an HTTP 505 response
+	Headers505 *ListPetsResponse505Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1204,9 +1234,19 @@ func (r ListPetsResponse) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListPetsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListPetsResponse) GetJSON503() *Unavailable {
 	return r.JSON503
+}
+
+// GetJSON505 returns the response for an HTTP 505 `application/json` response
+func (r ListPetsResponse) GetJSON505() *HTTPVersionNotSupported {
+	return r.JSON505
 }
 
 // GetBody returns the raw response body bytes
@@ -1322,12 +1362,22 @@ type CreatePetResponse500Headers struct {
 	RateLimitReset           *int32
 }
 
+// CreatePetResponse501Headers the declared response headers of an HTTP 501 response for CreatePet
+type CreatePetResponse501Headers struct {
+	AccessControlAllowOrigin *string
+}
+
 // CreatePetResponse503Headers the declared response headers of an HTTP 503 response for CreatePet
 type CreatePetResponse503Headers struct {
 	AccessControlAllowOrigin *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
+}
+
+// CreatePetResponse505Headers the declared response headers of an HTTP 505 response for CreatePet
+type CreatePetResponse505Headers struct {
+	AccessControlAllowOrigin *string
 }
 
 // CreatePetResponse507Headers the declared response headers of an HTTP 507 response for CreatePet
@@ -1362,8 +1412,12 @@ type CreatePetResponse struct {
 	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// JSON505 the response for an HTTP 505 `application/json` response
+	JSON505 *HTTPVersionNotSupported
 	// JSON507 the response for an HTTP 507 `application/json` response
 	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -1386,8 +1440,12 @@ type CreatePetResponse struct {
 	Headers431 *CreatePetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePetResponse500Headers
+	// Headers501 the parsed response headers for an HTTP 501 response
+	Headers501 *CreatePetResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreatePetResponse503Headers
+	// Headers505 the parsed response headers for an HTTP 505 response
+	Headers505 *CreatePetResponse505Headers
 	// Headers507 the parsed response headers for an HTTP 507 response
 	Headers507 *CreatePetResponse507Headers
 }
@@ -1442,9 +1500,19 @@ func (r CreatePetResponse) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreatePetResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreatePetResponse) GetJSON503() *Unavailable {
 	return r.JSON503
+}
+
+// GetJSON505 returns the response for an HTTP 505 `application/json` response
+func (r CreatePetResponse) GetJSON505() *HTTPVersionNotSupported {
+	return r.JSON505
 }
 
 // GetJSON507 returns the response for an HTTP 507 `application/json` response
@@ -1553,12 +1621,22 @@ type GetPetResponse500Headers struct {
 	RateLimitReset           *int32
 }
 
+// GetPetResponse501Headers the declared response headers of an HTTP 501 response for GetPet
+type GetPetResponse501Headers struct {
+	AccessControlAllowOrigin *string
+}
+
 // GetPetResponse503Headers the declared response headers of an HTTP 503 response for GetPet
 type GetPetResponse503Headers struct {
 	AccessControlAllowOrigin *string
 	RateLimitLimit           *int32
 	RateLimitRemaining       *int32
 	RateLimitReset           *int32
+}
+
+// GetPetResponse505Headers the declared response headers of an HTTP 505 response for GetPet
+type GetPetResponse505Headers struct {
+	AccessControlAllowOrigin *string
 }
 
 type GetPetResponse struct {
@@ -1580,8 +1658,12 @@ type GetPetResponse struct {
 	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// JSON505 the response for an HTTP 505 `application/json` response
+	JSON505 *HTTPVersionNotSupported
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPetResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -1598,8 +1680,12 @@ type GetPetResponse struct {
 	Headers431 *GetPetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPetResponse500Headers
+	// Headers501 the parsed response headers for an HTTP 501 response
+	Headers501 *GetPetResponse501Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPetResponse503Headers
+	// Headers505 the parsed response headers for an HTTP 505 response
+	Headers505 *GetPetResponse505Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1642,9 +1728,19 @@ func (r GetPetResponse) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetPetResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetPetResponse) GetJSON503() *Unavailable {
 	return r.JSON503
+}
+
+// GetJSON505 returns the response for an HTTP 505 `application/json` response
+func (r GetPetResponse) GetJSON505() *HTTPVersionNotSupported {
+	return r.JSON505
 }
 
 // GetBody returns the raw response body bytes
@@ -1922,12 +2018,26 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 505:
+		var dest HTTPVersionNotSupported
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON505 = &dest
 
 	}
 
@@ -2170,6 +2280,16 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 501:
+		var headers ListPetsResponse501Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPetsResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2201,6 +2321,16 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 505:
+		var headers ListPetsResponse505Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers505 = &headers
 	}
 
 	return response, nil
@@ -2290,12 +2420,26 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 505:
+		var dest HTTPVersionNotSupported
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON505 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
 		var dest InsufficientStorage
@@ -2645,6 +2789,16 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 501:
+		var headers CreatePetResponse501Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePetResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2676,6 +2830,16 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 505:
+		var headers CreatePetResponse505Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers505 = &headers
 	case rsp.StatusCode == 507:
 		var headers CreatePetResponse507Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -2789,12 +2953,26 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 505:
+		var dest HTTPVersionNotSupported
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON505 = &dest
 
 	}
 
@@ -3103,6 +3281,16 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 501:
+		var headers GetPetResponse501Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPetResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -3134,6 +3322,16 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers503 = &headers
+	case rsp.StatusCode == 505:
+		var headers GetPetResponse505Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		response.Headers505 = &headers
 	}
 
 	return response, nil
@@ -3294,152 +3492,158 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Pc9vGkudX6eLtlkkHpClaki2qUruKY794kzgu/6ncreE1RsCQnCdwhsEMRDF52rrvcN/wPslVd8/g",
-	"HyFZ9kvyqt45lbIkEhjM9PR0//ovfhukZr0xWmpnB/PfBispMlnQr2dpKq0dPzHaFSYfn+W52Y5/KtRS",
-	"afw6kzYt1MYpowfzwZOfXr2eQ3I/AaNBXspiB0LbrSzAGRBQyF9KaR24lXCQiqJQ0oLQkPB4Saz5wRFY",
-	"wxcJ2Mpz2IilhLXYQSryHNxKwtnL57BVbgUCLuQOlLNQWlnEemXyzE7ge7mz4ApxKXNQGpKz0q1MoX4V",
-	"ONEkAo2Tw29SYy6UtPREbWKdFjKT2imRWxCFBIHrldkEXhZykavlylkYJj+9fPP8pxevE55DmD4IncU6",
-	"6VDsFS96/KN0K5MlIySN0GA2sqDZ3LOwEbgSfBoRS+Ios+lhAqZ0VmUS3EpZSHFAkbpJrAfRwKYruRa4",
-	"BVKX68H83eD+4H00WIurH6ReutVgfhAN3G4jB/OBdYXSy8H1dTT4Vm4KmQrer+72vXr2BE4eHR5BVl8F",
-	"mXAShgfwH0KXotjBbDo7HkUgLCT/HpfT6cO01OoKrEyNzix9IpPJIBrgbqtCZoO5K0rZN+N/P3h0/Gg2",
-	"OzqeTjtzfzjrm/zzTK43xkntxq/kJhc7HLy7iASflsB2JTXTzXNgQXdYYp8GU2qQosgVXcDciXsaa7zM",
-	"irWEpHpquht/L3fJ3A+h1iKHrbCQFlI4mcH5jpnWDxTFWhvHnyoLRssJnJ1bqR0Yt5LFVll5017iGjok",
-	"OeyjyAt55X5Q+qJ/Lx/PHj+GXOkLXClOWssrR6cpgk0haSpEp7UpwoosHrRYLwwy/hwS3uIHlwcPNtLZ",
-	"fxMLJ4uv+cNcWAcq4y3Hf2fHuVorF77G3/nLd/ytdcKV1n/Nf/D37/nHKRQy/zoe4DTjQdIlToMYs6Pj",
-	"aLARzskCF/tf7VnGsZ/nu4Pxyft30/HJ+9+m0cHj6+YkW9/NroetKQ7FpVC5OM/l3zZSZ0ov/2ZNno1G",
-	"/9Y3038Z9O3NK+HkD/ioMf3bs0XMJzYIGdjIArZKZ2YLC1Mw26B4Gxqd73inCjyNtACll6BsrKXGaWaj",
-	"CTwV6YquXwkLApy5kBrOy/RCuogEMn5vZcGizzqhUxkRy8a6kAuVo8xzxCip0Qu1LAuZ0RNPeS74v7Ng",
-	"1a90n4TzsrCOzgOOEFZDc6CTgBM5l1KDynKW4FbqDB9idLrH/AtTrIUbzAdKu4ezAXG/WuOBOJjSf9Fg",
-	"rbT/pKK40k4uZdEh+Su5FkrjVtxM9lwuHOoAWnBZFHQcPk7+WDfoD4H8LBW2K5NLpnw9PtKMtwF3gYjV",
-	"2QWv7Lz0j4C4lyfgyfr30Gr6UVpZ2cOer1miQ6mdYq37S2mcwEUvyjzfQSGtM8gid+LPCApT6kxmUG5O",
-	"IZl6Ea1cGPDuS3x8fHiXBUpX7MZnSMqbF+cMbIVycC4XKAMLvEfpZXuywkEuUdgd3K7X7j7jfvZ9XRJ0",
-	"MEW/SH+DKilcAmbh9UoAEnvCui2qqjvHl7KwymiUsHdS0584akdvHfcqrtel7mU6UltHJ4dQyLW5FDnD",
-	"j7213m3ib1ZlBNMj+FamMJs+nMJ0Oqf/4S8/vrkT4vj555/HiB0REqbCyR648Y0UBaEHka+/jgdIIjwV",
-	"8SCJPDyMQBaFKb6OB0pfilxlH0hAxAN/BEhgxhqhBKnk85LOBIIHupwPxseXe+NMBtHN3904uTts4zXq",
-	"4EKspQvGQv9he1IW1hRzPF1loREK5bsKbmxXxkpIVJbgopeEpVD2CQ/fLkVeoqp4ayUJoQQPx7yNFIDt",
-	"BuYTidjmUpnSsuFQCERbNGKsz0uVZySaCJmthM4m8I2wcnwwhUwtlbMRaANWLTWYAs89Xf6rLIzljUDD",
-	"Z/BLKYvdIBposUaSkMC+UXodHzZlwcls9vDho9n04fHjo8NHj47vIqwbGPR7udun8JnXuRLSXCEPrcWF",
-	"tFBuSJMZXeFV5WArtKtBKypiGIpYv337/FvcAQFLYzJIV0alchQxS4qlUJrZmc06EpRMb7TlaLBJrA9Q",
-	"oM6OjiBdCbRVZGHxouRs/J8gxr/CdHwCY/gAE/hvmMNX8AC+TmAoAB8eAc7iB/zlXFh5fIj2FO7lQl3J",
-	"DBTZZQuFQ6IZuFBuNAGUiVkhFi7WMQnIDlqH7968eQnfMXs8UzLP4gFsC+UkWwJINkRLsbauKFOHkGe8",
-	"wOuA2TxCDZ6Z8jxn/SftnNeMG0z0SlO5QUo6Y2KNU0ae4NHJgPCPILyERh4ZAq+Jqg7WxjIYOiVTZL1x",
-	"uyjW5lIWudFL5MC1yPFRMmNL11YwAZLD6TRp8CQfgpopO6S4GUs/Iv5r2I0NZD2MB+/Oxv8pxr9OxyeT",
-	"D/89/+rB1+P3vx1Es6Oj63jwt5u/HO3D4mhwNfZjj9fSWrHEL9elRQUMNzDPLbwTgaETIBCOdPeJDs4N",
-	"0PtHPoygy/U5y40gjlhGyWxOTNgvFWJ9R7FAQKhF90wuRJm7wXw2jW4HcR9FCy+le95j/z6vzkkQh7y0",
-	"2xbUEXNhNRvhVvViNvS8u+KfT5F5N6AhMsWeqbxXp7zq1SUooNjoZ/tN5crtgI26yQ2bxN+2dulfCrkY",
-	"zAf/40HtFnvA39oHL6XjmbECLKTdGG0l6b9vROatC/wrNdpJTb+KzSZX7FB58FfLvpe7Pe4pamd+1D4a",
-	"DC4LNMxYe89BQKWTcWfPTbaDtSQ2VxbWylqSambBPo5tgXIGyY9Xm9Ih1xRCL2WEEslvSMAjKDkdonYd",
-	"61Roo1Uq8oqxhgKSrxJiqqjNUhEk42ky8lYjTokHjLUAnE8u4T9e//QCzPlfZYrWasG6/gmTcPxmt5FJ",
-	"mIS8EqnLdyhIY510SeudckG2CkhKtxg/TkiqWOlOm3OItd+kcWoQ7Q+rJz7VqcH5J6NqMmck6SuwkRnp",
-	"17DBgU9B0KgRS5Md5CRPI5w16VD2NlUQlrWIQz0da220PPU2FqpXlpdekzR3FC+ph6inkMmF0jLyd6DC",
-	"d1uF5r0pWlgSNrJIcX3Sr+/UL68y4Kutlnk+9poHleiDg8kBDK1kFNbgRS9mYn328vloAglSkvYqCYjS",
-	"j5ycQuKlftJQkmaxYBcLEZLXGQWWNYUnNwvZuzum+86Uv/vBbbf2O25uG617+c1+iLuNUt/Sb6XfdRS8",
-	"/HofPD7Xz8iP/cdLqLOWSxVu9qjCojDr+vuzl8891kFUpvIcziWehk1hcN/omDaYrB7sw4XcfVD6Azvq",
-	"E4KHOEg1jcI4icy9IsZnDKsc5GRytCdJeNrAUjpm7oUqbOXavRdQ2Beu/J248pUsLXvz/3ituc9/aHqL",
-	"vJAi2wHOo3Lae1ZkS17pIChxgij52FsYkZElIFOLhSQvYmC4mk9jvceoBS0ZufQFcyRNw2vYU5wHCNBy",
-	"S6xIT4g1/slg5wvnfT7naVsuFipFQ/m1MwVZIX8G41lZXKpUAgUp0SZcl+kKfypHznHSrgkb0y+lS0an",
-	"QVgha8Ta80ZLx5Ib58OizPMEhtpAYcyauUVTlMmzy4jMli4P2r4bSSeXLjVryVCGxol1TyCMJSh7q5OG",
-	"vzUJ4UDCH3h2EFjS4bmQu9EX3v0s3v2IS/tncjbesMNoJs3DrjRc+qzWLuTGxTpsurzaqIIi85n3IyFv",
-	"3OQSjwLUjjV5udEKyMRuDsJeeL+RW0k9+nz3fp95yOfYyUKLnM/cHw9nNJRaXm1k6mQGZMb7eE4IqrVg",
-	"iZ9c4p1UHvjGWllYSi0LlTLgr2B3FmJRyf+skgaeZ5W5kZtUOImyItaq+dh7FnKz/HKmPlsfvDCOTTtx",
-	"nss/1XC/Z/esSpGtlUMLDPYtWzaf8SjHei0zJbzdvmjn2jTZUBv3QVSL64CNWqN8YZ7PZZ6XYpcbkb0x",
-	"5gdRLP9c9qk8KTk+2gdNDuBH9U2LBzY8xQ/OmA90ZTKafNnuz9tuL5g5oEDxBPuP2fpcUVAn83LDgjNL",
-	"yYCvkC2GOD6E75EjBORGL2P99tUPiMpajial07zMZHZ6m/tmNIGzKkHNB8ybGqyQIl0Fp07wUYUg6BOj",
-	"tUw5Tp3mxsqEgiURWMUJEC2hGDLqvC8KLbNoP7WuyWxzuJ/AdiUcZ/Y5lG9fxNpn8/kbY34UehdyZf54",
-	"3m7wXSGc/EChE5klETE5s8eCbPNeb84Enio2U0JUbyUs2/LlhjJwwm2cxNIGbq08HOTLkIizXal0xTGG",
-	"ldhspLYhsTCwuCnoST7LpZsgNAzR0oYfTHhPLE4yNaV2Nmoyrg3PH1VucI7p3rMgsqyQ1tITvU/ZwFro",
-	"nXfjI+DnLFRcMT5gK/gEpSuZXsjsNgcukP821h1DTuzCmg2QtYeQ/svJ+n0suFvvblxKB+atFj6N+c/y",
-	"lNWe2BA4ongC64UWxigbc/sCLz6TOfqyjW4bYu/6wCYhefVPcms5RAKp4HRn6XFABoVarhxos60cVl6Y",
-	"kExdgNuaWKfCEmSg9NJ5rGM9Jm4KS0jmTR9Y7R5tAo+12PFzXaFkdkpDeGfGh1JfaLNF24mk+MIUTQ/b",
-	"PGS7emziE6VjDX5VC6FQrIeETOlTXSAka/lShSq/BqeyEpc0AmW++jybCdBx/mgkxIccSA1AMOiCA43G",
-	"8slLFN47BREmxMnc/kKjw37wPAJpwIqFzHesU3NlaTC7MlsS8T5NqlqLvFLWfQFRnwuiroO3i6j2RDi5",
-	"NMXubikbqb+6uR3nEvE7An004qtLYl1Ia8oilX7DiCURE2yMVU5dykbqVDNhiTf2d8zZiAaVJ05kmeLE",
-	"nJcF4iSnpB3MFyK3sk+CkB1buTG00ePZ1RWE1ArUJpvGMCjTMtmX1JOulJZjtBZQdHBmI+DFE3ght/Sb",
-	"DdJCZJkkl5uAtdKmAJ/ASmfKJ9GV1oHD84WfmUziwQsxd0C5EhK7vEfPP9FvYpj/PdvIQAnJmh3jahAN",
-	"mip0EA20cR8WptT4+5pqhz6QM4drBZAkXbN+EA2a0JnSXdgJyaNXWiEa3Bg07fmO41SDaNARqYNoUAcf",
-	"9u+z4fO2C2rwfi+PFNfnc8G6W/pduRa63tAOaEXUjBzN4Bdl2nYlCzkn+YcGcqxxK+SVo2SnlMVOI72M",
-	"j0CzZmo6O7wlGe7df8Xx1XQ6juOrg2dxfPXo2fuveoo/opBT1JvCTRmJfAEzVYddJoPbMsOOTk4ap5Ac",
-	"5T25U3WO1js+LDWNq8nVG8FZNwOqJ9q+ZGH3CSf4TAcR5QweK3Z4h2CXsFYtNVeOJCpLek5zSzTeBkMa",
-	"QvQ65G99NFvrBV7W2hOR5z8tBvN3d070eh/ViXuD+hx1KU0Tiprr6aPx30PgUK0inMjNspS/HzFVj156",
-	"q9UvZUt98GaGAHm9ycYDHZ+a/7sqlc/e5rtm8bU3UWUhNbC1k7cem/D43vPOW3fPUsrTnLNcD6bThhiK",
-	"fM3huFdKwfCtViQoSMuIvEYHT9I5vP1qOp1O/+///j/4y8GzCBEf/vromf/s5BnHDZ4chLFt5e8bnfqn",
-	"yis0DZSDc5WpgsGwyIE3kmBiNR/GzOZSFoXKpPc3AMj1ucwyhQjl7Vez6eyMHj+bzp5WHhxlTU4xLPz8",
-	"+NhfcHzi/Sw4Sio0xRxBELkgU3aTC87R5kA0zbgKPxLSrSjlvEJA9RyItl0phMcbkUoYemz/M3724TV9",
-	"5o/PzlPyxFNt+m1EH8ym/PPxEf88m3oKHxw/pq9mgfqz6fSMP5g99j9P/M9n/POIfj6cTqejCVo6yB1q",
-	"7QlfkR3WoriwMKQRn/pH0J3T44Mno0DNWP8qCzPeqsyt4K9GaeIUvPbbUbN0ec522NiZMRWk+ZxC3DS5",
-	"Nn9VYBGB6BRRjZQ09JoluFd8bLVVNovSIG0qNtLGmuj99MmPZ6+J52lqfzH3LBRyKa825LcFkasL2aNp",
-	"px9RtCXy9Zh+orItkaX5zxP8E1lszD+f0o/jY/7z+OT9/c79s2nr/jP8E/ePrueLcPd4tMd+VH7I0bPO",
-	"4HFc4g6+/3un+EnZ8eTCM9oJKlnvwhgwxaccYMv2XzXwOccUmyfFC7XXN8CYs2Z2dSvLvAlxm4DTV9Gi",
-	"GDV51gsCX0rX9ygu4mlk6CNktymPx3VDpshkQendTq7vIvoJc4qr53z5QQNEiaIQO9IJVqZlodzuNd7G",
-	"uvWciqjOSuTXvTqwVouBOfiCK66dO3v5/MP3T/9XKI7n9gRUC7IRqGGZCLbKpKXakmRjLz4kwJXYrHIP",
-	"H8LbVz+M0YoPNTL1rpJPZIfDxlpZW9ZauvJUD5NQ+AUXcreUmmI6dVJ4XWtiilh7nN9Xd3IQWh90XVDN",
-	"om2kJ5OsZvWVcxv2Iym9MME/JVKCRD4h/6V08JomefbyOaBNjnwvC4tmTJH7Uez8wYOwmom8EutNLiep",
-	"WT+w5WZjCtrjfWXcHvtCyo1F2y7gqSafDXH0EaUnF8FS5Keh5FYWMpOWa7QTlQ1uJGrQUAN6SgdMWchL",
-	"vNQzB9m5ZLgT4m+GIqzUGVVa89zPZQZo05C+eGL0JWceWl9fbfKMXFpsONeloOxHO8tzqMuydVaZGBQZ",
-	"4Yz7YV+awds3z8aPUUcBvKpDzQqNZ1+r08jBb2buzxsshB+TrnSFUDke1kw4EUFW8vNkyPEmjRRVbmV6",
-	"eERmeXA54yja6DE9qVMU0Oyb4Uui4BuebCMKiiNwZLxz/cHDBJ+VyTQX9EkYnRVTQkCHb2VfGoU9BZzv",
-	"XGW5hTA8qrsJEX4vQh8EeFVqMAcB+8UG3BmimnHC0NvtqKGK6MaRwuDd5b+p2AkHyST7PTy2RIblp7Gj",
-	"CFBEFpxXXS+EQm2+TwoOwprcglpQbFUWEjY5B4LGVQ7LvJ2HomxPDsukQRwq/aR1fkISTHfBxwmOMNzL",
-	"dAlV9KKWTmidcDKWsQ7sRqZqoVKgVBpapNBLX4u/Fo5i2T3Pz2RKuLfv5OAotDnaNIo2zksHiS8/+Zqr",
-	"UQiS6/bw9/2nRJH7D+7TGnQWqKEclDqXlk3prSTvOtL4l6+nySkRK5BROER/NBvKBOXCQjysUT3aBM50",
-	"fQutuvJtUUULgW5yE9NACyYUU8n2ViI2OT+Ea/2JoSYIjXMCw+YBr+OXLDFWuA2FcS7HGXODHFMA+8Eq",
-	"CjeSDASci6wqAyaWbRSTNM43V+U0TvWotRLfmiIKrvQwG5z63Ou8p5QDOEcjbownSulSJrg9S+l4c8IB",
-	"0NbhUs2CthSNvifhet7a4LBXrqkDkD64D7olYUgcv6aMYR2eEJoo9aRX7IU2SLHQmcCBlKP9qpphcAeK",
-	"ggLqdb2Pd2+25qVcp1dRLRX1bi/xQ2hIyC2c+OqoTnajtx57FyBuznah/etmtgC0clsqI9fv2+HDg+QU",
-	"9UqloprDR567ojDOEFl96y1HU0Dyr7/+ikfSMxmZp6bg+vSGuoqgkBuK+fjjVz8u+c5Yl0TUXSVXKaHy",
-	"rr4hdi+MM6nJg0uaBqoUQ9idKREkbBXel7wphLYLWdysUNJVqS8orYIFg2fm5nXEqA3G9sQjzXLGuqAh",
-	"vm/eoswQLyGHXobOKL6M4ogCbD4ZmU6NNp6h9thWWeaHDDWHZ0QtRRFiZOem1HjEkPN040YLw6rcziCu",
-	"IitoBCK3hke0rVNeHaqIdGIdEcSDsRV4rBFp4U8fHhiqLOcKu0qRBWKsfNoFLz7j1bM4j0KPHZp45Gs8",
-	"6geSClmpXAZQpyXJzFJr5JfqTISIIgGD9hCnOFNak48ORh+LO7IabwMrhMItHDNvob76GJAI17LWo4j1",
-	"oz7VOUQQrXeQCovU6NeUzKmhsLtSnDShUMvZHCjiem+0WZDmlKXmSxYgFH3CMMmFU/ogiXiMg2P/22PW",
-	"sjt/ABpKg8LT0KVKJYAKrxtrxYjLJvOU+i10RGStIp+za5MNwFBQi7dsxY4McVLMofC2pg0Zb88zBhkJ",
-	"BXlwDSTRE9Ji3QJvPrljzv6voSsi6V9lQavjAngCo75yF4bJVwcsH5J/nX1zkLDlQyI14gALadtC0i2K",
-	"micAi8lRp+wXhsl0+ggpnIynCYOZAEZIbvaTibrLUSsKvii0wfNncC1wPykyggQgH3MyDzzv/46g42o+",
-	"ejx91OrXwEuhM0GeAXaYcYI90Fz3R3jssfyotUedGmtBpk9N3UrLL9A6pNgV+WvILwHD5GDiaZMcyGnS",
-	"T5JREJ01DYiZnrYNP/CebAuf5I9441MeyGpnzYZiF9lJaSs1x5EncNbC0mylIhgOKI8JF84SmXP+8W3b",
-	"BYnRTINrIDC/YuTAKilO5lbWcT7iag9ffm6kvRU1ZiTPh5fSPmfOt0dr6y7quwMV2CfENRSwLKW1hKip",
-	"9m8PQtP3jJRXqFNI0FAmH2fHWddUE34CUWD/kMRnfL4fnJfZUhLTDVFUdZw2c/zAR5/g4bRGqGRAkKjx",
-	"qnREdYbQhOWzkwSG7YTKgIZaWX5Vu866dyFAyCFs5A9GftNY1EZVIRFZTHpX6fSQArMRljT3G25guZa2",
-	"EkM9ZhkTIpDynPamS0Tu3OlphLPzjQzRoqZ9ISXpfBe6yn7NTXrhQS5+bsrm8ekmHHADvTZwDX2KOAqU",
-	"gPylFLkNyULNmC7HoeniKj/OQ3kB3MvGSrS+2KyhOZELhL0cUKVzdCysw8RbuZQVkIwQyrKDjsZhtE3s",
-	"zFZSM1fB+8S6Qx7hkPvJBcmosmORCpSmEzTfBF5IyrSlaIHt7iPhiO+enn1b5W4TZGN3B3/e6YMQ+p/u",
-	"y4CjgD39BIbUXMfQdviqqsrlhprYeh726xd8LMmZSnlOjB3Jg1U55PypBJyanyr522BryjyDc+WDW3w4",
-	"1KXIO848XI5qSLVmhwezoDNktprNSLKw2WdoKwm2l07MqcS23UovCq6Vhq818wTjuJk3BDtJUaggezKc",
-	"vL7pZC0xtGCC0CkJEopm0WEeFC37kqTSJXwLV7puyK/ZyrSeczfKKvGaPbGeWiwBvNlMU7lX5W9zetO5",
-	"XCmaZm5EBucix0EKnvCLatTQi5I6mgL3niw3uGMvwKnQf8IvTpPLpIpVNmhzv0J97E5jvyxHNHsbOMLQ",
-	"bYM9w/EKKMyWOxibNZGHOh7UBePVjEfEFG+9553t2LrHWuDWGhQu1SXyD/f6uAFM1c2U0UTdyNw1Bgin",
-	"VOVSI7RXS20KyW5MbudcextaTZwr8RBqNbxB4DmxcuvdUq+BMhCfQU2+KP2o21uZRmm0V4aPdle+Ubq0",
-	"NSO1V66MotCAlSWHbZmxDaFziuCmNsbrqX5cpLE84+CIUy7fi3MMooG39gfzwcFkNpkOrqMB2rRiowbz",
-	"wcPJdPKQsr7cioJRFPzAX5a9fRR9eyRx1/AZDEMCB/89imLdaK61oDZMDKyCDvRKOzih2SYgFz1F0SJI",
-	"3r1PYk3FAyGH10MtCme8FEulKySJiM33CfQ2zR36Bca61TBQuQkL1G5DYx9F4+6A1P+4mXEV66oZObcX",
-	"rJiZBVy71yBPwImCEnXryHis+bjyPSLUwbvQfJnaJTPBF9VEJvCMZkabgU9IYl11Q+HibNrAS2VVpeB8",
-	"MhDDQKWbQVBisIoRn2fUhMw6iq22uzXekP1UX/IgZNV+9MJWp647XO9rGt53umfNptPfLWGdFtzbk6Zz",
-	"HqLb4sl/StZzaPZ62xBVn+9/wlKzQ972vvsq9njQ6KxGtxx8/JZWuQzddPzxm9q14HjX7OTjd3Wr5fC+",
-	"h3eY4m3VpNfR4OgulGl3QaC7Ht6JOK00Rluu16LYDeaDH5R14XCgshJLS8kc/pP319FgY2yPyjnLSHM2",
-	"ckHbqYq9WaEEtVSWhO5pPqcoJCnRd94Cr1wsDVe1I1lsFpBw5moSkVLoBkRJJ1SmG9pja+UcJztVqZUW",
-	"krrqZBLrs56KQ+obGkoOUYfdv/9aLEJ9hZ3cvw9nwWT1VnHolVpVagx9XJIgqCnR1haQFWazkVnT8Uwe",
-	"xuRo+jAZ+awApMdexQj1jslkrH2z1/CyAb8uhox8f6u5VbeZq0fuYYMYkHd7wYT+04syD8sJLWOqrkix",
-	"9k3Uh7NDWJmysCFu2TJzrHRVTt8oApuaDTVRrXrJ1W3kqbZFOZ/VsL+K6pOwUQF610rUI1hyz3C8eEY+",
-	"pupWgjGEMH8wrHGSUUSpeAR6CIj2vH9iDvS6ibpRj5Zb6vhHndFP++fb1yqqY1zNfFT7pqZRPSNTzCB0",
-	"/WmhdLbduk3U9pxFU3IW3dJPDQ9iVBfAcgdptPU47smd1BGmIGyrYg5iv22afxkHuQW8oXJC59KZZrXS",
-	"DX3ZQq2vd5h7r2M4xKHgihIst6aRABO8vThMWMSubc/Rd6FfKjFiECw+mwBX551x/gUxCFFkVtWBMZim",
-	"mAAKKxshAK7y6qKQO1l5A4MkqqRT8CAKXeX0xbohmTg9VpuKh1JZRTyqgk3r4UyNTfcFB3vSrAzldyH+",
-	"5i39fR7l7sZM39pW93l/jch/yMIN4nOYHF5dJdyBaiFU6NNaO4qTo6urhNmJIoFe4sx93TZ16bM158Za",
-	"LAppV/hMko977ra96r+A04lb5BUqeHJLNyr6QuUel+3x+Y14lV4A+rOEW40iu+gp6EPahxfNIB0XvhMB",
-	"b3cgHTFW4NhwCUqQCfxc98qC8DKkdg15GEToMIZXRN/49kyWW5qxLgrinIqeKFK6Ik+Erg0q5TzpeX+r",
-	"7/2yKSsxPLQy+vvUEKmMWA/buW/e8UOuSKXxWJhi5wnbCc7CuXGrEUWZ/aZ4vwXPPJfikhmk6lXWkppH",
-	"00fsJGA9Ta/f4U6PnjPqnqM0YKg2bbRQm7cxS6NTW5NiVce2CbygKFqowUTlKFv9taol1o205tVbJhr9",
-	"WwFWMt+w+7S/hde8VfLafHtWdy84gkzAyHOud/JcyI2rPVxtTR/WGHadhGq9zufOy4uFKZasuVvnwkem",
-	"uq0Rye9pWGRxEzFu9yF6G8h7pysFNrgIoM4TqORMO3CxVJeh13p/bzMcAdcNne5mp/WhDQ+vAlPeZxj2",
-	"s8rq4kwdS1W0FeRDJjrbjyvds03q0wxaeUYWxLm5lCAcSN+5wicEEDLxUoSisIgG5vUxbeDPPVu/qmz+",
-	"ZGO/84YBNs5pTd+YbPe72eW+wOy6XXWDGOp6zxtw8Ht6A24qXm+8x4sqQlvtoWuYkzXy2/8Ur8AN7zq7",
-	"bcS+W66jQcCz+xbbS0qrWzS0YHOZvS8LOD5s1WmEl8I86L5p686vxPriuvjjXBfTO7gubmgOjbcf3MGP",
-	"0G1/Rh6T2ac+1nf//f/E3YL3PLrLk/bb1LZdNWdZVjtcen011xHHCR78RrlD1614Ab/jsX6Rw00vWKg7",
-	"EPCbNut6UI88v62GQtD5pvWmJthyA29+oRO9cAbojUzsy5lNH079y32Svzx9AzTbRmSmMos4ABFSahGQ",
-	"WNSUIXPmcHqY1AUVlvDRDpLG6y4TGIb3W44iSPgFVP7Dx0cnh1xYJ2LtIwDef1W94KpP3S6l+xxdy2/u",
-	"+KP937drvD9NkXXeOHrbSM1L7+gYb78y7Z+uI1D9mrTbiaD/ASrp8I/vLvTCBNGzEt5L4ZMg95qc+qSY",
-	"L2z9z8rWX4I3dwje/EW6RghmWOv4UT88aNS5kuJqVri+e48ait03rNY61kNhspJCFXery7w8oArnqicN",
-	"97q4jvZezenEkkuF24Na/nzyKYO/r1Z9c2cG2yzxrAy+SePlfp5e1++v/18AAAD//w==",
+	"7L2NctvGki/+Kl3871YoB6RJ6sMWValdxbFPvEkclz/+uXcNrzEChuQcgTMMZiCKyfHWfYf7hvdJbnX3",
+	"DL4IybJP4nPrlFMpSyKBwUxPT/evP/H7IDXrjdFSOzuY/z5YSZHJgn49T1Np7eiR0a4w+eg8z8129HOh",
+	"lkrj15m0aaE2Thk9mA8e/fzi5RySewkYDfJKFjsQ2m5lAc6AgEL+WkrrwK2Eg1QUhZIWhIaEx0tizQ+O",
+	"wBq+SMBWXsBGLCWsxQ5SkefgVhLOnz+FrXIrEHApd6CchdLKItYrk2d2DD/InQVXiCuZg9KQnJduZQr1",
+	"m8CJJhFonBx+kxpzqaSlJ2oT67SQmdROidyCKCQIXK/MxvC8kItcLVfOwjD5+fmrpz8/e5nwHML0Qegs",
+	"1kmHYi940aOfpFuZLDlA0ggNZiMLms1XFjYCV4JPI2JJHGU2OUrAlM6qTIJbKQspDihSN471IBrYdCXX",
+	"ArdA6nI9mL8Z3Bu8jQZrcf2j1Eu3Gsyn0cDtNnIwH1hXKL0cvH8fDb6Tm0Kmgveru30vnjyC0wdHx5DV",
+	"V0EmnIThFP5D6FIUO5hNZicHEQgLyb/H5WRymJZaXYOVqdGZpU9kMh5EA9xtVchsMHdFKftm/O/TBycP",
+	"ZrPjk8mkM/fDWd/kn2ZyvTFOajd6ITe52OHg3UUk+LQEtiupmW6eAwu6wxL7NJhSgxRFrugC5k7c01jj",
+	"ZVasJSTVU9Pd6Ae5S+Z+CLUWOWyFhbSQwskMLnbMtH6gKNbaOP5UWTBajuH8wkrtwLiVLLbKypv2EtfQ",
+	"IclRH0WeyWv3o9KX/Xv5cPbwIeRKX+JKcdJaXjs6TRFsCklTITqtTRFWZPGgxXphkPHnkPAW37+a3t9I",
+	"Z/9NLJwsvuEPc2EdqIy3HP+dneRqrVz4Gn/nL9/wt9YJV1r/Nf/B37/lH2dQyPybeIDTjAdJlzgNYsyO",
+	"T6LBRjgnC1zsf7VnGcd+nm+mo9O3byaj07e/T6Lpw/fNSba+m70ftqY4FFdC5eIil3/bSJ0pvfybNXl2",
+	"cPBvfTP9l0Hf3rwQTv6IjxrRvz1bxHxig5CBjSxgq3RmtrAwBbMNireh0fmOd6rA00gLUHoJysZaapxm",
+	"djCGxyJd0fUrYUGAM5dSw0WZXkoXkUDG760sWPRZJ3QqI2LZWBdyoXKUeY4YJTV6oZZlITN64hnPBf93",
+	"Fqz6je6TcFEW1tF5wBHCamgOdBJwIhdSalBZzhLcSp3hQ4xO95h/YYq1cIP5QGl3OBsQ96s1HojphP6L",
+	"Bmul/ScVxZV2cimLDslfyLVQGrfiZrLncuFQB9CCy6Kg4/Bh8se6QX8I5GepsF2ZXDLl6/GRZrwNuAtE",
+	"rM4ueGXnpX8ExL08AU/Wv4dWkw/Sysoe9nzJEh1K7RRr3V9L4wQuelHm+Q4KaZ1BFrkTf0ZQmFJnMoNy",
+	"cwbJxIto5cKAd1/iw5OjuyxQumI3OkdS3rw4Z2ArlIMLuUAZWOA9Si/bkxUOconCbnq7Xrv7jPvZ92VJ",
+	"0MEU/SL9FaqkcAmYhdcrAUjsCeu2qKruHF3JwiqjUcLeSU1/5KgdvXXSq7helrqX6UhtHZ8eQSHX5krk",
+	"DD/21nq3ib9alRFMjuE7mcJscjiByWRO/8Nffnp1J8Txyy+/jBA7IiRMhZM9cONbKQpCDyJffxMPkER4",
+	"KuJBEnl4GIEsClN8Ew+UvhK5yt6RgIgH/giQwIw1QglSyRclnQkED3Q5H4wPL/fGmQyim7+7cXJ32Mb3",
+	"qIMLsZYuGAv9h+1RWVhTzPF0lYVGKJTvKrixXRkrIVFZgoteEpZC2Sc8fLsSeYmq4rWVJIQSPBzzNlIA",
+	"thuYTyRimytlSsuGQyEQbdGIsb4oVZ6RaCJkthI6G8O3wsrRdAKZWipnI9AGrFpqMAWee7r8N1kYyxuB",
+	"hs/g11IWu0E00GKNJCGBfaP0OjlqyoLT2ezw8MFscnjy8PjowYOTuwjrBgb9Qe72KXzuda6ENFfIQ2tx",
+	"KS2UG9JkRld4VTnYCu1q0IqKGIYi1q9fP/0Od0DA0pgM0pVRqTyImCXFUijN7MxmHQlKpjfacjTYONZT",
+	"FKiz42NIVwJtFVlYvCg5H/0niNFvMBmdwgjewRj+G+bwNdyHbxIYCsCHR4Cz+BF/uRBWnhyhPYV7uVDX",
+	"MgNFdtlC4ZBoBi6UOxgDysSsEAsX65gEZAetw/evXj2H75k9niiZZ/EAtoVyki0BJBuipVhbV5SpQ8gz",
+	"WuB1wGweoQbPTHmRs/6Tds5rxg0meqWp3CAlnTGxxikjT/DoZED4RxBeQiOPDIGXRFUHa2MZDJ2RKbLe",
+	"uF0Ua3Mli9zoJXLgWuT4KJmxpWsrmADJ0WSSNHiSD0HNlB1S3IylHxD/NezGBrIexoM356P/FKPfJqPT",
+	"8bv/nn99/5vR29+n0ez4+H08+NvNXx7sw+JocD3yY4/W0lqxxC/XpUUFDDcwzy28E4GhEyAQjnT3iQ7O",
+	"DdD7Jz6MoMv1BcuNII5YRslsTkzYLxVifUexQECoRfdMLkSZu8F8NoluB3EfRAvPpXvaY/8+rc5JEIe8",
+	"tNsW1BFzYTUb4Vb1Yjb0vLvin4+ReTegITLFnqi8V6e86NUlKKDY6Gf7TeXK7YCNuvENm8TftnbpXwq5",
+	"GMwH/9/92i12n7+1959LxzNjBVhIuzHaStJ/34rMWxf4V2q0k5p+FZtNrtihcv+vln0vd3vcY9TO/Kh9",
+	"NBhcFmiYsfaeg4BKJ+POXphsB2tJbK4srJW1JNXMgn0c2wLlDJIfrzalQ64phF7KCCWS35CAR1ByOkTt",
+	"Otap0EarVOQVYw0FJF8nxFRRm6UiSEaT5MBbjTglHjDWAnA+uYT/ePnzMzAXf5UpWqsF6/pHTMLRq91G",
+	"JmES8lqkLt+hII110iWtd8oF2SogKd1i9DAhqWKlO2vOIdZ+k0apQbQ/rJ74WKcG558cVJM5J0lfgY3M",
+	"SL+GDQ58BoJGjVia7CAneRrhrEmHsrepgrCsRRzq6Vhro+WZt7FQvbK89JqkuaN4ST1EPYVMLpSWkb8D",
+	"Fb7bKjTvTdHCkrCRRYrrk359Z355lQFfbbXM85HXPKhE70/HUxhaySiswYtezMT6/PnTgzEkSEnaqyQg",
+	"Sj9ycgaJl/pJQ0maxYJdLERIXmcUWNYUntwsZO/umO47U/7u+7fd2u+4uW207uU3+yHuNkp9S7+VftdR",
+	"8HKSG7h7/z9bZ8+Me1luNqZw7Dr9bCLqKwubwjiTmhy8pRgYzTPXNQwT+nU2niTkms+lKGLt5LWLgL+a",
+	"jE+TMyA39XQ6AStTYsDp8fhkfHJWs16sk5Vzm3f+Se+0ce9sWHfifTXeB2M3UlzamsXJie//mozhPKAt",
+	"petrvLfANURwIUW6Yo6OdXVCI9iuhKNgg8ytxCWzwCUZpVwwER8ZrXkxc0hzY2XCUDK5hVXncC8ZwzPj",
+	"Vigq0Hr00vmzHZV9y+SpfkJBkj+ft85b/nq42V0Pi8Ks6+/Pnz/1QBohv8pzuJBIv01hcKWkAxoSrB7s",
+	"3aXcvVP6HUeBErI9cJBqGoVxEhl6RVKVDSTlICd7tj1JMtYMLKVjflmowrrGUWGI/0XkfbLIa3PlC1na",
+	"zyXv9vkPT6bICymyHeA8qoiQZ0WWAUoHLYwTRKnGruiILHgBmVosJLmoA8MNm+Kuy6gFLRm5tEdAnOE8",
+	"QICWW2JFekKs8U9G0l8479M5T9tysVCpktq9dKYgE/dzMB6qM5VKoAg4CAvrMl3hT+Uo8kLQLWFPzXPp",
+	"koOzIKyQNWIdlEcTwJGP8N2izPMEhtpAYcyauUVTCNOzywHZxF0etH03EuArXWrWknEyjRPrnigrS1AO",
+	"hSQNZ34SYs0EbvHsoNVCh+dS7g6+8O4n8e4H4iW/EEy5YYfRBp+HXWnEi1itXcqNi3XYdHm9UQWlfWTe",
+	"SYm8cVO8JQp2XKwphIImZiZ2cxD20jsl3Urqg0+PHfX5HvgcO1lokfOZ+/PhjIZSy+uNTJ3MgHxEPlgY",
+	"cGoLlvjJJd4D6q2qWCsLS6llodKzFjpVWQh0Jv+jykh5mlW2bG5S4STKilir5mO/spCb5Zcz9cn64Jlx",
+	"7DcQF7n83CZX12UhsrVyaHXBvtuEfTN4lGO9lpkS3im0aCdyNdkQzSpRLa4DNmqN8oV5/g7mebre5HIt",
+	"9T/AYE9eFULbhSxqZ1jlkeK/m/Kp9kWpMOU5RffDXxaSdFXqS5klIHKjJQy9JT+rLPmT8fQs1h0WUzUJ",
+	"kMcqi/xmK5xdmx9phce6xwxHPRWBVZyk0aJOyPrzbgwE+NF++l/XYq+nQqE4239m5pwoU3kqfa5j5Z3k",
+	"WE1CCMgT9bNa/c/FLjcie2XMj6JYfl65VvmPc3y0DxVP4Sf1bUs4bXiK75wx7+jK5GD8RQ59mhzyiIHD",
+	"qBRFtf+Yrc8VhbIzr9AsOLOUbIkUssUQJ0fwA3KEgNzoZaxfv/gRD0vLva50mpeZzM5uc1o3JE6sb3f8",
+	"tSTObX69P1eifNG3n8rnr4z5SehdyBD883m7wXeFcPIdBYxllkTE5MweC3Ia9boZx/BYsf0cchlWwrKT",
+	"qdxQ3mG4jVP32hZFK/sQ+TKkH25XKl1xZHUlNhupbUinDixuCnqSz+3rpkUOQ45Iw0ErfPwJJ5maUjsb",
+	"NRnXhucfVME/zmT5yoLIskJaS0/0kTQDa6F3XoujJcpue1wxPmAr+ASlK5leyuy2sBVQ1CrWHQ+D2IU1",
+	"GyA3BNqaX07WH+NauPXuxqV0YF5r4Ys3PhcCrkMEIVxOUVTWCy2MUTbm9gVefCJz9OVY3jbE3vWBTULK",
+	"/mfytzpEAqngIg/pcUAGhVquHGizrTypXpiQTF2A25pYp8ISZKCk+nmsYz0ibgpLSOZN52ztt28Cj7XY",
+	"8XNdoWR2RkN4L9u7Ul9qs0WjnqT4whRN1+885Ph7bOLLQ2INflULoVCshzR06RP8IKSo+gKtKqsQp7IS",
+	"VzQC5fv77MIx0HH+YIjOx8JIDUDwNATPLo3lUzYpqeEM7U+eEJew+AvRpOT94HkE0oAVC5nvWKfmytJg",
+	"dmW2JOJ9cmi1FnmtrPsCoj4VRL0Pblii2iPh5NIUu7slqqX+6uZ2XEjE7wj00VKuLol1Ia0pi1T6DSOW",
+	"REywMVY5dSUbCaPNNE3e2D8wUy0aVC5ikWWK0xGfF4iTnJJ2MF+I3Mo+CUJ2bOVf00aPZtfXEBLKUJts",
+	"GsOgTMtkXypjulJajtBaQNHB+dyAF4/hmdzSbzZIC5FlnMsgYK20KUIyBp0pnzpcWgcOzxf7eSQevODd",
+	"AZQrIZ3Vu5r9E/0mhvl/ZRt5dyFFvWNcDaJBU4UOooE27t3ClBp/X1PFJCVv+AopJEnXrB9EgyZ0piQ/",
+	"9o7z6JVWiAY3RvN7vuMA6iAadETqIBrUUbH9+2z4vO0b9R80PFkoXW5MURm83Uu2R3L4hNkuB3xfroWu",
+	"97+DcRFk1x4vFIHblSzknMQl2tOxxp2jLBttuMrU5I0cXD4xzcLSyezolozhN/8Vx9eTySiOr6dP4vj6",
+	"wZO3X/dUyEUh8bK3zoXStvkC5sEOd40Ht6XPHp+eNg4tBXx6EkzrRNY3fLZqGleTqzeCUxMHVHS5fc6y",
+	"8SMO/LkOEs0ZPIUcuAlBW2GtWmour0tUlvQc/pYkvQ21NGTu+5Dk+sGU1md4WWtPRJ7/vBjM39w5G/Zt",
+	"VGc3D+pj16U0TShqrqePxn8PgUNJn3AiN8tS/nHEVD1q7LVWv5YtbcObGRI96k02Hhf5+qU/VAd98jbf",
+	"NdW5vYkqC/nTrZ289diEx/eed966rywFGOZcCjCdTBpiKDjpR71SCoavtSJBQUpJ5DWYeJTO4fXXk8lk",
+	"8n/+1//GX6ZPIgSI+OuDJ/6z0ycc/3o0DWPbyj14cOafKq/RklAOLlSmCsbOIgfeSEKV1XwYYpsrWRQq",
+	"k949ASDXFzLLFAKa11/PJrNzevxsMntcOXyUNTnFYvHzkxN/wcmpd8vgKKnQFDsHQeSCTNlNLriQhRMq",
+	"aMZVGJ2AcUUp5xUCavNAtO1KIZreiFTC0JsCv+Bn717SZ/747DwlTz3VJt9F9MFswj8fHvPP84mn8PTk",
+	"IX01C9SfTSbn/MHsof956n8+4Z/H9PNwMpkcjNEwQu5AvUmEr8gOa1FcWhjSiI/9I+jOycn00UGgZqx/",
+	"k4UZbVXmVvBXozRxCl773UGzv8OczbaRMyOq2vVhLtw0uTZ/VWARsOgUQZCUNPSaJbhXfGzkVSaO0iBt",
+	"KjYcihIOHj/66fwl8TxN7S/mKwuFXMrrDbl5QeTqUvZo2skHFG2JfD2in6hsS2Rp/vMU/0QWG/HPx/Tj",
+	"5IT/PDl9e69z/2zSuv8c/8T9o+v5Itw9Hu2hH5UfcvykM3gcl7iDb//eKX5UCRF5/Ix2gvp6dGEMmOJj",
+	"DrBlc7Ea+IJj482T4oXayxtgzHmzBKVVitNExE186lsNoBg1eT8IfC5d36O40rFRxoQI36Y8HhdXmiKT",
+	"BdXAOLm+i+gnzCmun/Ll0waIEkUhdqQTrEzLQrndS7yNdesFVZqel8ive8WyrT4sc/BVqVxgfP786bsf",
+	"Hv/P0EGEe7hQwdxGoIZlItiq3IAK8JKNvXyXALerYJV7dAivX/w4QqM/FBLWu0oulB0OG2tlbVlr6cqx",
+	"PUxCdSxcyt1SagoB1ZUzdUGeKWLtzYK+4rxp6A/T9Vg1O1sgPZlkNaujYcBuJ6UXJrizREqQyFctPZcO",
+	"XtIkz58/BTThke9lYdHqKXI/ip3fvx9WM5bXAu2PcWrW972pMeh1bbXHvpRyQyH/gKeafDbE0Q+ohqMI",
+	"hiU/DSW3spCZtESLB4njvU7UxaYG9JTWmso6UcAzB5nFZOcT4m/l7EudUTsKnvuFzABtGtIXj4y+4gxa",
+	"65tQmDwjDxjb2XW9PLvdzvMc6t4VOqtMDAqkcFnSsC9d5vWrJ6OHqKMAXtSRaYW2ti9obBQqNcub5g0W",
+	"wo9JV7pCqBwPayaciCAr+XkyFMKQRooqLzQ9PCIrPniocRRt9Iie1KmcajYX8nWj8C1PthE0xRE4kN65",
+	"fnqY4LMymeaCPunkIRDQ4VvZ9UZRUgEXO1dZbiFqj+puTITfC+gHAV7VY82bOQ91EoppFHQDZSVqp9yO",
+	"uk6JbtgpDN5d/quKnXCQTLKbxGNLZFh+GvuVAEVkwfUB9UIoMuebSeEgrMktqAWFYmUhYZNz3GhU5WLN",
+	"2/lUyvbkYo0bxKH6eFrnRyRzdRd8kuAIw72MrdBqRNTSCa0TTio01oHdyFQtVAqUEkaLFHrpG5ashaPQ",
+	"d8/zM5kS7u07OTgKbY42jcq2i9JB4mv0vuGSPYLkuj38Pf8pUeTe/Xu0Bp0FaigHpc6lZVN6K8kZjzT+",
+	"9ZtJckbECmQUDtEfzYYymrn6Gg9rVI82hnNd30KrrlxhVPZHoJu8yjTQggnFVLK95dpNzg/RXX9iqFNM",
+	"45zAsHnA63AnS4wVbkNhnMtxxtxFzBTAbrOKwo2cBAEXIqt6JRDLNiruGuebSxcbp/qgtRLfvycKnvcw",
+	"G5z63Ou8x5TLOkcjboQnSulSJrg9S+l4c8IB0NbhUs2CthSNvkfhet7a4N9XrqkDkD64D7olYUgcv6TM",
+	"dx2eEDrN9WRj7EVCSLHQmcCBlKP9qjoGcZueQjbr1qbBG9qal3Kdhm61VNS7vTwRoSEhL3LiS0g7Wbre",
+	"euxdgLg5OYb2r5sIA9BKhamMXL9vR4fT5Az1SqWimsNHnruiMM4QWX3rLUdTQPKvv/2GR9IzGZmnpuAm",
+	"Hg11FUEhNxQi8sevflzyvbEuiagFVa5SQuW9eW9ENOIyEm61UiAmajCdX9gEBQB5Q3uzFqEGINTdrspN",
+	"FPbSkiLqSYfsaKIqv5EfeYwQcLifw0intVsN6QshgJdwa1EkdGsiD6oHHntBf1v5I8m06gFhe+tqDI4M",
+	"4DiNSs2g2+pS4L3kzdn4EMdmTdhQXjczaGboJOH5vArNs3wx1DFFI31JAckMbfxx2ju0yvJpyFBv+o3V",
+	"SCcfULwwpUYBg+dON260MKwqsg2iSrIBD0Dk1vCItiXjKpESESKow6fIVFuBQg1xJv70sZShynIuwq7U",
+	"eCDGyueo8OIzXj0rsyi0YaOJR75Sq34gKdCVymWAtJpyWotSazwtlUQI4VeCRe0hznCmtCYfSo0+FKRl",
+	"ENOGlcgzLRQ3b2HeWgiQAtOyRhFo6UR9wGGIJoTeQSosUqMfJ/BxC70/KthAEwrl/s2BIm4JghYb0pxO",
+	"QHXe/M0wTHLhlJ4mEY8xPfG/PWSMsfOnvaEyKZYPXapU4rfwyKCGBbhsMs6pJU9HQdQA4Sk7dtn8DT0X",
+	"8Jat2JEbgo5w6M1Q04ZM16cZQ6yEImK4BtJnCenwbg8QlhsjruGpgTvaEb/JglbHPVJIAvrmDjBMvp6y",
+	"EE7+dfbtNGG7jxRKxOElwhqFpFsU9dcBVhIHnc4QMEwmkwdI4WQ0SRjKBShGWqOfTCSiqVsRXxQ6pfoz",
+	"uBa4nxQXQgKQhz2ZB573f0fQcbQfP5w8aLX04aXQmSC/CLsLuUwGaK77Izz0lsxBa486bTgEGX41dSuM",
+	"s0DbmNQBeavIKwPDZDr2tEmmcpL0k+QgiM6aBsRMj9tmL3g/voWP8sa88vkh5LNgvY5iF9lJaSs1B93H",
+	"cN6yJNhGR1MgYFwmXDhLZMz6x7ctNyRGM2ewgT/9ipEDb8/rp+X/0sgRLGrETH4fL6V9gqHvoNnWXdSa",
+	"DSpTh/DmUMCylNaSPUEVvHsGBH3P0GKFOoUEDaU9ciqhdU014ScQBfYPGY/GJ0fCRZktJTHdEEVVx2U1",
+	"xw987A0OJzU+J/OJRI1XpQdULQxNo2R2ihillX0a4EQrJbLq6Fy3twUICZeNZMvIbxqL2qgqByR7Ue8q",
+	"nR7yhTbCkuZ+xT2O19JWYqjHKGVCBFJe0N50icjNnT2NcHa+163M5rwvpCSdb1RaWe+5SS89xMfPTdk8",
+	"Pt3sDO6x2obtoZUdx8ASkL+WIrchs6oZ0eYoPF1cJRN6Q0YAtzuzEm1PNupoTuQAYh8PVLkvHfvyKMBN",
+	"SqFIDhDIs3uSxmFbg9iZbcRmYocHiN0hj3HI/UyM5KCy4pEKlNMUNN8YnklKS6ZYie3uI+GI7x+ff1cl",
+	"uhNkY2cPf95plRNaZO/LgOMAtf0EhtR/zdB2+NrIyuGImth6HvbrF3wsyZVMSWGMHcl/17QG8FQCTs1P",
+	"lbyNsDVlnsGF8qE9PhzqSuQdVyYuRzWkWrMJkFnQGTJb7aG/qzymtpJge7nXnHdt291Wo+BYaniaM08w",
+	"jhp6M7iTQYYKsicdzOubTooXQwsmCJ2SIKFoFh3mQdGyL0kqXcK3cL36hry6rbT0OTcsrrLU2Q/tqcUS",
+	"wDsNaCpfVcnunAt2IVeKppkbkcGFyHGQgif8rBo1tCumptfAVVflBnfsGTgVWhT5xWlyGFWR2gZt7lWo",
+	"j52J7JXmeG5vj18Yum2wZzhaA4XZcpN7sybyUN+Suu1DNeMDYorXPu7AVnzdhjNwaw0Kl+oK+YfbQd0A",
+	"pup++2igb2TuGgOEU6pyqRHaq6U2hWQnLnf8r30trT7/lXgIhS3eIPCcWDk1b21wc07PoD6QlKvVbb9P",
+	"ozQ68MMHG/DfKF3ampE68FdGUejRzZLDtszYhtA5Q3BTuyPqqX5YpLE849CQUy7fi/IMooE3yAfzwXR8",
+	"OJ4M3kcDtGnFRg3mg8PxZHxIKXJuRaE4Cv3gL8veVru+g564a/AQhiF9hf8+iGLd6L+4oE59DKyCDvRK",
+	"O7jg2SagAAXFECNI3rxNYk2VFiHh2UMtCuY8F0ulKySJiM23kvU2zR1aysa61VNWuTEL1G7Pex9D5Aay",
+	"1CK/mW8W6+p9FdyBtmJmFnDtdrQ8AScKymqu8wJizceV7xGhm4UL/fmpoz4TfFFNZAxPaGa0GfiEJNZV",
+	"TyNusUAbeKWsqhScT4ViGKh0MwRMDFYx4tOM+lRaR5HldkPfG3K/6kvuhxTkD17YauZ4h+t9AcjbToPF",
+	"2WTyh2X304J7O0t1zkN0WzT9s6SIh37gtw1RvQrin7Au74i3ve++ij3uN5pv0i3TD9/Sqi2im04+fFO7",
+	"owPeNTv98F3d0kK87/AOU7yt9PZ9NDi+C2XavUzorumd1tlsPkC3Hd6JpnXuJ95z/OF7bupQSCkm5Xot",
+	"it1gPvhRWRfOJOpIsbSUQeM/efs+GmyM7dF05xkp7EYCbjs/tDcVlxCeypLQ19MncoXMMPrOG/6VZ6cR",
+	"g3CkAswCEk4XTiLSRd0oNKmiymJEM3CtnOMMsyqf1UJSVwaNY33eUxVKHa1DWSiqznv3XopFqIGx43v3",
+	"4DxYyt4YD128q2qaoQ8GE/I1JZr4ArLCbDYya/q7ybGZHE8OkwOfioH02KvqocZTmYy1b0MeXoPj18VI",
+	"le9vdcbrthn3BkPYILYDuo2kwpsRFmUelhP6TVUt1WLtX+8xnB3BypSFDcHilnVlpasSKQ8isKnZUHvv",
+	"qstp/YITqj9SzqeS7K+i+iRsVED8te72wJm8Qhy7mZFrq7qV0BMB2x8NK7rkIKL8R8JahH973ow0B3oR",
+	"Ut3lS8st9aKld3ac9c+3r89cx6ab+QjTTR3nekamUEUILrWMAzYZux0Y93xUE/JR3dKMEQ9iVBcp87sN",
+	"0MTkYDO/4wPREaLFKtQh9nsu+tdEkTfC20endC6daVaU3dDUMdRjez+9d3aGQxyK4iirdWsaWUfByYzD",
+	"hEXs2mYkfRc6eRMjBsHiUzhwdd4H6F9dhshIZlWtHmN4CkWgsLIR4u4qmTEKCauVEzJIoko6Bcel0FUi",
+	"ZawbkolzkrWpeCiVVaClKqq1HkXVkHhfcLADz8pQIhnCft7BsM+j3CyV6Vu7CHyyZSPdIqQ+B/E5TI6u",
+	"rxNuX7cQKnQQr/3TyfH1dcLsRAFIL3HmvraeWnzamnNjLRaFtCt8JsnHPS/fXoVmMA+IW+Q14gryhjeq",
+	"LkN1JZdW8vmNeJVeAFZ9bKxBkV30FF0i7cMr0JCOC98tgrc7kI4YK3BsuAQlyBh+qRvtQXhNX7vOPwwi",
+	"dBjDK6JvfW83y/0QWRcFcU6FaRSgXZEDRNd2nHKe9Ly/1fd+2ZQKGh5a+Rr61BCpjFgP2wmHzRQApfFY",
+	"mGLnCduJCcOFcSsObvtN8e4SnnkuxRUzSNXosCU1jycP2DfBeppeDMdtYj1n1N2wacBQEdzovzhvY5ZG",
+	"m8cmxap2j2N4RsG7UCeLylG2mvNVS6y78M2r9x+18iJWMt+w17a//9+8VZbcfK9jdy84cE3AyHOu9y1d",
+	"yo2rHWttTR/WGHadhGq9zqfOy4uFKZasuVvnwgfEun1Vyd1qWGRxB0JuySJ6X23ifb0UT+HKizo9oZIz",
+	"7XjJUl2Ft4D0N0bEEXDd0GmNeFYf2vDwKh7mXZVhP6tUOk6PslTpXEE+ZKLz/XDWV7ZJfZpBK7nLgrgw",
+	"VxKEA+m7i/g8BEImXopQ8BfRwLw+pg38uediqKrPP9rH0Hn3DfsEaE3fmmz3h7kDfFXf+3apE2Ko93tO",
+	"iOkf6YS4qcFA4w2TVLXbenFBDXOyRlHBZ3FG3PAWzttG7LvlfTQIeHbfYntOuYyLhhZsLrP3NTYnR63i",
+	"mPC6svvdd0De+WWNXzwmf57HZHIHj8kNneXx9ukd/BDdFnXkqJl97GN96/AvXp4/08uD9z+4ywL3W2u3",
+	"PUTnWVb7eXpdRO8jjorc/50ypd63oiP80uP6zUY3vXGobk7Br56ua3894P2uGgqx7qvWqwthyy8d4Dcc",
+	"0hvYgF5RyC6k2eRw4t92l/zl8Sug2TbiUJU1xuGWkD6NOMiigg55QkeTo6QunrEEy3aQNN7/nPgUzgdH",
+	"xwcRJPxGRv/hw+PTIy6iFLH28Q7vNqve+Nin5ZfSfYqK51dZ/dne/tsV7WfTn51XcN82UvPSO4YB2u8Q",
+	"/adrFlW/N/R2Iuh/gCY8+vMbTz0zQfSshHeO+JTPvcbMPgXoC1v/s7L1l1DV/7uhqr9I1wg4DWtocdCP",
+	"Shql1KQvm0XUb96iYmRnFWvTjq1UmKykwMzdSn+vplREX3VJ4nYq76O9V2Q7seRq9Paglj8ff8zgb6tV",
+	"39z8wzariCvzdtx4ya6n1/u37/9vAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

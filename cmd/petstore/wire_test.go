@@ -67,9 +67,15 @@ func TestWire(t *testing.T) {
 		{"two Host headers", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
 		{"conflicting Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, gen.ErrorCodeInvalidRequest},
 		{"negative Content-Length", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
-		{"HTTP/2.0 in plain text", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
-		{"unknown Transfer-Encoding", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
 		{"unknown Expect", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 400, gen.ErrorCodeInvalidRequest},
+
+		// What RFC 9112 answers with a 5xx: the server does not implement it.
+		{"HTTP/2.0 in plain text", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 505, gen.ErrorCodeHttpVersionNotSupported},
+		{"HTTP/3.0", "POST /v1/pets HTTP/3.0\r\nHost: x\r\n" + auth + "\r\n", 505, gen.ErrorCodeHttpVersionNotSupported},
+		{"HTTP/0.9", "GET /v1/pets/1 HTTP/0.9\r\nHost: x\r\n\r\n", 505, gen.ErrorCodeHttpVersionNotSupported},
+		{"Transfer-Encoding gzip on a create", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, gen.ErrorCodeNotImplemented},
+		{"Transfer-Encoding gzip, chunked", "POST /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, gen.ErrorCodeNotImplemented},
+		{"Transfer-Encoding identity on a list", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n" + auth + "Transfer-Encoding: identity\r\n\r\n", 501, gen.ErrorCodeNotImplemented},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, body := apitest.Raw(t, addr, tc.raw)
@@ -87,6 +93,9 @@ func TestWire(t *testing.T) {
 			}
 			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type: got %q, want application/json", ct)
+			}
+			if res.StatusCode >= 500 && !res.Close {
+				t.Errorf("a %d without Connection: close", res.StatusCode)
 			}
 		})
 	}

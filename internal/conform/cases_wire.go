@@ -150,8 +150,11 @@ func atOnceCases(r *run) []kase {
 
 // beforeOperations is an answer given before any operation: status, an
 // Error of code invalid_request, X-Request-Id and Connection: close.
-func beforeOperations(status int) outcome {
-	return refused(status, "invalid_request").and(func(x *exchange) string {
+func beforeOperations(status int) outcome { return beforeOperationsAs(status, "invalid_request") }
+
+// beforeOperationsAs is beforeOperations with an Error of code code.
+func beforeOperationsAs(status int, code string) outcome {
+	return refused(status, code).and(func(x *exchange) string {
 		if x.header.Get("X-Request-Id") == "" {
 			return "with X-Request-Id"
 		}
@@ -183,9 +186,10 @@ func headSizeCases(r *run) []kase {
 }
 
 // malformedCases: a request that is not HTTP/1.1 as the contract reads it
-// is answered 400 before any operation; HTTP/1.0 and a chunked body are
+// is answered 400 before any operation, but a Transfer-Encoding other than
+// chunked, 501 not_implemented (RFC 9112); HTTP/1.0 and a chunked body are
 // HTTP/1.1 and served. (A repeated Host and a protocol version other than
-// HTTP/1.0 and 1.1 are not sent: curl cannot replay them.)
+// HTTP/1.x, 505, are not sent: curl cannot replay them.)
 func malformedCases(r *run) []kase {
 	var ks []kase
 	bad := func(label string, req request, w wire) {
@@ -213,7 +217,8 @@ func malformedCases(r *run) []kase {
 		body := mustJSON(r.newPet("conform-framing", nil))
 		bad("Content-Length twice, differing", r.createReq(body, nil), wire{fields: []string{
 			"Content-Length: " + strconv.Itoa(len(body)), "Content-Length: " + strconv.Itoa(len(body)+1)}})
-		bad("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire{})
+		ks = append(ks, framed("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire{},
+			beforeOperationsAs(http.StatusNotImplemented, "not_implemented")))
 		chunks := r.createReq(mustJSON(r.newPet("conform-chunked", nil)), http.Header{"Transfer-Encoding": {"chunked"}})
 		ks = append(ks, framed("a chunked body", chunks, wire{}, created()))
 	}

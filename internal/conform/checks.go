@@ -42,7 +42,7 @@ func fam(f ...string) []string { return f }
 // names come from it. The first ten keep Schemathesis's names, for the same
 // meaning; the rest are this contract's own.
 var Checks = []CheckInfo{
-	{"not_a_server_error", "No request, however malformed, is answered 5xx.", fam(famForm)},
+	{"not_a_server_error", "No request, however malformed, is answered 5xx, but the two RFC 9112 asks for: 501 to a Transfer-Encoding other than chunked, 505 to a protocol version other than HTTP/1.x.", fam(famForm)},
 	{contract.StatusCode, "Every status is one the contract documents for the operation (404/405 off the operations).", fam(famForm)},
 	{contract.ContentType, "Every response's Content-Type is one the contract documents for its status.", fam(famForm)},
 	{contract.ResponseHeaders, "Every value of every response header the contract declares is valid against its schema, and present when required.", fam(famForm, famHeaders)},
@@ -67,7 +67,7 @@ var Checks = []CheckInfo{
 	{"header_values", "A header value the contract ties to a case goes with that case: error=\"invalid_token\" exactly when a key was sent, Idempotent-Replayed only on a replay, a Location that names the created pet, the RateLimit fields together.", fam(famHeaders)},
 	{"cors", "An answer to a request with Origin carries Access-Control-Allow-Origin: *; a preflight is answered 204, no body, allowing the method and headers asked for.", fam(famLegal, famIllegal, famHeaders)},
 	{"refusal_at_once", "A request refused before its body is read (no key, no such path, a declared length over the limit) is answered at once, without the body, with Connection: close, and with Expect: 100-continue instead of 100 Continue; a valid create with Expect: 100-continue is created.", fam(famIllegal, famLegal, famHeaders)},
-	{"http_framing", "A request that is not HTTP/1.1 as the contract reads it (a head over 64 KiB, a raw space, %zz in the path, no Host, a bad header line, Content-Length twice, Transfer-Encoding gzip, Expect 200-ok) is answered 431 or 400 before any operation, with an Error, X-Request-Id and Connection: close; a head of exactly 64 KiB, HTTP/1.0 and a chunked body are served.", fam(famIllegal, famLegal, famForm)},
+	{"http_framing", "A request that is not HTTP/1.1 as the contract reads it (a head over 64 KiB, a raw space, %zz in the path, no Host, a bad header line, Content-Length twice, Expect 200-ok) is answered 431 or 400, and Transfer-Encoding gzip 501, before any operation, with an Error, X-Request-Id and Connection: close; a head of exactly 64 KiB, HTTP/1.0 and a chunked body are served.", fam(famIllegal, famLegal, famForm)},
 	{"idempotency_scope", "Another API key sending the same Idempotency-Key gets a pet of its own, never the first key's answer nor its 422 (needs -key2).", fam(famTenancy)},
 	{"concurrent_retries", "A create retried concurrently with one Idempotency-Key creates one pet: each answer is that pet or 409 idempotency_key_in_flight.", fam(famTenancy)},
 }

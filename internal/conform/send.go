@@ -140,12 +140,27 @@ func (r *run) judge(x *exchange) {
 		}
 	}
 	var f *Failure
-	if x.status >= 500 {
-		f = r.fail(x, "no 5xx for any request", "")
+	if x.status >= 500 && !unimplemented(x) {
+		f = r.fail(x, "no 5xx for any request (but 501 and 505 where RFC 9112 asks)", "")
 	}
 	x.in.record("not_a_server_error", x.op, f)
 	r.judgeDeprecation(x)
 	r.judgeAnswer(x)
+}
+
+// unimplemented reports whether x is one of the two 5xx the contract
+// gives, as RFC 9112 asks, for what the server does not implement: 501 to
+// a Transfer-Encoding other than chunked, 505 to a protocol version other
+// than HTTP/1.x.
+func unimplemented(x *exchange) bool {
+	switch x.status {
+	case http.StatusNotImplemented:
+		te := x.req.Header.Values("Transfer-Encoding")
+		return len(te) > 0 && !slices.Equal(te, []string{"chunked"})
+	case http.StatusHTTPVersionNotSupported:
+		return x.wire != nil && x.wire.proto != "" && !strings.HasPrefix(x.wire.proto, "HTTP/1.")
+	}
+	return false
 }
 
 // judgeDeprecation holds every answer of an operation the spec marks

@@ -23,20 +23,22 @@ import (
 
 // The codes of the Error body, as the spec enumerates them.
 const (
-	codeInvalidRequest   = gen.ErrorCodeInvalidRequest
-	codeUnauthorized     = gen.ErrorCodeUnauthorized
-	codeNotFound         = gen.ErrorCodeNotFound
-	codeMethodNotAllowed = gen.ErrorCodeMethodNotAllowed
-	codePayloadTooLarge  = gen.ErrorCodePayloadTooLarge
-	codeRateLimited      = gen.ErrorCodeRateLimited
-	codeInternal         = gen.ErrorCodeInternal
-	codeUnavailable      = gen.ErrorCodeUnavailable
-	codeKeyInFlight      = gen.ErrorCodeIdempotencyKeyInFlight
-	codeKeyReused        = gen.ErrorCodeIdempotencyKeyReused
-	codeOutcomeUnknown   = gen.ErrorCodeOutcomeUnknown
-	codeStoreFull        = gen.ErrorCodeStoreFull
-	codeKeysFull         = gen.ErrorCodeIdempotencyKeysFull
-	codeNotAcceptable    = gen.ErrorCodeNotAcceptable
+	codeInvalidRequest      = gen.ErrorCodeInvalidRequest
+	codeUnauthorized        = gen.ErrorCodeUnauthorized
+	codeNotFound            = gen.ErrorCodeNotFound
+	codeMethodNotAllowed    = gen.ErrorCodeMethodNotAllowed
+	codePayloadTooLarge     = gen.ErrorCodePayloadTooLarge
+	codeRateLimited         = gen.ErrorCodeRateLimited
+	codeInternal            = gen.ErrorCodeInternal
+	codeUnavailable         = gen.ErrorCodeUnavailable
+	codeKeyInFlight         = gen.ErrorCodeIdempotencyKeyInFlight
+	codeKeyReused           = gen.ErrorCodeIdempotencyKeyReused
+	codeOutcomeUnknown      = gen.ErrorCodeOutcomeUnknown
+	codeStoreFull           = gen.ErrorCodeStoreFull
+	codeKeysFull            = gen.ErrorCodeIdempotencyKeysFull
+	codeNotAcceptable       = gen.ErrorCodeNotAcceptable
+	codeNotImplemented      = gen.ErrorCodeNotImplemented
+	codeVersionNotSupported = gen.ErrorCodeHttpVersionNotSupported
 )
 
 // The messages of a 503 to a create whose outcome is unknown (the store

@@ -103,9 +103,11 @@ func cannedAnswer(p []byte) (status int, reason string, ok bool) {
 	return status, string(p[len(prefix)+4 : end]), true
 }
 
-// answer is the contract's answer for one of net/http's: 431 stays 431; the
-// rest, all saying the request is not HTTP/1.1 as this server reads it, are
-// 400 (net/http's 501 and 505 are 5xx for what is the client's error).
+// answer is the contract's answer for one of net/http's: 431 stays 431,
+// and so do 501 (a Transfer-Encoding the server does not implement) and
+// 505 (a protocol version it does not speak), as RFC 9112 asks; the rest,
+// all saying the request is not HTTP/1.1 as this server reads it (417 for
+// an unknown Expect among them), are 400.
 func (l *wireListener) answer(status int, reason string) []byte {
 	e := gen.Error{Status: http.StatusBadRequest, Code: codeInvalidRequest}
 	switch {
@@ -113,9 +115,11 @@ func (l *wireListener) answer(status int, reason string) []byte {
 		e.Status = int32(status)
 		e.Message = "the request line and headers are larger than " + strconv.Itoa(l.maxHeader>>10) + " KiB"
 	case status == http.StatusHTTPVersionNotSupported:
-		e.Message = "the request is not HTTP/1.1: this server speaks HTTP/1.1 and HTTP/1.0 only"
+		e.Status, e.Code = int32(status), codeVersionNotSupported
+		e.Message = "the request is not HTTP/1.x: this server speaks HTTP/1.1 and HTTP/1.0 only"
 	case status == http.StatusNotImplemented:
-		e.Message = "Transfer-Encoding: not supported; send the body chunked or with a Content-Length"
+		e.Status, e.Code = int32(status), codeNotImplemented
+		e.Message = "Transfer-Encoding: not implemented; send the body chunked or with a Content-Length"
 	case status == http.StatusExpectationFailed:
 		e.Message = "Expect: only 100-continue is supported"
 	default: // "Bad Request: missing required Host header", …: net/http's fixed words

@@ -46,8 +46,8 @@ func TestEveryAnswerIsTheContracts(t *testing.T) {
 		{"70 KB header", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431, "larger than 64 KiB"},
 		{"raw space in the query", "GET /v1/pets?a b HTTP/1.1\r\nHost: x\r\n\r\n", 400, "not well-formed HTTP/1.1"},
 		{"no Host", "GET /v1/pets HTTP/1.1\r\n\r\n", 400, "missing required Host header"},
-		{"HTTP/2.0", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 400, "not HTTP/1.1"},
-		{"Transfer-Encoding gzip", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400, "Transfer-Encoding"},
+		{"HTTP/2.0", "GET /v1/pets HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP/1.1 and HTTP/1.0 only"},
+		{"Transfer-Encoding gzip", "POST /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "Transfer-Encoding"},
 		{"Expect 200-ok", "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 400, "Expect: only 100-continue"},
 		{"the app's own 401", "GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n", 401, "missing API key"},
 	} {
