@@ -3,6 +3,7 @@ package broken_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -29,9 +30,20 @@ func openPlanted(t *testing.T, dbURL, kind string) (pets.Store, string) {
 
 // TestPostgresNoLock: a nolock store creates while another session holds
 // the create lock, which a sound store waits for; its evidence says so.
+// And it goes on creating on a new connection once its first has gone (a
+// pause shared between batches kept the statement prepared on the first:
+// "prepared statement ... does not exist").
 func TestPostgresNoLock(t *testing.T) {
 	dbURL := pgtest.Schema(t)
-	s, evidence := openPlanted(t, dbURL, broken.NoLock)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := fmt.Sprintf("nolock-%d", time.Now().UnixNano())
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	s, evidence := openPlanted(t, u.String(), broken.NoLock)
 	ctx := context.Background()
 	holder, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -49,6 +61,16 @@ func TestPostgresNoLock(t *testing.T) {
 		t.Fatalf("nolock Create with the lock held elsewhere: %v; want it created at once", err)
 	}
 	took(t, evidence, broken.NoLock, true)
+
+	if _, err := holder.Exec(ctx, "select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1", app); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // the first may meet the connection ended
+		if _, err = s.Create(ctx, pets.NewPet{Name: fmt.Sprint("after ", i), CategoryID: 1}); err == nil {
+			return
+		}
+	}
+	t.Fatalf("creates on a new connection: %v", err)
 }
 
 // TestPostgresReorder: from concurrent creates (batched), keyed and not, a

@@ -31,8 +31,9 @@ var lockKeys = func() *atomic.Int64 {
 }()
 
 // pause widens the race NoLock opens: between the insert (ids taken) and
-// the count.
-var pause = &pgx.QueuedQuery{SQL: "select pg_sleep(random() * 0.02)"}
+// the count. A batch gets a QueuedQuery of its own: pgx keeps the
+// statement's description (prepared on one connection) in it.
+const pause = "select pg_sleep(random() * 0.02)"
 
 func (t *tracer) TraceBatchStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
 	switch t.p.kind {
@@ -62,7 +63,7 @@ func (t *tracer) unlock(b *pgx.Batch) {
 	if !locked || i < 0 {
 		return
 	}
-	b.QueuedQueries = slices.Insert(b.QueuedQueries, i+1, pause)
+	b.QueuedQueries = slices.Insert(b.QueuedQueries, i+1, &pgx.QueuedQuery{SQL: pause})
 	t.p.took()
 }
 

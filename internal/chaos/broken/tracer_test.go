@@ -31,13 +31,18 @@ func TestNoLockTracer(t *testing.T) {
 	tr := &tracer{p: p}
 	b := batch(pgstore.CreateLock)
 	tr.TraceBatchStart(context.Background(), nil, pgx.TraceBatchStartData{Batch: b})
-	if got := b.QueuedQueries[0].Arguments[0]; got == pgstore.CreateLock || len(b.QueuedQueries) != 4 || b.QueuedQueries[2] != pause || p.Fired() != 1 {
+	if got := b.QueuedQueries[0].Arguments[0]; got == pgstore.CreateLock || len(b.QueuedQueries) != 4 || b.QueuedQueries[2].SQL != pause || p.Fired() != 1 {
 		t.Fatalf("lock key %v, %d statements (the third %q), fired %d; want another key, the pause after the insert, fired once", got, len(b.QueuedQueries), b.QueuedQueries[2].SQL, p.Fired())
+	}
+	again := batch(pgstore.CreateLock)
+	tr.TraceBatchStart(context.Background(), nil, pgx.TraceBatchStartData{Batch: again})
+	if again.QueuedQueries[2] == b.QueuedQueries[2] || again.QueuedQueries[0].Arguments[0] == b.QueuedQueries[0].Arguments[0] {
+		t.Fatal("two batches share a pause or a lock key: pgx keeps a statement's description, made on one connection, in its QueuedQuery")
 	}
 	other := batch(int64(7))
 	before := slices.Clone(other.QueuedQueries)
 	tr.TraceBatchStart(context.Background(), nil, pgx.TraceBatchStartData{Batch: other})
-	if !slices.Equal(other.QueuedQueries, before) || other.QueuedQueries[0].Arguments[0] != int64(7) || p.Fired() != 1 {
+	if !slices.Equal(other.QueuedQueries, before) || other.QueuedQueries[0].Arguments[0] != int64(7) || p.Fired() != 2 {
 		t.Fatalf("a batch without the create lock was changed, or the plant fired (%d)", p.Fired())
 	}
 }
