@@ -37,7 +37,7 @@ func testDrain(t *testing.T, env map[string]string) {
 	}()
 	var base string
 	apitest.Eventually(t, "the listening log line", func() bool {
-		base = logAddr(stdout.String(), "listening")
+		base = apitest.LogAddr(stdout.String(), "listening")
 		return base != ""
 	})
 	base = "http://" + base

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,67 +44,11 @@ func startServer(t *testing.T, env map[string]string) (baseURL string, stdout, s
 }
 
 // startServerTo is startServer with the log written to stdout.
-func startServerTo(t *testing.T, env map[string]string, stdout interface {
-	io.Writer
-	String() string
-}) (baseURL string, stderr *syncbuf.Buffer, stop func() error) {
+func startServerTo(t *testing.T, env map[string]string, stdout apitest.Log) (baseURL string, stderr *syncbuf.Buffer, stop func() error) {
 	t.Helper()
-	env["PETSTORE_ADDR"] = "127.0.0.1:0"
-	if _, ok := env["PETSTORE_SHUTDOWN_DELAY"]; !ok {
-		env["PETSTORE_SHUTDOWN_DELAY"] = "0" // stop at once; drain_test.go tests the delay
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stderr = &syncbuf.Buffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
-	}()
-	var addr string
-	apitest.Eventually(t, "the listening log line", func() bool {
-		select {
-		case err := <-done:
-			t.Fatalf("run returned early: %v\nstderr: %s", err, stderr)
-		default:
-		}
-		addr = logAddr(stdout.String(), "listening")
-		return addr != ""
+	return apitest.Start(t, env, stdout, func(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+		return run(ctx, []string{"petstore"}, getenv, stdout, stderr)
 	})
-	baseURL = "http://" + addr
-	apitest.Eventually(t, "/healthz", func() bool {
-		res, err := http.Get(baseURL + "/healthz")
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
-	var once sync.Once
-	var runErr error
-	stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case runErr = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("run did not return after cancel")
-			}
-		})
-		return runErr
-	}
-	t.Cleanup(func() { stop() })
-	return baseURL, stderr, stop
-}
-
-// logAddr returns the addr of the first JSON log line whose msg is msg, or "".
-func logAddr(log, msg string) string {
-	sc := bufio.NewScanner(strings.NewReader(log))
-	for sc.Scan() {
-		var line struct{ Msg, Addr string }
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == msg {
-			return line.Addr
-		}
-	}
-	return ""
 }
 
 func TestServeEndToEnd(t *testing.T) {
@@ -344,7 +285,7 @@ func TestKeygen(t *testing.T) {
 // it names, beside the API, and that they stop with the server.
 func TestPprof(t *testing.T) {
 	_, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": "pprof-key-0123456789abcdef0123456789", "PETSTORE_PPROF_ADDR": "127.0.0.1:0"})
-	addr := logAddr(stdout.String(), "pprof listening")
+	addr := apitest.LogAddr(stdout.String(), "pprof listening")
 	if addr == "" {
 		t.Fatalf("no pprof listening line with its address in the log:\n%s", stdout)
 	}
