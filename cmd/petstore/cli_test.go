@@ -3,15 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/petstore/petstore/internal/apikey"
 )
 
 // runCLI runs the program with args and an empty environment.
@@ -115,64 +109,4 @@ func TestHelpHidesEnvironment(t *testing.T) {
 	if strings.Contains(out.String(), "secret") {
 		t.Errorf("serve -h prints a value from the environment:\n%s", out.String())
 	}
-}
-
-// configDocs returns the lines of README.md and docs/*.md.
-func configDocs(t *testing.T) string {
-	t.Helper()
-	files, _ := filepath.Glob("../../docs/*.md")
-	var all strings.Builder
-	for _, f := range append([]string{"../../README.md"}, files...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-	}
-	return all.String()
-}
-
-// Every serve flag has a row in the docs' configuration table naming its
-// variable, and its default prints as that row writes it.
-func TestFlagsAsDocumented(t *testing.T) {
-	docs := configDocs(t)
-	fs, _ := serveFlags()
-	fs.VisitAll(func(f *flag.Flag) {
-		row := regexp.MustCompile("(?m)^\\| `-" + regexp.QuoteMeta(f.Name) + "` \\| `([A-Z_]+)` \\|\\s*([^|]*?)\\s*\\|.*$").FindStringSubmatch(docs)
-		if row == nil {
-			t.Errorf("-%s: no row | `-%s` | `VARIABLE` | default | … | in README.md or docs/", f.Name, f.Name)
-			return
-		}
-		if row[1] != envOf[f.Name] {
-			t.Errorf("-%s: the docs name %s, the code %s", f.Name, row[1], envOf[f.Name])
-		}
-		def := strings.Trim(strings.TrimSpace(row[2]), "`")
-		if f.DefValue == "" && (def == "" || def == "off") {
-			return
-		}
-		if def != f.DefValue {
-			t.Errorf("-%s: default %q in the docs, %q in -h", f.Name, def, f.DefValue)
-		}
-	})
-	// The key syntax in errors is the docs' (their backticks dropped).
-	if !strings.Contains(strings.ReplaceAll(docs, "`", ""), apikey.Syntax) {
-		t.Errorf("the docs do not give the key syntax as errors do: %q", apikey.Syntax)
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[string]string{"24h": "24h", "5s": "5s", "0s": "0s", "90m": "1h30m", "1h0m1s": "1h0m1s", "720h": "720h", "1m": "1m", "1500ms": "1.5s"} {
-		if got := shortDuration(mustDuration(t, d)); got != want {
-			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	t.Helper()
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

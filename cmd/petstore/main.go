@@ -14,14 +14,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/server"
 )
 
 func main() {
-	ctx := signals(context.Background())
+	ctx := server.Signals(context.Background())
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "petstore: %v\n", err)
 		os.Exit(exitStatus(err))
@@ -53,36 +52,4 @@ func exitStatus(err error) int {
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// signals returns a context that ends at the first SIGTERM or SIGINT and
-// whose skipDelay channel closes at the second. After the second, the
-// signals' default action is back: a third ends the process at once.
-func signals(parent context.Context) context.Context {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(parent)
-	skip := make(chan struct{})
-	go func() {
-		<-ch
-		cancel()
-		<-ch
-		close(skip)
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
-	}()
-	return withSkipDelay(ctx, skip)
-}
-
-type skipDelayKey struct{}
-
-// withSkipDelay returns ctx carrying skip: once it is closed, serve cuts its
-// shutdown delay short.
-func withSkipDelay(ctx context.Context, skip <-chan struct{}) context.Context {
-	return context.WithValue(ctx, skipDelayKey{}, skip)
-}
-
-// skipDelay returns ctx's skip channel; nil (never closed) when it has none.
-func skipDelay(ctx context.Context) <-chan struct{} {
-	skip, _ := ctx.Value(skipDelayKey{}).(<-chan struct{})
-	return skip
 }
