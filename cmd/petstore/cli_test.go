@@ -23,11 +23,11 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Fatalf("petstore %s: %v, want exit 0", strings.Join(args, " "), err)
 		}
 		for _, c := range []string{"serve", "keygen", "conform", "help"} {
-			cmd := findCommand(c)
+			cmd := program.Find(c)
 			if cmd == nil {
 				t.Fatalf("no command %s", c)
 			}
-			if !regexp.MustCompile(`(?m)^  ` + c + ` +` + regexp.QuoteMeta(cmd.summary) + `$`).MatchString(out) {
+			if !regexp.MustCompile(`(?m)^  ` + c + ` +` + regexp.QuoteMeta(cmd.Summary) + `$`).MatchString(out) {
 				t.Errorf("petstore %s: no line for %s with its summary:\n%s", strings.Join(args, " "), c, out)
 			}
 		}
@@ -40,26 +40,26 @@ func TestHelpListsCommands(t *testing.T) {
 // Every command's -h, and help COMMAND alike, prints a description and an
 // example on stdout and exits 0.
 func TestCommandHelp(t *testing.T) {
-	for _, c := range commands {
-		t.Run(c.name, func(t *testing.T) {
-			out, _, err := runCLI(t, c.name, "-h")
+	for _, c := range program.Commands {
+		t.Run(c.Name, func(t *testing.T) {
+			out, _, err := runCLI(t, c.Name, "-h")
 			if err != nil {
-				t.Fatalf("petstore %s -h: %v, want exit 0", c.name, err)
+				t.Fatalf("petstore %s -h: %v, want exit 0", c.Name, err)
 			}
 			if !strings.HasPrefix(out, "usage: petstore ") {
-				t.Errorf("petstore %s -h does not start with its usage line:\n%s", c.name, out)
+				t.Errorf("petstore %s -h does not start with its usage line:\n%s", c.Name, out)
 			}
 			// A description: a paragraph of prose after the usage line.
 			paras := strings.Split(out, "\n\n")
 			if len(paras) < 3 || len(strings.Fields(paras[1])) < 8 {
-				t.Errorf("petstore %s -h has no description:\n%s", c.name, out)
+				t.Errorf("petstore %s -h has no description:\n%s", c.Name, out)
 			}
-			if !regexp.MustCompile(`(?m)^Example:\n  (\S+=\S+ )?petstore ` + c.name).MatchString(out) {
-				t.Errorf("petstore %s -h has no example running it:\n%s", c.name, out)
+			if !regexp.MustCompile(`(?m)^Example:\n  (\S+=\S+ )?petstore ` + c.Name).MatchString(out) {
+				t.Errorf("petstore %s -h has no example running it:\n%s", c.Name, out)
 			}
-			via, _, err := runCLI(t, "help", c.name)
+			via, _, err := runCLI(t, "help", c.Name)
 			if err != nil || via != out {
-				t.Errorf("petstore help %s: got %v and\n%s\nwant petstore %s -h's output", c.name, err, via, c.name)
+				t.Errorf("petstore help %s: got %v and\n%s\nwant petstore %s -h's output", c.Name, err, via, c.Name)
 			}
 		})
 	}

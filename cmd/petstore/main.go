@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/petstore/petstore/internal/cli"
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/server"
 )
@@ -36,19 +37,14 @@ const (
 	exitUsage   = 2
 )
 
-// usageError marks an error of the command line; its text is unchanged.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// usageErrorf is a usage error with fmt.Errorf's text.
+// usageErrorf is a usage error (cli.UsageError) with fmt.Errorf's text.
 func usageErrorf(format string, a ...any) error {
-	return usageError{fmt.Errorf(format, a...)}
+	return cli.Usagef(format, a...)
 }
 
 // exitStatus is the process's exit status for run's error.
 func exitStatus(err error) int {
-	if errors.As(err, new(usageError)) || errors.Is(err, conform.ErrCannotRun) {
+	if errors.As(err, new(cli.UsageError)) || errors.Is(err, conform.ErrCannotRun) {
 		return exitUsage
 	}
 	return exitFailure
