@@ -5,7 +5,8 @@
 // listener and its bound on connections, profiling, and the drain.
 //
 // cmd/petstore parses (Flags, Configure) and calls Run; nothing here reads
-// the process's arguments or environment.
+// the process's arguments or environment, but for the OTEL_* variables that
+// telemetry.Setup leaves to the OpenTelemetry SDK, as every SDK does.
 package server
 
 import (

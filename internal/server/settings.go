@@ -46,10 +46,10 @@ type Setting struct {
 // sets beside them.
 type Config struct {
 	Addr           string
-	Keys           []apikey.Digest // -api-keys', as digests
-	KeysFile       string          // "": none
-	LogFormat      string          // json or text
-	RateLimit      *ratelimit.Limit
+	Keys           []apikey.Digest  // -api-keys', as digests
+	KeysFile       string           // "": none
+	LogFormat      string           // json or text
+	RateLimit      *ratelimit.Limit // nil: off
 	AuthFailures   *ratelimit.Limit // nil: off
 	TrustedProxies []netip.Prefix
 	PprofAddr      string // "": no profiling endpoint
