@@ -20,7 +20,7 @@ import (
 // (ratelimit.Store), until one has refilled. So no number of addresses
 // sprayed lets a throttled one off; and since a /48 is held as one besides
 // its /64s, filling the table takes at least 100 000 IPv4 addresses or
-// some 200 /48s over their budgets at once (see siteClients).
+// some 400 /48s over their budgets at once (see siteClients).
 const maxThrottled = 100_000
 
 // siteClients is the budget of an IPv6 /48, in clients' budgets. An IPv6
@@ -28,8 +28,9 @@ const maxThrottled = 100_000
 // subscriber is given more: a /56 or a /48 (RFC 6177), each /64 of which
 // would have a budget of its own. So a /48 also has one budget for all of
 // its /64s, siteClients times a client's: a site spraying its /64s guesses
-// at most 256 clients' worth, and 256 at once holds only about 256 /64s
-// over their budgets in the table (each spent its own first), not 65 536.
+// at most 256 clients' worth, and so keeps only about 256 /64s over their
+// budgets in the table at once (each must spend its own first, and guess
+// on to stay there), not 65 536.
 // 256 is the /56s of a /48: an ISP that gives /56s puts 256 subscribers
 // in one, who then wait with a neighbour who guesses 256 times their
 // budget, as clients behind one IPv4 address do with one who guesses once.
