@@ -112,7 +112,10 @@ func (r Response) Error(t testing.TB) gen.Error {
 	return e
 }
 
-var nextRE = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
+// nextRE matches a listing's Link rel="next" under the spec's base path.
+var nextRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<(` + regexp.QuoteMeta(Path("/pets")) + `\?[^>]+)>; rel="next"$`)
+})
 
 // Next returns the path of a listing's Link rel="next", or "" when it has
 // none. A Link of another form fails t.
@@ -122,9 +125,9 @@ func (r Response) Next(t testing.TB) string {
 	if link == "" {
 		return ""
 	}
-	m := nextRE.FindStringSubmatch(link)
+	m := nextRE().FindStringSubmatch(link)
 	if m == nil {
-		t.Fatalf("Link %q: not a rel=next link to /v1/pets", link)
+		t.Fatalf("Link %q: not a rel=next link to %s", link, Path("/pets"))
 	}
 	return m[1]
 }
@@ -215,13 +218,13 @@ func (c *Client) DoBytes(t testing.TB, method, path string, body []byte, header 
 	return res
 }
 
-// Create adds a pet with POST /v1/pets and returns it; anything but a 201
+// Create adds a pet with POST /pets and returns it; anything but a 201
 // fails t.
 func (c *Client) Create(t testing.TB, body string) gen.Pet {
 	t.Helper()
-	res := c.Do(t, "POST", "/v1/pets", body)
+	res := c.Do(t, "POST", Path("/pets"), body)
 	if res.Status != http.StatusCreated {
-		t.Fatalf("POST /v1/pets %s: got %d %s, want 201", body, res.Status, res.Body)
+		t.Fatalf("POST %s %s: got %d %s, want 201", Path("/pets"), body, res.Status, res.Body)
 	}
 	var p gen.Pet
 	res.JSON(t, &p)

@@ -1,0 +1,78 @@
+package apitest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/petstore/petstore/internal/apitest"
+)
+
+// The base path and the operations are the spec's: those of openapi.yaml as
+// the contract checker routes it.
+func TestBaseAndOperationsAreTheSpecs(t *testing.T) {
+	c := apitest.Load(t)
+	if got, want := apitest.Base(), c.BasePath(); got != want || want == "" {
+		t.Errorf("Base: got %q, want %q (openapi.yaml's servers)", got, want)
+	}
+	if got := apitest.Path("/pets?limit=1"); got != c.BasePath()+"/pets?limit=1" {
+		t.Errorf("Path: got %q", got)
+	}
+	n := 0
+	for path, item := range c.Spec().Paths.Map() {
+		for method, op := range item.Operations() {
+			n++
+			got := apitest.Op(op.OperationID)
+			want := apitest.Operation{ID: op.OperationID, Method: method, Path: c.BasePath() + path, Deprecated: op.Deprecated}
+			if got != want {
+				t.Errorf("Op(%q): got %+v, want %+v", op.OperationID, got, want)
+			}
+		}
+	}
+	if ops := apitest.Operations(); len(ops) != n || n == 0 {
+		t.Errorf("Operations: got %d, want the spec's %d", len(ops), n)
+	}
+}
+
+// .ci/base-path, the scripts' reading of the base path, reads the one the
+// server serves, here and in a spec moved to another base path.
+func TestBasePathScript(t *testing.T) {
+	spec, err := apitest.SpecFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(filepath.Dir(spec), ".ci", "base-path")
+	out, err := exec.Command(script).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	if got := strings.TrimSpace(string(out)); got != apitest.Base() {
+		t.Errorf(".ci/base-path: got %q, want %q", got, apitest.Base())
+	}
+	for _, tc := range []struct{ spec, want string }{
+		{"servers:\n  - url: https://a.example/v7/\n    description: x\n  - url: https://b.example/v7\n", "/v7"},
+		{"servers:\n- url: 'http://a.example:8080/api/v2'\npaths: {}\n", "/api/v2"},
+		{"info:\n  title: t\nservers:\n  # c\n  - description: x\n    url: \"https://a.example\"\n", ""},
+	} {
+		file := filepath.Join(t.TempDir(), "openapi.yaml")
+		writeFile(t, file, tc.spec)
+		out, err := exec.Command(script, file).Output()
+		if got := strings.TrimSuffix(string(out), "\n"); err != nil || got != tc.want {
+			t.Errorf(".ci/base-path on %q: got %q (%v), want %q", tc.spec, got, err, tc.want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "openapi.yaml")
+	writeFile(t, file, "openapi: 3.0.3\npaths: {}\n")
+	if out, err := exec.Command(script, file).Output(); err == nil {
+		t.Errorf(".ci/base-path on a spec without servers: got %q and success, want a failure", out)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
