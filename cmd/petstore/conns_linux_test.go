@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // Set in the environment of this package's test binary, these make it a
@@ -138,7 +140,7 @@ func slowClient(ctx context.Context, addr string, open, reopened *atomic.Int64) 
 			continue
 		}
 		stop := context.AfterFunc(ctx, func() { c.Close() })
-		if _, err := io.WriteString(c, "GET /v1/pets HTTP/1.1\r\nHost: petstore\r\n"); err == nil {
+		if _, err := io.WriteString(c, "GET "+apitest.Base()+"/pets HTTP/1.1\r\nHost: petstore\r\n"); err == nil {
 			if first {
 				open.Add(1)
 				first = false

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 )
 
@@ -73,7 +74,7 @@ func TestFillMemoryStore(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for ctx.Err() == nil && sent.Add(1) <= int64(limit) {
-					req, _ := http.NewRequest("POST", base+"/v1/pets", bytes.NewReader(body))
+					req, _ := http.NewRequest("POST", base+apitest.Path("/pets"), bytes.NewReader(body))
 					req.Header.Set("Authorization", "Bearer "+key)
 					req.Header.Set("Content-Type", "application/json")
 					if keyed {
