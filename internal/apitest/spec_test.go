@@ -1,9 +1,11 @@
 package apitest_test
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,5 +76,60 @@ func writeFile(t *testing.T, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoBasePathWritten keeps the base path out of the tests and the
+// scripts: they take it from the spec (Base, Path, .ci/base-path), so that a
+// tree make new-major moved passes them (make test-new-major proves it, at
+// the cost of a second make test). It flags each line of a *_test.go file or
+// a .ci script that writes the spec's base path as a path, but for
+//   - tools/compat, whose tests state the version rule for majors 1 and 2;
+//   - internal/conform/report_test.go, the made-up target of the report
+//     fixtures, whose golden files print it;
+//   - OTLP's own paths (…/v1/traces, the collector's package), another
+//     protocol's version that only looks like it.
+func TestNoBasePathWritten(t *testing.T) {
+	spec, err := apitest.SpecFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(spec)
+	written := regexp.MustCompile(regexp.QuoteMeta(apitest.Base()) + `([^0-9A-Za-z._-]|$)`)
+	otlp := regexp.MustCompile(`(?i)traces|otlp`)
+	skip := map[string]bool{"gen": true, "node_modules": true, "bin": true, ".git": true, "tools/compat": true, "internal/conform/report_test.go": true}
+	n := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if skip[rel] {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, ".ci/") {
+			return nil
+		}
+		n++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if written.MatchString(line) && !otlp.MatchString(line) {
+				t.Errorf("%s:%d writes the base path %s: take it from the spec (apitest.Path, apitest.Base, .ci/base-path)\n\t%s", rel, i+1, apitest.Base(), strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Errorf("read %d test files and scripts under %s, want the repository's", n, root)
 	}
 }
