@@ -153,3 +153,4 @@ func TestFromServers(t *testing.T) {
 		t.Error("servers that disagree on the base path: no error")
 	}
 }
+
