@@ -154,3 +154,37 @@ func TestFromServers(t *testing.T) {
 	}
 }
 
+// The response objects are open: a member the contract does not name is
+// no violation, but for a Strict contract (the reference's own tests),
+// where it is one, wherever it is: in a pet, a pet of a page, an Error.
+func TestStrictMembers(t *testing.T) {
+	c := embedded(t)
+	plain := http.Header{"Content-Type": {"application/json"}}
+	created := plain.Clone()
+	created.Set("Location", apitest.Path("/pets/1"))
+	pet := `{"id":1,"name":"Rex","categoryId":1,"status":"available"`
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		header       http.Header
+		body, extra  string // extra: the member a strict check names; "" for none
+	}{
+		{"POST", apitest.Path("/pets"), 201, created, pet + `}`, ""},
+		{"POST", apitest.Path("/pets"), 201, created, pet + `,"tags":["a"]}`, "/tags"},
+		{"GET", apitest.Path("/pets"), 200, plain, `[` + pet + `},` + pet + `,"age":{"years":2}}]`, "/1/age"},
+		{"GET", apitest.Path("/pets"), 400, plain, `{"code":"invalid_request","message":"limit","status":400,"field":"limit"}`, "/field"},
+		{"GET", "/nowhere", 404, plain, `{"code":"not_found","message":"no","status":404,"hint":"x"}`, "/hint"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		if vs := c.Check(req, tc.status, tc.header, []byte(tc.body)); len(vs) > 0 {
+			t.Errorf("%s %s -> %d %s: got %v, want none (open)", tc.method, tc.path, tc.status, tc.body, vs)
+		}
+		vs := c.Strict().Check(req, tc.status, tc.header, []byte(tc.body))
+		switch {
+		case tc.extra == "" && len(vs) > 0:
+			t.Errorf("strict, %s: got %v, want none", tc.body, vs)
+		case tc.extra != "" && (len(vs) != 1 || !strings.Contains(vs[0].Message, tc.extra+": a member the contract does not document")):
+			t.Errorf("strict, %s: got %v, want one violation naming %s", tc.body, vs, tc.extra)
+		}
+	}
+}
