@@ -55,7 +55,7 @@ func TestBasePathScript(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, want string }{
 		{"servers:\n  - url: https://a.example/v7/\n    description: x\n  - url: https://b.example/v7\n", "/v7"},
-		{"servers:\n- url: 'http://a.example:8080/api/v2'\npaths: {}\n", "/api/v2"},
+		{"servers:\n- url: 'http://a.example:8080/api/shop'\npaths: {}\n", "/api/shop"},
 		{"info:\n  title: t\nservers:\n  # c\n  - description: x\n    url: \"https://a.example\"\n", ""},
 	} {
 		file := filepath.Join(t.TempDir(), "openapi.yaml")
@@ -95,7 +95,13 @@ func TestNoBasePathWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(spec)
-	written := regexp.MustCompile(regexp.QuoteMeta(apitest.Base()) + `([^0-9A-Za-z._-]|$)`)
+	// In Go, not after a letter: a module path's /v2 (math/rand/v2) is
+	// not the base path; in a script, $port/v1 is.
+	after := `([^0-9A-Za-z._-]|$)`
+	written := map[bool]*regexp.Regexp{
+		true:  regexp.MustCompile(`(^|[^A-Za-z])` + regexp.QuoteMeta(apitest.Base()) + after),
+		false: regexp.MustCompile(regexp.QuoteMeta(apitest.Base()) + after),
+	}
 	otlp := regexp.MustCompile(`(?i)traces|otlp`)
 	skip := map[string]bool{"gen": true, "node_modules": true, "bin": true, ".git": true, "tools/compat": true, "internal/conform/report_test.go": true}
 	n := 0
@@ -120,7 +126,7 @@ func TestNoBasePathWritten(t *testing.T) {
 			return err
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if written.MatchString(line) && !otlp.MatchString(line) {
+			if written[strings.HasSuffix(rel, ".go")].MatchString(line) && !otlp.MatchString(line) {
 				t.Errorf("%s:%d writes the base path %s: take it from the spec (apitest.Path, apitest.Base, .ci/base-path)\n\t%s", rel, i+1, apitest.Base(), strings.TrimSpace(line))
 			}
 		}
