@@ -125,7 +125,7 @@ bench-postgres:
 	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
 
 ## bench-writes: the create ceiling on PostgreSQL (fsync on), in one run: pgbench's plain insert at 1 and 32 clients,
-## POST /v1/pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
+## POST /pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
 bench-writes:
 	PG_FSYNC=on .ci/with-postgres .ci/bench-writes
 
