@@ -13,9 +13,10 @@ import (
 )
 
 // The base path and the operations below come from the spec the server
-// embeds (gen), so that no test writes /v1 or a list of the operations: a
-// tree that `make new-major` moved to /v2 passes the same tests, and an
-// added operation is in every list a test takes from here.
+// embeds (gen), so that no test writes the base path or a list of the
+// operations: a tree that `make new-major` moved to the next major passes
+// the same tests, and an added operation is in every list a test takes
+// from here.
 
 // spec is the embedded spec and its base path, decoded once a test binary.
 var spec = sync.OnceValues(func() (*specInfo, error) {
@@ -44,18 +45,18 @@ func mustSpec() *specInfo {
 }
 
 // Base returns the base path the spec's servers name, without a trailing
-// slash: "/v1" at 1.x, "/v2" once `make new-major` moved the spec.
+// slash: "/vN" at major N (make new-major moves it).
 func Base() string { return mustSpec().base }
 
 // Path returns p, a path under the base path ("/pets/7", "/pets?limit=1"),
-// with the base path before it: "/v1/pets/7" at 1.x.
+// with the base path before it: "/vN/pets/7" at major N.
 func Path(p string) string { return mustSpec().base + p }
 
 // Operation is one operation of the spec.
 type Operation struct {
 	ID         string // its operationId: "getPet"
 	Method     string // "GET"
-	Path       string // its path template under the base path: "/v1/pets/{petId}"
+	Path       string // its path template, base path included: "/vN/pets/{petId}"
 	Deprecated bool
 }
 

@@ -95,8 +95,8 @@ func TestNoBasePathWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(spec)
-	// In Go, not after a letter: a module path's /v2 (math/rand/v2) is
-	// not the base path; in a script, $port/v1 is.
+	// In Go, not after a letter: a module path's major (math/rand/v2) is
+	// not the base path; in a script, after a variable ($port), it is.
 	after := `([^0-9A-Za-z._-]|$)`
 	written := map[bool]*regexp.Regexp{
 		true:  regexp.MustCompile(`(^|[^A-Za-z])` + regexp.QuoteMeta(apitest.Base()) + after),
