@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -55,6 +55,11 @@ test-image:
 test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
 	$(GO) -C tools/compat test -race -count=1 ./...
+
+## test-plants: plant each defect of .ci/plants (a store that drops a member, a fingerprint that ignores one, a memory
+## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one
+test-plants:
+	.ci/plants/run
 
 ## test-docs: run every marked shell block of the repository's Markdown as written (internal/doctest), each in a
 ## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
@@ -187,7 +192,7 @@ lint:
 
 ## ci: every check CI makes, in order: what .ci/run runs once it has installed the tools
 ## (npm packages, chromium, docker or podman, PostgreSQL, HAProxy); each target is also run on its own
-ci: check-compat lint test test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
+ci: check-compat lint test test-plants test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed
