@@ -147,17 +147,21 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/$$p || exit 1; \
 	done
 
-## generate: regenerate gen/ from openapi.yaml, and copy openapi.yaml there to be served byte for byte
+## generate: regenerate gen/ (gen/shape included) from openapi.yaml, and copy openapi.yaml there to be served byte for byte;
+## then the documents' figures derived from the schema's bounds (tools/docbounds)
 generate:
 	cd gen && $(GO) generate ./...
+	$(GO) run ./tools/docbounds
 
 # FRESH_GEN generates gen/'s files from openapi.yaml into a temporary
 # directory $$fresh (removed when the recipe ends), leaving gen/ as it is.
 FRESH_GEN = fresh=$$(mktemp -d) && trap 'rm -rf "$$fresh"' EXIT && (cd gen && GEN_OUT=$$fresh/ $(GO) generate ./...)
 
-## check-generate: fail when gen/ is not what openapi.yaml generates: a fresh generation compared file by file with gen/ (committed or not)
+## check-generate: fail when gen/ is not what openapi.yaml generates: a fresh generation compared file by file with gen/ (committed or not),
+## or the documents' figures are not what the schema's bounds make them
 check-generate:
 	@$(FRESH_GEN) && $(COMPAT) drift -dir $(CURDIR) -generated $$fresh
+	@$(GO) run ./tools/docbounds -check
 
 ## check-compat: the gate (docs/evolving-the-contract.md): one line "ok", or what the tree needs: gen/ as openapi.yaml generates it,
 ## info.version carrying every change since the released contract, a new major naming only its own base path, CHANGELOG.md up to date

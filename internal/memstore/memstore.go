@@ -75,10 +75,11 @@ type outcome struct {
 var _ pets.Store = (*Store)(nil)
 
 // Default bounds of the server's memory store (petstore serve's -max-pets
-// and -max-idempotency-keys). At both, with the longest names and keys the
-// contract allows, the store holds about 275 MB of heap (TestWorstCaseSizes)
-// and the server peaks at about 550 MiB resident (cmd/petstore's
-// TestFillMemoryStore).
+// and -max-idempotency-keys). What the store and the server take at both,
+// with the largest pets and keys the contract allows, is computed from the
+// schema's bounds (WorstAt, bounds.go), checked by TestWorstCaseSizes and
+// cmd/petstore's TestFillMemoryStore, and written into docs/operating.md by
+// make generate.
 const (
 	DefaultMaxPets = 500_000
 	DefaultMaxKeys = 100_000
