@@ -36,6 +36,10 @@ const (
 // object of canonical JSON (internal/canon).
 var ExtraMembers = []string{}
 
+// ExtraDefaults are the defaults of those members that have one, in
+// canonical JSON, by name.
+var ExtraDefaults = map[string]string{}
+
 // The most bytes a pet's members take where the memory store keeps them:
 // the name in UTF-8 (MaxNameLength characters of up to 4 bytes), and the
 // members without behaviour in canonical JSON (each character of a string

@@ -39,6 +39,17 @@ func (m *Members) AppendBefore(b []byte, name string) []byte {
 	return b
 }
 
+// AppendFirst appends the next member not yet walked, without a comma, and
+// walks past it.
+func (m *Members) AppendFirst(b []byte) []byte {
+	if m.rest == "" {
+		return b
+	}
+	_, member, rest := next(m.rest)
+	m.rest = rest
+	return append(b, member...)
+}
+
 // AppendRest appends the members not yet walked, each followed by a comma.
 func (m *Members) AppendRest(b []byte) []byte {
 	if m.rest == "" {

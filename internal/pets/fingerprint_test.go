@@ -74,3 +74,33 @@ func TestNormalizeExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintOfDefaults: a member at its default is what a request
+// without it means, and is hashed as such, so a member added to the spec
+// with a default leaves the fingerprints of older requests as they were:
+// an outcome kept before that upgrade replays after it.
+func TestFingerprintOfDefaults(t *testing.T) {
+	defer pets.SetExtraDefaults(map[string]string{"vaccinated": "false", "size": `{"unit":"cm"}`})()
+	old := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}
+	for _, e := range []pets.Extra{`{"vaccinated":false}`, `{"size":{"unit":"cm"},"vaccinated":false}`} {
+		n := old
+		n.Extra = e
+		if n.Fingerprint() != old.Fingerprint() {
+			t.Errorf("Extra %s at its defaults: the fingerprint changed", e)
+		}
+	}
+	base := old
+	base.Extra = `{"tags":["a"]}`
+	for _, e := range []pets.Extra{`{"vaccinated":true}`, `{"size":{"unit":"in"}}`, `{"tags":["a"],"vaccinated":true}`} {
+		n := old
+		n.Extra = e
+		if n.Fingerprint() == old.Fingerprint() || n.Fingerprint() == base.Fingerprint() {
+			t.Errorf("Extra %s: fingerprints as a request without it", e)
+		}
+	}
+	n := base
+	n.Extra = `{"tags":["a"],"vaccinated":false}`
+	if n.Fingerprint() != base.Fingerprint() {
+		t.Error("a member at its default beside another: the fingerprint changed")
+	}
+}

@@ -233,13 +233,17 @@ type IdempotencyKey struct {
 // Fingerprint is the SHA-256 of a normalized NewPet: two requests are the
 // same when they describe the same pet, whatever their JSON looked like.
 // What is hashed is the canonical JSON of the whole NewPet, every member
-// (AppendCanonical), except for a pet with no Extra, whose fingerprint is
-// what it was before pets had other members (1.2.0): its name, categoryId
-// in base 10 and status, separated by NUL bytes. So an outcome kept before
-// an upgrade replays after it. The two never meet: canonical JSON holds no
-// raw control character, so never a NUL byte, and the older form always
-// holds two.
+// (AppendCanonical), but for two things that keep outcomes kept before an
+// upgrade replaying after it. A member of Extra at its schema default
+// (extraDefaults) is left out: it is what a request without it means, so
+// leaving it out tells no two requests apart, and a member added to the
+// spec with a default leaves older requests' fingerprints as they were. A
+// pet with no other Extra hashes as before pets had other members (1.2.0):
+// its name, categoryId in base 10 and status, separated by NUL bytes. The
+// two forms never meet: canonical JSON holds no raw control character, so
+// never a NUL byte, and the older form always holds two.
 func (n NewPet) Fingerprint() [sha256.Size]byte {
+	n.Extra = withoutDefaults(n.Extra)
 	if n.Extra == "" {
 		b := make([]byte, 0, len(n.Name)+40)
 		b = append(b, n.Name...)
@@ -250,6 +254,31 @@ func (n NewPet) Fingerprint() [sha256.Size]byte {
 		return sha256.Sum256(b)
 	}
 	return sha256.Sum256(n.AppendCanonical(make([]byte, 0, 64+len(n.Name)+len(n.Extra))))
+}
+
+// extraDefaults are the defaults of the members kept in Extra, in
+// canonical JSON, by name (gen/shape).
+var extraDefaults = shape.ExtraDefaults
+
+// withoutDefaults is e without its members at their defaults.
+func withoutDefaults(e Extra) Extra {
+	if e == "" || len(extraDefaults) == 0 {
+		return e
+	}
+	b := []byte{'{'}
+	m := canon.MembersOf(string(e))
+	for _, name := range canon.Names(string(e)) {
+		member := m.AppendFirst(nil)
+		if d, ok := extraDefaults[name]; ok && string(member) == string(canon.AppendString(nil, name))+":"+d {
+			continue
+		}
+		b = append(append(b, member...), ',')
+	}
+	if len(b) == 1 {
+		return ""
+	}
+	b[len(b)-1] = '}'
+	return Extra(b)
 }
 
 // AppendCanonical appends n as one JSON object in canonical form: its

@@ -24,6 +24,8 @@ import (
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/canon"
 )
 
 func main() {
@@ -69,11 +71,16 @@ type facts struct {
 	MaxKey             int
 	MaxNameBytes       int
 	Extra              []string // NewPet's members kept as canonical JSON
-	MaxExtraBytes      int      // -1: unbounded
-	Unbounded          string   // where, when MaxExtraBytes is -1
+	Defaults           []extraDefault
+	MaxExtraBytes      int    // -1: unbounded
+	Unbounded          string // where, when MaxExtraBytes is -1
 }
 
 type status struct{ Const, Value string }
+
+// extraDefault is a member kept as canonical JSON that has a default, and
+// the default in canonical JSON.
+type extraDefault struct{ Name, JSON string }
 
 func factsOf(doc *openapi3.T) (*facts, error) {
 	schemas := doc.Components.Schemas
@@ -121,6 +128,15 @@ func factsOf(doc *openapi3.T) (*facts, error) {
 		f.DefaultLimit, f.MinLimit, f.MaxLimit = int(d), int(*limit.Min), int(*limit.Max)
 	}
 	f.MaxExtraBytes, f.Unbounded = extraBytes(np.Value, &f.Extra)
+	for _, name := range f.Extra {
+		if d := defaultOf(props[name].Value); d != nil {
+			b, err := canon.Append(nil, d)
+			if err != nil {
+				return nil, fmt.Errorf("NewPet.properties.%s.default: %w", name, err)
+			}
+			f.Defaults = append(f.Defaults, extraDefault{name, string(b)})
+		}
+	}
 	return &f, errors.Join(errs...)
 }
 
@@ -201,6 +217,10 @@ const (
 // (all but name, categoryId and status), which the server keeps as one
 // object of canonical JSON (internal/canon).
 var ExtraMembers = []string{ {{- range .Extra}}{{printf "%q" .}}, {{end -}} }
+
+// ExtraDefaults are the defaults of those members that have one, in
+// canonical JSON, by name.
+var ExtraDefaults = map[string]string{ {{- range .Defaults}}{{printf "%q" .Name}}: {{printf "%q" .JSON}}, {{end -}} }
 
 // The most bytes a pet's members take where the memory store keeps them:
 // the name in UTF-8 (MaxNameLength characters of up to 4 bytes), and the
