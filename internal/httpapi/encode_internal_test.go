@@ -68,10 +68,6 @@ func TestPetJSONExtra(t *testing.T) {
 	}
 }
 
-func genPet(p pets.Pet) gen.Pet {
-	return gen.Pet{Id: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: gen.PetStatus(p.Status)}
-}
-
 func body(t *testing.T, s echo.JSONSerializer, v any, indent string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -244,22 +245,39 @@ func (h *handler) GetPet(c echo.Context, petID gen.PetId) error {
 }
 
 // json answers a pet or a page of them: through the app's petJSON, or,
-// for the bare baseline (plain), through encoding/json, Echo's default,
-// with the pets as json.Marshalers.
+// for the bare baseline (plain), through encoding/json, Echo's default, as
+// a plain stack would: the generated model's struct, by reflection, for
+// pets with no other members; as json.Marshalers (petBody) when one has.
 func (h *handler) json(c echo.Context, code int, v any) error {
-	if h.plain {
-		switch v := v.(type) {
-		case pets.Pet:
-			return c.JSON(code, petBody(v))
-		case []pets.Pet:
-			out := make([]petBody, len(v))
+	if !h.plain {
+		return c.JSON(code, v)
+	}
+	switch v := v.(type) {
+	case pets.Pet:
+		if v.Extra == "" {
+			return c.JSON(code, genPet(v))
+		}
+		return c.JSON(code, petBody(v))
+	case []pets.Pet:
+		if !slices.ContainsFunc(v, func(p pets.Pet) bool { return p.Extra != "" }) {
+			out := make(gen.Pets, len(v))
 			for i, p := range v {
-				out[i] = petBody(p)
+				out[i] = genPet(p)
 			}
 			return c.JSON(code, out)
 		}
+		out := make([]petBody, len(v))
+		for i, p := range v {
+			out[i] = petBody(p)
+		}
+		return c.JSON(code, out)
 	}
 	return c.JSON(code, v)
+}
+
+// genPet is the generated model of a pet's typed members.
+func genPet(p pets.Pet) gen.Pet {
+	return gen.Pet{Id: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: gen.PetStatus(p.Status)}
 }
 
 // petBody is a pet as a json.Marshaler, for encoders other than petJSON.
