@@ -127,7 +127,7 @@ func TestPostgresUpgrade(t *testing.T) {
 	want := []string{ // as 95dcf58 answered them
 		`{"categoryId":1,"id":1,"name":"Rex","status":"available"}`,
 		`{"categoryId":2,"id":2,"name":"Tom \"the cat\" \u003c\u0026\u003e","status":"pending"}`,
-		`{"categoryId":9223372036854775807,"id":3,"name":"רקס‏ 🐈‍⬛ é","status":"sold"}`,
+		"{\"categoryId\":9223372036854775807,\"id\":3,\"name\":\"\u05e8\u05e7\u05e1\u200f 🐈\u200d⬛ é\",\"status\":\"sold\"}",
 		`{"categoryId":7,"id":4,"name":"Keyed","status":"sold"}`,
 		`{"categoryId":3,"id":5,"name":"` + strings.Repeat("x", 100) + `","status":"available"}`,
 	}
