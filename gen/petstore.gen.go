@@ -387,7 +387,11 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -450,7 +454,11 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -553,7 +561,11 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -626,7 +638,11 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -950,7 +966,11 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1013,7 +1033,11 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1727,7 +1751,11 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1796,7 +1824,11 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -3425,23 +3457,25 @@ var swaggerSpec = []string{
 	"PyMnYHUrwRhCmN8b1jiI/NeiuCTQQ0C05zUfc6C3etT9kLTcUmNFakB/2j/fvo5cHet35tMObuvN1TMy",
 	"BXVCc6UWSmfjuturbs+bNyVv3h1t6/AgRnWdMTfqRmOcA9PcsB5hCsK2Kigk9rvT+XeekN/GW5IndC6d",
 	"aRaF3dL+LpRU+4iGdwuHQxzq2igDdmsaGUrBHY/DhEXs2gY3fRfa0hIjVrYin1pcnfeW+vfwIESRWVVu",
-	"x2CagjZkk0UIgKvExygkt1bu2iCJKukUXLxCV0mXsW5IJs5f1qbioVRWIamqLtZ6OFNj033Bwa5OK0OV",
-	"YwiQelfMPo9yE2mmb+1M8YmZjdSMkCYdxOcwOby+TrjR10Ko0A639uQnR9fXCbMThWq9xJn78nhqhmhr",
-	"zo21WBTSrvCZJB/3/KF7RZYBpxO3yGtU8GRNNwonQ4EkV0fy+Y14lV4A+rOEW40iu+ipm0Tah/f5IB0X",
-	"vuEDb3cgHTFW4NhwCUqQCfxUtySD8M6pdql+GEToMIZXRN/4LliWO8exLgrinArPKJS9IleRrg0q5Tzp",
-	"eX+r7/2yKW00PLQy+vvUEKmMWA/byYne7UFOGfZtmGLnCduJnsOFcasRpQH4TfFuF555LsUVM0jVEq4l",
-	"NY+mT9hJwHqa3nLEDTU9Z9StXWnAUNTb6FQ3b2OWRkO8JsWqxngTeEVhzlDqispRttqYVUus+5XNq5d5",
-	"NNrkAqxkvmH/dn+ntHmrsrj5krLuXnCIn4CR51zvhbuUG1e7INuaPqwx7DoJ1XqdL52XFwtTLFlzt86F",
-	"Dx12O1CSY9qwyOJebdxVRfT26fdecYo8cZVGnchRyZl2ZGmprkJL+/4WcjgCrhs6TeRO60MbHl5FDr1T",
-	"N+xnlXbHqVSWipUryIdMdLYf+Htgm9SnGbQSwSyIC3MlQTiQvkGIz9ggZOKlCIXJEQ3M62PawJ97tn5V",
-	"QP6bjf3OixzYOKc1fWOy3e9ml/siv5t2WRRiqJs9b8DB7+kNuK1HQON1aVSV2+rCXcOcrFGA8Kd4BW55",
-	"pdxdI/bdchMNAp7dt9jOKe9x0dCCzWX2vpPh+LBVSBPevfOo+0Kze7957Ivr4o9zXUzv4bq4pQc33n5w",
-	"Dz9Ct8sceUxmv/Wxvsny/yfuFrznyX2etN8NuO2qOcuy2uHS66u5iThO8OhXSu66acUL+FWa9fsybnuP",
-	"Rd3ogV9oWhfseuT5bTUUgs63rRdiwZb7pPN7s+i9PkAvvmJfzmz6eOrfoZT85flboNk2IjOVWcQBiJDz",
-	"jIDEoqYMqU2H08OkrnixhI92kDTeKprAMLxGdBRBwu/58h8+PTo55MpHEWsfAfD+q+o9Yn3qdind5+ha",
-	"fkHKH+3/vlvj/WmKrPNi17tGal56T8d4+810/3CNl+q30d1NBP3foJIO//gmTq9MED0r4b0UPkt1r5es",
-	"z1r6wtb/qGz9JXhzj+DNX6RrhGCGtY4f9cODRiEyKa5mCfL7D6ih2H3Daq1jPRQmKylUcb/C2asDKkGv",
-	"+gJxQ5ebaO8NqE4suZa7Pajlzye/ZfAP1apvb51hmzW4lcE3abxD0dPr5sPN/wsAAP//",
+	"x2CagjZkk0UIgKvExygkt1bu2iCJKukUXLxCV0mXsW5IJs5f1qbioVROvKMxyMdaHHpnJ0VW/bchiVnw",
+	"G1+CQ4JW7i8Jr2C5KJ33Sw+FjjX/StieWrKSbcvJwHv8bKPmoWdUFuuluvJekWDFB2Kegqz3tC2V/bsc",
+	"KJJfJ1J4huNixyomVxUGW4/nanC+LznZ12tlKPMMEWLvi9pfFHfRZgarvUk+M7WRmxJIHPTHMDm8vk64",
+	"09lCqNAPuA5lJEfX1wkvlGLVXuTOfX8A6gZp66Mba7EopF3hM0lB7DmE96pMg6FCx0VeI8Ihd0KjcjRU",
+	"iHJ5KFM94lV6DeCFCfI66qyip3AUaR9eaIR0XPhtYn4PpKOTFXY4XIIidAI/1T3ZILx0q92rIAyCLFm1",
+	"HERN/I1vA2a5dR4r46DPqPKOYvkr8pXp2qJUzpOe97f63i+b8mbDQyuvR58eJp0Z62E7O9P7fcgrxc4d",
+	"U+w8YTvpA3Bh3GpEp9Vvivc78cxzKa6YQaqeeC21cTR9wl4SBir0mifuKOo5o+5tSwOGquZGq755G7Q1",
+	"OgI2KVZ1BpzAK4rzhlpfRAey1cetWmLdsG1evc2k0ScYYCXzDTv4+1vFzVul1c23tHX3gnMcCBl6zvVu",
+	"yEu5cbUPtg11whrDrpNWqdf50nl5sTDFkqFL61z42Gm3BSd55g3LbG5Wx21lRO+LCnxYgEJvXKZSZ7JU",
+	"cqYdWqtF6i099HAEXDd0uuid1oc2PLwKnXqvdtjPKu+Qc8ksVWtXmBeZ6Gw/8vnANqlPM2hlwqEGMlcS",
+	"hPOiP9Y+ZYWgmZcilCeAcGheH9MGAN9zdlQV9L/Z29F5kwV7J2hN35hs97s5JnyV4027LgxB5M2eO+Tg",
+	"93SH3NYkofG+OCpLbrUhr3Fe1qjA+FPcIre8U++uEftuuYkGAdDvm6znlPi5aGjB5jJ7X0pxfNiqJAov",
+	"H3rUfaPbvV+99sV388f5bqb38N3c0oQcbz+4hyOl22aPXEaz3/pY32X6/xN/E97z5D5P2m+H3PZVnWVZ",
+	"7XHqdVbdRBwoefQrZbfdtAIm/C7R+oUht73Io+50wW90rSuWPfL8thoKQefb1hvBYMuN4vnFYfRiI6A3",
+	"f7EFNJs+nvqXSCV/ef4WaLaN0FRlF3IEJiR9IyCxqClDbtfh9DCpS34s4aMdJI3XqiYwDO9RHUWQ8IvO",
+	"/IdPj04OufRTxNqHQLwDr3qRWp+6XUr3ObqW3xDzRwcA7tZ4f5oi67zZ9q6RmpfeMzLQfjXfP1znqfp1",
+	"fHcTQf83qKTDP76L1SsTRM9KeC+FT9Pda6br07a+sPU/Klt/iV7dI3r1F+kaMahhreNH/fCgUYlNiqtZ",
+	"g/3+A2oodt+wWutYD4XJSorV3K9y+OqAavCrxkjc0eYm2nsFrBNLLmZvD2r588lvGfxDterbe4fYZhFy",
+	"ZfBNGi+R9PS6+XDz/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
