@@ -35,9 +35,24 @@ type wire struct {
 }
 
 // atOnce is how long a request whose body is held back waits for its
-// answer, which the contract wants at once: curl and Go's client send the
-// body anyway after 1 s without a 100 Continue.
-const atOnce = 2 * time.Second
+// answer, which the contract wants at once: a second, and four times the
+// slowest round trip of the target measured so far in the run, within the
+// run's timeout. A server that waits for the body it refuses waits for as
+// long as it waits for any body; one that answers at once answers as fast
+// as it answers anything, far or near, loaded or not.
+func (r *run) atOnce() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return min(time.Second+4*r.slowest, r.cfg.Timeout)
+}
+
+// roundTrip notes how long a request took, from its sending to its
+// answer's last byte: atOnce scales with the slowest.
+func (r *run) roundTrip(d time.Duration) {
+	r.mu.Lock()
+	r.slowest = max(r.slowest, d)
+	r.mu.Unlock()
+}
 
 // padField pads a head to its size.
 const padField = "X-Conform-Pad"
@@ -136,8 +151,9 @@ func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, ho
 	defer stop()
 	wait := r.cfg.Timeout
 	if hold {
-		wait = min(wait, atOnce)
+		wait = r.atOnce()
 	}
+	began := time.Now()
 	if err := conn.SetDeadline(time.Now().Add(wait)); err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +165,7 @@ func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, ho
 		var timeout net.Error
 		switch {
 		case hold && errors.As(err, &timeout) && timeout.Timeout():
-			return nil, nil, fmt.Errorf("no answer within %s without the body: the server waits for a body it refuses", wait)
+			return nil, nil, fmt.Errorf("no answer within %s without the body (a second and four times the slowest round trip so far): the server waits for a body it refuses", wait.Round(time.Millisecond))
 		case err != nil:
 			return nil, nil, err
 		case res.StatusCode == http.StatusContinue && hold:
@@ -159,6 +175,9 @@ func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, ho
 		}
 		body, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 		res.Body.Close()
+		if err == nil && !hold {
+			r.roundTrip(time.Since(began))
+		}
 		return res, body, err
 	}
 }

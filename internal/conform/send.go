@@ -71,6 +71,7 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if holder, ok := req.Context().Value(exchangeKey{}).(**exchange); ok {
 		*holder = x
 	}
+	began := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		r.end(x, nil, nil)
@@ -82,6 +83,7 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.end(x, nil, nil)
 		return nil, fmt.Errorf("read response: %w", err)
 	}
+	r.roundTrip(time.Since(began))
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	r.end(x, resp, body)
 	return resp, nil
