@@ -107,14 +107,57 @@ type Error struct {
 
 	// Message Human-readable description of what is wrong and where: one line
 	// of text, no control characters.
-	Message string `json:"message"`
+	Message ErrorMessage `json:"message"`
 
 	// Status The HTTP status code of the response.
-	Status int32 `json:"status"`
+	Status ErrorStatus `json:"status"`
 }
 
 // ErrorCode Machine-readable error code. New codes may be added in a minor version; a client must treat a code it does not know as the generic error of the response's status.
 type ErrorCode string
+
+// ErrorCreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type ErrorCreateUnavailable = Error
+
+// ErrorInternal An `Error` whose `code` is `internal`.
+type ErrorInternal = Error
+
+// ErrorInvalidRequest An `Error` whose `code` is `invalid_request`.
+type ErrorInvalidRequest = Error
+
+// ErrorKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type ErrorKeyInFlight = Error
+
+// ErrorKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type ErrorKeyReused = Error
+
+// ErrorMessage Human-readable description of what is wrong and where: one line
+// of text, no control characters.
+type ErrorMessage = string
+
+// ErrorNotAcceptable An `Error` whose `code` is `not_acceptable`.
+type ErrorNotAcceptable = Error
+
+// ErrorNotFound An `Error` whose `code` is `not_found`.
+type ErrorNotFound = Error
+
+// ErrorPayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type ErrorPayloadTooLarge = Error
+
+// ErrorRateLimited An `Error` whose `code` is `rate_limited`.
+type ErrorRateLimited = Error
+
+// ErrorStatus The HTTP status code of the response.
+type ErrorStatus = int32
+
+// ErrorStorageFull An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type ErrorStorageFull = Error
+
+// ErrorUnauthorized An `Error` whose `code` is `unauthorized`.
+type ErrorUnauthorized = Error
+
+// ErrorUnavailable An `Error` whose `code` is `unavailable`.
+type ErrorUnavailable = Error
 
 // NewPet An animal to add. The service assigns its `id`.
 type NewPet struct {
@@ -206,38 +249,41 @@ type PetId = int64
 // StatusFilter Availability of the animal.
 type StatusFilter = PetStatus
 
-// BadRequest The body of every non-2xx response.
-type BadRequest = Error
+// BadRequest An `Error` whose `code` is `invalid_request`.
+type BadRequest = ErrorInvalidRequest
 
-// IdempotencyKeyInFlight The body of every non-2xx response.
-type IdempotencyKeyInFlight = Error
+// CreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type CreateUnavailable = ErrorCreateUnavailable
 
-// IdempotencyKeyReused The body of every non-2xx response.
-type IdempotencyKeyReused = Error
+// IdempotencyKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type IdempotencyKeyInFlight = ErrorKeyInFlight
 
-// InsufficientStorage The body of every non-2xx response.
-type InsufficientStorage = Error
+// IdempotencyKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type IdempotencyKeyReused = ErrorKeyReused
 
-// InternalError The body of every non-2xx response.
-type InternalError = Error
+// InsufficientStorage An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type InsufficientStorage = ErrorStorageFull
 
-// NotAcceptable The body of every non-2xx response.
-type NotAcceptable = Error
+// InternalError An `Error` whose `code` is `internal`.
+type InternalError = ErrorInternal
 
-// PayloadTooLarge The body of every non-2xx response.
-type PayloadTooLarge = Error
+// NotAcceptable An `Error` whose `code` is `not_acceptable`.
+type NotAcceptable = ErrorNotAcceptable
 
-// RequestHeaderFieldsTooLarge The body of every non-2xx response.
-type RequestHeaderFieldsTooLarge = Error
+// PayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type PayloadTooLarge = ErrorPayloadTooLarge
 
-// TooManyRequests The body of every non-2xx response.
-type TooManyRequests = Error
+// RequestHeaderFieldsTooLarge An `Error` whose `code` is `invalid_request`.
+type RequestHeaderFieldsTooLarge = ErrorInvalidRequest
 
-// Unauthorized The body of every non-2xx response.
-type Unauthorized = Error
+// TooManyRequests An `Error` whose `code` is `rate_limited`.
+type TooManyRequests = ErrorRateLimited
 
-// Unavailable The body of every non-2xx response.
-type Unavailable = Error
+// Unauthorized An `Error` whose `code` is `unauthorized`.
+type Unauthorized = ErrorUnauthorized
+
+// Unavailable An `Error` whose `code` is `unavailable`.
+type Unavailable = ErrorUnavailable
 
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
@@ -262,8 +308,10 @@ type CreatePetParams struct {
 	// ULID, base64 and prefixed identifiers all fit). The draft
 	// "The Idempotency-Key HTTP Header Field" writes the key as a
 	// structured-field string, in double quotes: that form is accepted too
-	// and names the same key as the bare one. Sent at most once; an empty,
-	// overlong or malformed key is answered `400`.
+	// and names the same key as the bare one. Keys are compared exactly: a
+	// key that differs from a kept one in any character, its case
+	// included, is another key. Sent at most once; an empty, overlong or
+	// malformed key is answered `400`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -387,7 +435,12 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. A request refused
+	// for its form (`400`, `406`, `413`) is refused so with a key or
+	// without, and whether or not the key's outcome is kept: an outcome is
+	// looked up for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -450,7 +503,12 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. A request refused
+	// for its form (`400`, `406`, `413`) is refused so with a key or
+	// without, and whether or not the key's outcome is kept: an outcome is
+	// looked up for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -553,7 +611,12 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. A request refused
+// for its form (`400`, `406`, `413`) is refused so with a key or
+// without, and whether or not the key's outcome is kept: an outcome is
+// looked up for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -626,7 +689,12 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. A request refused
+// for its form (`400`, `406`, `413`) is refused so with a key or
+// without, and whether or not the key's outcome is kept: an outcome is
+// looked up for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -950,7 +1018,12 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. A request refused
+	// for its form (`400`, `406`, `413`) is refused so with a key or
+	// without, and whether or not the key's outcome is kept: an outcome is
+	// looked up for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1013,7 +1086,12 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. A request refused
+	// for its form (`400`, `406`, `413`) is refused so with a key or
+	// without, and whether or not the key's outcome is kept: an outcome is
+	// looked up for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1363,7 +1441,7 @@ type CreatePetResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *CreateUnavailable
 	// JSON507 the response for an HTTP 507 `application/json` response
 	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -1443,7 +1521,7 @@ func (r CreatePetResponse) GetJSON500() *InternalError {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r CreatePetResponse) GetJSON503() *Unavailable {
+func (r CreatePetResponse) GetJSON503() *CreateUnavailable {
 	return r.JSON503
 }
 
@@ -1571,7 +1649,7 @@ type GetPetResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *Error
+	JSON404 *ErrorNotFound
 	// JSON406 the response for an HTTP 406 `application/json` response
 	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -1618,7 +1696,7 @@ func (r GetPetResponse) GetJSON401() *Unauthorized {
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetPetResponse) GetJSON404() *Error {
+func (r GetPetResponse) GetJSON404() *ErrorNotFound {
 	return r.JSON404
 }
 
@@ -1727,7 +1805,12 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. A request refused
+// for its form (`400`, `406`, `413`) is refused so with a key or
+// without, and whether or not the key's outcome is kept: an outcome is
+// looked up for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1796,7 +1879,12 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. A request refused
+// for its form (`400`, `406`, `413`) is refused so with a key or
+// without, and whether or not the key's outcome is kept: an outcome is
+// looked up for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -2291,7 +2379,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest CreateUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2755,7 +2843,7 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Error
+		var dest ErrorNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3294,152 +3382,177 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Pc9vGkudX6eLtlkkHpClaki2qUruKY794kzgu/6ncreE1RsCQnCdwhsEMRDF52rrvcN/wPslVd8/g",
-	"HyFZ9kvyqt45lbIkEhjM9PR0//ovfhukZr0xWmpnB/PfBispMlnQr2dpKq0dPzHaFSYfn+W52Y5/KtRS",
-	"afw6kzYt1MYpowfzwZOfXr2eQ3I/AaNBXspiB0LbrSzAGRBQyF9KaR24lXCQiqJQ0oLQkPB4Saz5wRFY",
-	"wxcJ2Mpz2IilhLXYQSryHNxKwtnL57BVbgUCLuQOlLNQWlnEemXyzE7ge7mz4ApxKXNQGpKz0q1MoX4V",
-	"ONEkAo2Tw29SYy6UtPREbWKdFjKT2imRWxCFBIHrldkEXhZykavlylkYJj+9fPP8pxevE55DmD4IncU6",
-	"6VDsFS96/KN0K5MlIySN0GA2sqDZ3LOwEbgSfBoRS+Ios+lhAqZ0VmUS3EpZSHFAkbpJrAfRwKYruRa4",
-	"BVKX68H83eD+4H00WIurH6ReutVgfhAN3G4jB/OBdYXSy8H1dTT4Vm4KmQrer+72vXr2BE4eHR5BVl8F",
-	"mXAShgfwH0KXotjBbDo7HkUgLCT/HpfT6cO01OoKrEyNzix9IpPJIBrgbqtCZoO5K0rZN+N/P3h0/Gg2",
-	"OzqeTjtzfzjrm/zzTK43xkntxq/kJhc7HLy7iASflsB2JTXTzXNgQXdYYp8GU2qQosgVXcDciXsaa7zM",
-	"irWEpHpquht/L3fJ3A+h1iKHrbCQFlI4mcH5jpnWDxTFWhvHnyoLRssJnJ1bqR0Yt5LFVll5017iGjok",
-	"OeyjyAt55X5Q+qJ/Lx/PHj+GXOkLXClOWssrR6cpgk0haSpEp7UpwoosHrRYLwwy/hwS3uIHlwcPNtLZ",
-	"fxMLJ4uv+cNcWAcq4y3Hf2fHuVorF77G3/nLd/ytdcKV1n/Nf/D37/nHKRQy/zoe4DTjQdIlToMYs6Pj",
-	"aLARzskCF/tf7VnGsZ/nu4Pxyft30/HJ+9+m0cHj6+YkW9/NroetKQ7FpVC5OM/l3zZSZ0ov/2ZNno1G",
-	"/9Y3038Z9O3NK+HkD/ioMf3bs0XMJzYIGdjIArZKZ2YLC1Mw26B4Gxqd73inCjyNtACll6BsrKXGaWaj",
-	"CTwV6YquXwkLApy5kBrOy/RCuogEMn5vZcGizzqhUxkRy8a6kAuVo8xzxCip0Qu1LAuZ0RNPeS74v7Ng",
-	"1a90n4TzsrCOzgOOEFZDc6CTgBM5l1KDynKW4FbqDB9idLrH/AtTrIUbzAdKu4ezAXG/WuOBOJjSf9Fg",
-	"rbT/pKK40k4uZdEh+Su5FkrjVtxM9lwuHOoAWnBZFHQcPk7+WDfoD4H8LBW2K5NLpnw9PtKMtwF3gYjV",
-	"2QWv7Lz0j4C4lyfgyfr30Gr6UVpZ2cOer1miQ6mdYq37S2mcwEUvyjzfQSGtM8gid+LPCApT6kxmUG5O",
-	"IZl6Ea1cGPDuS3x8fHiXBUpX7MZnSMqbF+cMbIVycC4XKAMLvEfpZXuywkEuUdgd3K7X7j7jfvZ9XRJ0",
-	"MEW/SH+DKilcAmbh9UoAEnvCui2qqjvHl7KwymiUsHdS0584akdvHfcqrtel7mU6UltHJ4dQyLW5FDnD",
-	"j7213m3ib1ZlBNMj+FamMJs+nMJ0Oqf/4S8/vrkT4vj555/HiB0REqbCyR648Y0UBaEHka+/jgdIIjwV",
-	"8SCJPDyMQBaFKb6OB0pfilxlH0hAxAN/BEhgxhqhBKnk85LOBIIHupwPxseXe+NMBtHN3904uTts4zXq",
-	"4EKspQvGQv9he1IW1hRzPF1loREK5bsKbmxXxkpIVJbgopeEpVD2CQ/fLkVeoqp4ayUJoQQPx7yNFIDt",
-	"BuYTidjmUpnSsuFQCERbNGKsz0uVZySaCJmthM4m8I2wcnwwhUwtlbMRaANWLTWYAs89Xf6rLIzljUDD",
-	"Z/BLKYvdIBposUaSkMC+UXodHzZlwcls9vDho9n04fHjo8NHj47vIqwbGPR7udun8JnXuRLSXCEPrcWF",
-	"tFBuSJMZXeFV5WArtKtBKypiGIpYv337/FvcAQFLYzJIV0alchQxS4qlUJrZmc06EpRMb7TlaLBJrA9Q",
-	"oM6OjiBdCbRVZGHxouRs/J8gxr/CdHwCY/gAE/hvmMNX8AC+TmAoAB8eAc7iB/zlXFh5fIj2FO7lQl3J",
-	"DBTZZQuFQ6IZuFBuNAGUiVkhFi7WMQnIDlqH7968eQnfMXs8UzLP4gFsC+UkWwJINkRLsbauKFOHkGe8",
-	"wOuA2TxCDZ6Z8jxn/SftnNeMG0z0SlO5QUo6Y2KNU0ae4NHJgPCPILyERh4ZAq+Jqg7WxjIYOiVTZL1x",
-	"uyjW5lIWudFL5MC1yPFRMmNL11YwAZLD6TRp8CQfgpopO6S4GUs/Iv5r2I0NZD2MB+/Oxv8pxr9OxyeT",
-	"D/89/+rB1+P3vx1Es6Oj63jwt5u/HO3D4mhwNfZjj9fSWrHEL9elRQUMNzDPLbwTgaETIBCOdPeJDs4N",
-	"0PtHPoygy/U5y40gjlhGyWxOTNgvFWJ9R7FAQKhF90wuRJm7wXw2jW4HcR9FCy+le95j/z6vzkkQh7y0",
-	"2xbUEXNhNRvhVvViNvS8u+KfT5F5N6AhMsWeqbxXp7zq1SUooNjoZ/tN5crtgI26yQ2bxN+2dulfCrkY",
-	"zAf/40HtFnvA39oHL6XjmbECLKTdGG0l6b9vROatC/wrNdpJTb+KzSZX7FB58FfLvpe7Pe4pamd+1D4a",
-	"DC4LNMxYe89BQKWTcWfPTbaDtSQ2VxbWylqSambBPo5tgXIGyY9Xm9Ih1xRCL2WEEslvSMAjKDkdonYd",
-	"61Roo1Uq8oqxhgKSrxJiqqjNUhEk42ky8lYjTokHjLUAnE8u4T9e//QCzPlfZYrWasG6/gmTcPxmt5FJ",
-	"mIS8EqnLdyhIY510SeudckG2CkhKtxg/TkiqWOlOm3OItd+kcWoQ7Q+rJz7VqcH5J6NqMmck6SuwkRnp",
-	"17DBgU9B0KgRS5Md5CRPI5w16VD2NlUQlrWIQz0da220PPU2FqpXlpdekzR3FC+ph6inkMmF0jLyd6DC",
-	"d1uF5r0pWlgSNrJIcX3Sr+/UL68y4Kutlnk+9poHleiDg8kBDK1kFNbgRS9mYn328vloAglSkvYqCYjS",
-	"j5ycQuKlftJQkmaxYBcLEZLXGQWWNYUnNwvZuzum+86Uv/vBbbf2O25uG617+c1+iLuNUt/Sb6XfdRS8",
-	"/HofPD7Xz8iP/cdLqLOWSxVu9qjCojDr+vuzl8891kFUpvIcziWehk1hcN/omDaYrB7sw4XcfVD6Azvq",
-	"E4KHOEg1jcI4icy9IsZnDKsc5GRytCdJeNrAUjpm7oUqbOXavRdQ2Beu/J248pUsLXvz/3ituc9/aHqL",
-	"vJAi2wHOo3Lae1ZkS17pIChxgij52FsYkZElIFOLhSQvYmC4mk9jvceoBS0ZufQFcyRNw2vYU5wHCNBy",
-	"S6xIT4g1/slg5wvnfT7naVsuFipFQ/m1MwVZIX8G41lZXKpUAgUp0SZcl+kKfypHznHSrgkb0y+lS0an",
-	"QVgha8Ta80ZLx5Ib58OizPMEhtpAYcyauUVTlMmzy4jMli4P2r4bSSeXLjVryVCGxol1TyCMJSh7q5OG",
-	"vzUJ4UDCH3h2EFjS4bmQu9EX3v0s3v2IS/tncjbesMNoJs3DrjRc+qzWLuTGxTpsurzaqIIi85n3IyFv",
-	"3OQSjwLUjjV5udEKyMRuDsJeeL+RW0k9+nz3fp95yOfYyUKLnM/cHw9nNJRaXm1k6mQGZMb7eE4IqrVg",
-	"iZ9c4p1UHvjGWllYSi0LlTLgr2B3FmJRyf+skgaeZ5W5kZtUOImyItaq+dh7FnKz/HKmPlsfvDCOTTtx",
-	"nss/1XC/Z/esSpGtlUMLDPYtWzaf8SjHei0zJbzdvmjn2jTZUBv3QVSL64CNWqN8YZ7PZZ6XYpcbkb0x",
-	"5gdRLP9c9qk8KTk+2gdNDuBH9U2LBzY8xQ/OmA90ZTKafNnuz9tuL5g5oEDxBPuP2fpcUVAn83LDgjNL",
-	"yYCvkC2GOD6E75EjBORGL2P99tUPiMpajial07zMZHZ6m/tmNIGzKkHNB8ybGqyQIl0Fp07wUYUg6BOj",
-	"tUw5Tp3mxsqEgiURWMUJEC2hGDLqvC8KLbNoP7WuyWxzuJ/AdiUcZ/Y5lG9fxNpn8/kbY34UehdyZf54",
-	"3m7wXSGc/EChE5klETE5s8eCbPNeb84Enio2U0JUbyUs2/LlhjJwwm2cxNIGbq08HOTLkIizXal0xTGG",
-	"ldhspLYhsTCwuCnoST7LpZsgNAzR0oYfTHhPLE4yNaV2Nmoyrg3PH1VucI7p3rMgsqyQ1tITvU/ZwFro",
-	"nXfjI+DnLFRcMT5gK/gEpSuZXsjsNgcukP821h1DTuzCmg2QtYeQ/svJ+n0suFvvblxKB+atFj6N+c/y",
-	"lNWe2BA4ongC64UWxigbc/sCLz6TOfqyjW4bYu/6wCYhefVPcms5RAKp4HRn6XFABoVarhxos60cVl6Y",
-	"kExdgNuaWKfCEmSg9NJ5rGM9Jm4KS0jmTR9Y7R5tAo+12PFzXaFkdkpDeGfGh1JfaLNF24mk+MIUTQ/b",
-	"PGS7emziE6VjDX5VC6FQrIeETOlTXSAka/lShSq/BqeyEpc0AmW++jybCdBx/mgkxIccSA1AMOiCA43G",
-	"8slLFN47BREmxMnc/kKjw37wPAJpwIqFzHesU3NlaTC7MlsS8T5NqlqLvFLWfQFRnwuiroO3i6j2RDi5",
-	"NMXubikbqb+6uR3nEvE7An004qtLYl1Ia8oilX7DiCURE2yMVU5dykbqVDNhiTf2d8zZiAaVJ05kmeLE",
-	"nJcF4iSnpB3MFyK3sk+CkB1buTG00ePZ1RWE1ArUJpvGMCjTMtmX1JOulJZjtBZQdHBmI+DFE3ght/Sb",
-	"DdJCZJkkl5uAtdKmAJ/ASmfKJ9GV1oHD84WfmUziwQsxd0C5EhK7vEfPP9FvYpj/PdvIQAnJmh3jahAN",
-	"mip0EA20cR8WptT4+5pqhz6QM4drBZAkXbN+EA2a0JnSXdgJyaNXWiEa3Bg07fmO41SDaNARqYNoUAcf",
-	"9u+z4fO2C2rwfi+PFNfnc8G6W/pduRa63tAOaEXUjBzN4Bdl2nYlCzkn+YcGcqxxK+SVo2SnlMVOI72M",
-	"j0CzZmo6O7wlGe7df8Xx1XQ6juOrg2dxfPXo2fuveoo/opBT1JvCTRmJfAEzVYddJoPbMsOOTk4ap5Ac",
-	"5T25U3WO1js+LDWNq8nVG8FZNwOqJ9q+ZGH3CSf4TAcR5QweK3Z4h2CXsFYtNVeOJCpLek5zSzTeBkMa",
-	"QvQ65G99NFvrBV7W2hOR5z8tBvN3d070eh/ViXuD+hx1KU0Tiprr6aPx30PgUK0inMjNspS/HzFVj156",
-	"q9UvZUt98GaGAHm9ycYDHZ+a/7sqlc/e5rtm8bU3UWUhNbC1k7cem/D43vPOW3fPUsrTnLNcD6bThhiK",
-	"fM3huFdKwfCtViQoSMuIvEYHT9I5vP1qOp1O/+///j/4y8GzCBEf/vromf/s5BnHDZ4chLFt5e8bnfqn",
-	"yis0DZSDc5WpgsGwyIE3kmBiNR/GzOZSFoXKpPc3AMj1ucwyhQjl7Vez6eyMHj+bzp5WHhxlTU4xLPz8",
-	"+NhfcHzi/Sw4Sio0xRxBELkgU3aTC87R5kA0zbgKPxLSrSjlvEJA9RyItl0phMcbkUoYemz/M3724TV9",
-	"5o/PzlPyxFNt+m1EH8ym/PPxEf88m3oKHxw/pq9mgfqz6fSMP5g99j9P/M9n/POIfj6cTqejCVo6yB1q",
-	"7QlfkR3WoriwMKQRn/pH0J3T44Mno0DNWP8qCzPeqsyt4K9GaeIUvPbbUbN0ec522NiZMRWk+ZxC3DS5",
-	"Nn9VYBGB6BRRjZQ09JoluFd8bLVVNovSIG0qNtLGmuj99MmPZ6+J52lqfzH3LBRyKa825LcFkasL2aNp",
-	"px9RtCXy9Zh+orItkaX5zxP8E1lszD+f0o/jY/7z+OT9/c79s2nr/jP8E/ePrueLcPd4tMd+VH7I0bPO",
-	"4HFc4g6+/3un+EnZ8eTCM9oJKlnvwhgwxaccYMv2XzXwOccUmyfFC7XXN8CYs2Z2dSvLvAlxm4DTV9Gi",
-	"GDV51gsCX0rX9ygu4mlk6CNktymPx3VDpshkQendTq7vIvoJc4qr53z5QQNEiaIQO9IJVqZlodzuNd7G",
-	"uvWciqjOSuTXvTqwVouBOfiCK66dO3v5/MP3T/9XKI7n9gRUC7IRqGGZCLbKpKXakmRjLz4kwJXYrHIP",
-	"H8LbVz+M0YoPNTL1rpJPZIfDxlpZW9ZauvJUD5NQ+AUXcreUmmI6dVJ4XWtiilh7nN9Xd3IQWh90XVDN",
-	"om2kJ5OsZvWVcxv2Iym9MME/JVKCRD4h/6V08JomefbyOaBNjnwvC4tmTJH7Uez8wYOwmom8EutNLiep",
-	"WT+w5WZjCtrjfWXcHvtCyo1F2y7gqSafDXH0EaUnF8FS5Keh5FYWMpOWa7QTlQ1uJGrQUAN6SgdMWchL",
-	"vNQzB9m5ZLgT4m+GIqzUGVVa89zPZQZo05C+eGL0JWceWl9fbfKMXFpsONeloOxHO8tzqMuydVaZGBQZ",
-	"4Yz7YV+awds3z8aPUUcBvKpDzQqNZ1+r08jBb2buzxsshB+TrnSFUDke1kw4EUFW8vNkyPEmjRRVbmV6",
-	"eERmeXA54yja6DE9qVMU0Oyb4Uui4BuebCMKiiNwZLxz/cHDBJ+VyTQX9EkYnRVTQkCHb2VfGoU9BZzv",
-	"XGW5hTA8qrsJEX4vQh8EeFVqMAcB+8UG3BmimnHC0NvtqKGK6MaRwuDd5b+p2AkHyST7PTy2RIblp7Gj",
-	"CFBEFpxXXS+EQm2+TwoOwprcglpQbFUWEjY5B4LGVQ7LvJ2HomxPDsukQRwq/aR1fkISTHfBxwmOMNzL",
-	"dAlV9KKWTmidcDKWsQ7sRqZqoVKgVBpapNBLX4u/Fo5i2T3Pz2RKuLfv5OAotDnaNIo2zksHiS8/+Zqr",
-	"UQiS6/bw9/2nRJH7D+7TGnQWqKEclDqXlk3prSTvOtL4l6+nySkRK5BROER/NBvKBOXCQjysUT3aBM50",
-	"fQutuvJtUUULgW5yE9NACyYUU8n2ViI2OT+Ea/2JoSYIjXMCw+YBr+OXLDFWuA2FcS7HGXODHFMA+8Eq",
-	"CjeSDASci6wqAyaWbRSTNM43V+U0TvWotRLfmiIKrvQwG5z63Ou8p5QDOEcjbownSulSJrg9S+l4c8IB",
-	"0NbhUs2CthSNvifhet7a4LBXrqkDkD64D7olYUgcv6aMYR2eEJoo9aRX7IU2SLHQmcCBlKP9qpphcAeK",
-	"ggLqdb2Pd2+25qVcp1dRLRX1bi/xQ2hIyC2c+OqoTnajtx57FyBuznah/etmtgC0clsqI9fv2+HDg+QU",
-	"9UqloprDR567ojDOEFl96y1HU0Dyr7/+ikfSMxmZp6bg+vSGuoqgkBuK+fjjVz8u+c5Yl0TUXSVXKaHy",
-	"rr4hdi+MM6nJg0uaBqoUQ9idKREkbBXel7wphLYLWdysUNJVqS8orYIFg2fm5nXEqA3G9sQjzXLGuqAh",
-	"vm/eoswQLyGHXobOKL6M4ogCbD4ZmU6NNp6h9thWWeaHDDWHZ0QtRRFiZOem1HjEkPN040YLw6rcziCu",
-	"IitoBCK3hke0rVNeHaqIdGIdEcSDsRV4rBFp4U8fHhiqLOcKu0qRBWKsfNoFLz7j1bM4j0KPHZp45Gs8",
-	"6geSClmpXAZQpyXJzFJr5JfqTISIIgGD9hCnOFNak48ORh+LO7IabwMrhMItHDNvob76GJAI17LWo4j1",
-	"oz7VOUQQrXeQCovU6NeUzKmhsLtSnDShUMvZHCjiem+0WZDmlKXmSxYgFH3CMMmFU/ogiXiMg2P/22PW",
-	"sjt/ABpKg8LT0KVKJYAKrxtrxYjLJvOU+i10RGStIp+za5MNwFBQi7dsxY4McVLMofC2pg0Zb88zBhkJ",
-	"BXlwDSTRE9Ji3QJvPrljzv6voSsi6V9lQavjAngCo75yF4bJVwcsH5J/nX1zkLDlQyI14gALadtC0i2K",
-	"micAi8lRp+wXhsl0+ggpnIynCYOZAEZIbvaTibrLUSsKvii0wfNncC1wPykyggQgH3MyDzzv/46g42o+",
-	"ejx91OrXwEuhM0GeAXaYcYI90Fz3R3jssfyotUedGmtBpk9N3UrLL9A6pNgV+WvILwHD5GDiaZMcyGnS",
-	"T5JREJ01DYiZnrYNP/CebAuf5I9441MeyGpnzYZiF9lJaSs1x5EncNbC0mylIhgOKI8JF84SmXP+8W3b",
-	"BYnRTINrIDC/YuTAKilO5lbWcT7iag9ffm6kvRU1ZiTPh5fSPmfOt0dr6y7quwMV2CfENRSwLKW1hKip",
-	"9m8PQtP3jJRXqFNI0FAmH2fHWddUE34CUWD/kMRnfL4fnJfZUhLTDVFUdZw2c/zAR5/g4bRGqGRAkKjx",
-	"qnREdYbQhOWzkwSG7YTKgIZaWX5Vu866dyFAyCFs5A9GftNY1EZVIRFZTHpX6fSQArMRljT3G25guZa2",
-	"EkM9ZhkTIpDynPamS0Tu3OlphLPzjQzRoqZ9ISXpfBe6yn7NTXrhQS5+bsrm8ekmHHADvTZwDX2KOAqU",
-	"gPylFLkNyULNmC7HoeniKj/OQ3kB3MvGSrS+2KyhOZELhL0cUKVzdCysw8RbuZQVkIwQyrKDjsZhtE3s",
-	"zFZSM1fB+8S6Qx7hkPvJBcmosmORCpSmEzTfBF5IyrSlaIHt7iPhiO+enn1b5W4TZGN3B3/e6YMQ+p/u",
-	"y4CjgD39BIbUXMfQdviqqsrlhprYeh726xd8LMmZSnlOjB3Jg1U55PypBJyanyr522BryjyDc+WDW3w4",
-	"1KXIO848XI5qSLVmhwezoDNktprNSLKw2WdoKwm2l07MqcS23UovCq6Vhq818wTjuJk3BDtJUaggezKc",
-	"vL7pZC0xtGCC0CkJEopm0WEeFC37kqTSJXwLV7puyK/ZyrSeczfKKvGaPbGeWiwBvNlMU7lX5W9zetO5",
-	"XCmaZm5EBucix0EKnvCLatTQi5I6mgL3niw3uGMvwKnQf8IvTpPLpIpVNmhzv0J97E5jvyxHNHsbOMLQ",
-	"bYM9w/EKKMyWOxibNZGHOh7UBePVjEfEFG+9553t2LrHWuDWGhQu1SXyD/f6uAFM1c2U0UTdyNw1Bgin",
-	"VOVSI7RXS20KyW5MbudcextaTZwr8RBqNbxB4DmxcuvdUq+BMhCfQU2+KP2o21uZRmm0V4aPdle+Ubq0",
-	"NSO1V66MotCAlSWHbZmxDaFziuCmNsbrqX5cpLE84+CIUy7fi3MMooG39gfzwcFkNpkOrqMB2rRiowbz",
-	"wcPJdPKQsr7cioJRFPzAX5a9fRR9eyRx1/AZDEMCB/89imLdaK61oDZMDKyCDvRKOzih2SYgFz1F0SJI",
-	"3r1PYk3FAyGH10MtCme8FEulKySJiM33CfQ2zR36Bca61TBQuQkL1G5DYx9F4+6A1P+4mXEV66oZObcX",
-	"rJiZBVy71yBPwImCEnXryHis+bjyPSLUwbvQfJnaJTPBF9VEJvCMZkabgU9IYl11Q+HibNrAS2VVpeB8",
-	"MhDDQKWbQVBisIoRn2fUhMw6iq22uzXekP1UX/IgZNV+9MJWp647XO9rGt53umfNptPfLWGdFtzbk6Zz",
-	"HqLb4sl/StZzaPZ62xBVn+9/wlKzQ972vvsq9njQ6KxGtxx8/JZWuQzddPzxm9q14HjX7OTjd3Wr5fC+",
-	"h3eY4m3VpNfR4OgulGl3QaC7Ht6JOK00Rluu16LYDeaDH5R14XCgshJLS8kc/pP319FgY2yPyjnLSHM2",
-	"ckHbqYq9WaEEtVSWhO5pPqcoJCnRd94Cr1wsDVe1I1lsFpBw5moSkVLoBkRJJ1SmG9pja+UcJztVqZUW",
-	"krrqZBLrs56KQ+obGkoOUYfdv/9aLEJ9hZ3cvw9nwWT1VnHolVpVagx9XJIgqCnR1haQFWazkVnT8Uwe",
-	"xuRo+jAZ+awApMdexQj1jslkrH2z1/CyAb8uhox8f6u5VbeZq0fuYYMYkHd7wYT+04syD8sJLWOqrkix",
-	"9k3Uh7NDWJmysCFu2TJzrHRVTt8oApuaDTVRrXrJ1W3kqbZFOZ/VsL+K6pOwUQF610rUI1hyz3C8eEY+",
-	"pupWgjGEMH8wrHGSUUSpeAR6CIj2vH9iDvS6ibpRj5Zb6vhHndFP++fb1yqqY1zNfFT7pqZRPSNTzCB0",
-	"/WmhdLbduk3U9pxFU3IW3dJPDQ9iVBfAcgdptPU47smd1BGmIGyrYg5iv22afxkHuQW8oXJC59KZZrXS",
-	"DX3ZQq2vd5h7r2M4xKHgihIst6aRABO8vThMWMSubc/Rd6FfKjFiECw+mwBX551x/gUxCFFkVtWBMZim",
-	"mAAKKxshAK7y6qKQO1l5A4MkqqRT8CAKXeX0xbohmTg9VpuKh1JZRTyqgk3r4UyNTfcFB3vSrAzldyH+",
-	"5i39fR7l7sZM39pW93l/jch/yMIN4nOYHF5dJdyBaiFU6NNaO4qTo6urhNmJIoFe4sx93TZ16bM158Za",
-	"LAppV/hMko977ra96r+A04lb5BUqeHJLNyr6QuUel+3x+Y14lV4A+rOEW40iu+gp6EPahxfNIB0XvhMB",
-	"b3cgHTFW4NhwCUqQCfxc98qC8DKkdg15GEToMIZXRN/49kyWW5qxLgrinIqeKFK6Ik+Erg0q5TzpeX+r",
-	"7/2yKSsxPLQy+vvUEKmMWA/buW/e8UOuSKXxWJhi5wnbCc7CuXGrEUWZ/aZ4vwXPPJfikhmk6lXWkppH",
-	"00fsJGA9Ta/f4U6PnjPqnqM0YKg2bbRQm7cxS6NTW5NiVce2CbygKFqowUTlKFv9taol1o205tVbJhr9",
-	"WwFWMt+w+7S/hde8VfLafHtWdy84gkzAyHOud/JcyI2rPVxtTR/WGHadhGq9zufOy4uFKZasuVvnwkem",
-	"uq0Rye9pWGRxEzFu9yF6G8h7pysFNrgIoM4TqORMO3CxVJeh13p/bzMcAdcNne5mp/WhDQ+vAlPeZxj2",
-	"s8rq4kwdS1W0FeRDJjrbjyvds03q0wxaeUYWxLm5lCAcSN+5wicEEDLxUoSisIgG5vUxbeDPPVu/qmz+",
-	"ZGO/84YBNs5pTd+YbPe72eW+wOy6XXWDGOp6zxtw8Ht6A24qXm+8x4sqQlvtoWuYkzXy2/8Ur8AN7zq7",
-	"bcS+W66jQcCz+xbbS0qrWzS0YHOZvS8LOD5s1WmEl8I86L5p686vxPriuvjjXBfTO7gubmgOjbcf3MGP",
-	"0G1/Rh6T2ac+1nf//f/E3YL3PLrLk/bb1LZdNWdZVjtcen011xHHCR78RrlD1614Ab/jsX6Rw00vWKg7",
-	"EPCbNut6UI88v62GQtD5pvWmJthyA29+oRO9cAbojUzsy5lNH079y32Svzx9AzTbRmSmMos4ABFSahGQ",
-	"WNSUIXPmcHqY1AUVlvDRDpLG6y4TGIb3W44iSPgFVP7Dx0cnh1xYJ2LtIwDef1W94KpP3S6l+xxdy2/u",
-	"+KP937drvD9NkXXeOHrbSM1L7+gYb78y7Z+uI1D9mrTbiaD/ASrp8I/vLvTCBNGzEt5L4ZMg95qc+qSY",
-	"L2z9z8rWX4I3dwje/EW6RghmWOv4UT88aNS5kuJqVri+e48ait03rNY61kNhspJCFXery7w8oArnqicN",
-	"97q4jvZezenEkkuF24Na/nzyKYO/r1Z9c2cG2yzxrAy+SePlfp5e1++v/18AAAD//w==",
+	"7H1rktu4uthWUMw9NZKHVEvqh93qmrq3x2Of0/d4PC4/apJr+ppoEpJwmgI0BNhqeU7fyhZSWUH2kY3k",
+	"bzaQLaS+7wP4EvthH3tScXlqyi1RJAh8+PC9H78HqV6ttRLKmmD2e7AUPBMFfjxNU2FM9FgrW+g8Os1z",
+	"vYl+KeRCKvg5EyYt5NpKrYJZ8PiXl69mLHmQMK2YuBTFlnFlNqJgVjPOCvFbKYxldsktS3lRSGEYVyyh",
+	"8ZJY0YtDZjTdxNlGnLM1Xwi24luW8jxndinY6YsztpF2yTi7EFsmrWGlEUWsljrPzIj9VWwNswW/FDmT",
+	"iiWnpV3qQn7gMNEkZAomB7+kWl9IYfCNSscqLUQmlJU8N4wXgnFYr8hG7EUh5rlcLK1hg+SXF6/Pfnn+",
+	"KqE5+OkzrrJYJR2IvaRFRz8Lu9RZMgTQcMX0WhQ4m+8MW3NYCbwNgSVglOn4IGG6tEZmgtmlNCyFAXlq",
+	"R7EKwsCkS7HisAVClatg9jZ4ELwLgxW/eibUwi6D2SQM7HYtgllgbCHVIri+DoOfxLoQKaf96m7fy6eP",
+	"2fHDg0OW1XexjFvBBhP2r1yVvNiy6Xh6NAwZNyz5l7gcj/fTUskrZkSqVWbwikhGQRjAbstCZMHMFqXo",
+	"m/G/TB4ePZxOD4/G487c96d9kz/LxGqtrVA2einWOd/C4N1FJPC2hG2WQhHcHAYW+IRB9GkgpWKCF7nE",
+	"Gwg7YU9jBbcZvhIsqd6abqO/im0yc0PIFc/ZhhuWFoJbkbHzLSGtGyiMldKWrkrDtBIjdnpuhLJM26Uo",
+	"NtKIm/YS1tABycEORMLgKirKXOA5LRxAIo6vCGa/XwPInosr+0yqi/7NfjR99IjlUl0AKGBVSlxZPG4h",
+	"WxcC54qAXOnCL9nASYzVXMPJmLGEcGDvcrK3Ftb8M59bUfxAF3NuLJMZ4QT8Oz3K5Upa/zN8ph/f0q/G",
+	"clsa9zN9od/f0Z8TVoj8hziAacZB0oVeA1rTw6MwWHNrRQGL/ff2LOPYzfPtJDp+93YcHb/7fRxOHl03",
+	"J9n6bXo9aE1xwC+5zPl5Lv6+FiqTavF3o/NsOPznvpn+U9CHzi+5Fc/gVRH+27NFhEjGUyG2FgXbSJXp",
+	"DZvrgvAK6N9Aq3xLO1XAccUFSLVg0sRKKJhmNhyxJzxd4v1LbhhnVl8Ixc7L9ELYECk2/G5EQbTRWK5S",
+	"ESJOx6oQc5kDUbSIKKlWc7koC5HhG09oLvC/NczID/icYOdlYSweGBjBrwbngEcFJnIuhGIyy4nEG6Ey",
+	"eIlW6c7pmOtixW0wC6Sy+9MAj4dcwYmZjPG/MFhJ5a5UEJfKioUoOiB/KVZcKtiKm8Gei7kFJoELLosC",
+	"j8Pd4I9VA/7Mg5/Ixmapc0GQr8cHmNE2wC4gsDq74LihYw8hQ+ylCTiwnjiehifVLrmKVdJBsOQfged4",
+	"F55t+sOtiHDdUdEA7XUX6kb0IPorYh6sVFYSg/+t1JYD+OZlnm9ZIYzVgGz3wvSQFbpUmchYuZ6xZJww",
+	"ccVT6x+U1g9MyA3f4IcWxCr8SJj4rQSy9w+A89HRwacDkyBGgBS22EansPk3A9FqtuHSsnMxB1wo4Bmp",
+	"Fk2gnMAJywWQ58ntrPr+a+o/cK9KlIZ00c+EXgOX9bcwPXes0stGO+ylTVyrJ6NLURipFfCEe0keHzlq",
+	"hxUfHfSR81el6kVuZLSHxwesECt9yXOSqHbWer+Jv16WIRsfsp9Eyqbj/TEbj2f4P/vzz6/vJUT9+uuv",
+	"EYjDIOWm3IoeCepHwQsUiHi++iEOAERw+uIgCZ3EGzJRFLr4IQ6kuuS5zN4jSYsDJ3ghiY8VSEcoRJyX",
+	"eMpAHsLb6ejcvdwbZxKEN/924+Tu3sbWKUyXPM+FWgg6ftcgUBR8JaxXjfrP4eOyMLqYwcErCwWCX76t",
+	"ZKfNUhvBEpklAI8FSo4F0mtCh0uel8D33hiBdDCBczNriz2MtCRCIQGC2qXUpSE1qeAgWzoOcF7KPEPq",
+	"iHLokqtsxH7kRkSTMcvkQloTMqWZkQvFdAEkAW//IAptaI9AzQt+K0WxDcJA8RVAC7nPjaTv6KBJJo6n",
+	"0/39h9Px/tGjw4OHD48+jqtwB+Lrlvifbv8qtruAP3VyhWBpLgHrVvxCGFaukVtrVQnt0rINV7aW3EHY",
+	"YAMeqzdvzn6CjeFsoXXG0qWWqRiGhMR8waWiA0C6LZJW2gZQaHGwUawmQIKnh4csXXJQ2ERh4KbkNPo3",
+	"xqMPbBwds4i9ZyP2H2zGvmd77IeEDTiDl4cMZvEMPpxzI44OQKmELZ7LK5ExicrpXMKQoAvPpR2OGFDR",
+	"rOBzG6sYSWpHZWF/ef36BfsLYc1TKfIsDtimkFaQOgRgA4kwVsYWZWpBrIvmcB+jgxGClJLp8jwnzizM",
+	"jNYM+47wSlOxBkharWMFUwZUodFRi3KvQJkQNF3UhlBLh2+pXq05sHfHp2cwl0pIzOR8DgueF3qFlGVt",
+	"cTclKNLbGsohClIpNyJWUqV5mYGohBogKlwwiRF7hVtp2UobkjJPUAlcre02ZPpSFLlWC6aLWK14DusT",
+	"GdkYTCV/seRgPE4a54MOZH1AOvC/WUl5iGehobE3VJZBHLw9jf6NRx/G0fHo/X/Mvt/7IXr3+yScHh5e",
+	"x8Hfb/5xuKtvwKlyY0crYQwHqhasSgNyArsBY29B2JBpPHYcpLMucnQO8YXYRrixcJBD/Ir3ZfV3s1WW",
+	"X/mDfoM69DPRFKbK1TmRP09VidSKbIaHpp+4xeqe1A3lrtaWZWLOy9wGs+k4vF1ovlMeeiHsWY/R4qw6",
+	"156q09JuW1CHWvvVrLld1otZ4/vuK+F9DOm+Qd5D9fipzHtZ48telggElSw1pFPLXNotI0V7dMMm0a+t",
+	"XfqnQsyDWfCf9mpb5h79avZeCEszCxDBCmHWWhlCzx955jQ+ZPpaWbKfBHy9ziVZwfb+Zshgdr/XPQH5",
+	"44yEDz82vnhX+vVWJ1Cd6YEZ46wSNGCfz3W2ZSuBSC8NW0ljkCbrOZmpNgVQLNgMuFuXFnCo4GohQiBt",
+	"bnu8/AV034IWpGKVcqWVTHleodmAs+T7BFEsbCNYyJJonAydXg9TogFjxRnMJxfsX1/98pzp87+J1IYM",
+	"FWTBkscE0Oj1di0SPwmvj2klYpV0Ae3sqp5Ic5aUdh49SpA8GWFPmnOIlduyKNWg3QyqNz5RqYb5J8Nq",
+	"MqfIpyoJKtPCrWENA58wjqOGRFu2LEfCjDwEJQAyGFYiO7EnC1JGrJRW4sTpriAcEOF1fLC5o3BLPUQ9",
+	"hUzMpRKhewIYnN3IVCAkm7IzW4sihfUJt74Tt7zKxFJttcjzyLEwEAH2JqMJGxhBomUDFx3RidXpi7Ph",
+	"iCUASdyrxEvQbuTkhCWOfSQNFq/nczKCISBpnaFHWV04cBPJvb9voe+Euaf3bnu037R222jd22+2FN1v",
+	"lPqRfuvHfUeB26/bzFTpCFCUWGcXEzwDfYyi6BtVGSk/L2XbHf4G4oYKGUs5GcKB2PF0KTJWyMXSMqU3",
+	"Fa4ZvgXlSKZLxMWNBuJkEL3QrjiLVawilpT1S5MZIPkSDhnomY6u0RH0B2HFt/ReW0iRneAQurSpXon3",
+	"pbpQeqOcPT/VSomUTjXZwmnycy5zkVUGNxEr5iR95rVb566q1At46ZJfCrJsOh1jxNB447wLjN3sX4D3",
+	"L4RFYdY5KuAhoOs4FulzOAbQByBabkJkr3f3AgFpQh4hwAyfi3wbkquKsVwaHM8s9QaNYE55rNYirqSx",
+	"5tvJ/bSTu6O0nqmn6ET8vOexOXDPSTxtubZuwzzUsKrfT1+cOc0HFEOZ5+xcALKsCw1biLy2wSnqwd5f",
+	"iO17qd6TwzRBDRUGqaZRaCv84T1xarS0LEdjSHuSqAXSgcDTN5eFqVxs3/kT8g1BPxOCvhSlIa/qZ0VP",
+	"N+wNbGIXEYG08rwQPNsyeLLyojqcJDukVF7sgZkC6SbvTIgGH+4MB0AUPebVCBurHYwtcJKArs/7+Epp",
+	"BONMiQ3iJL4hVvCVSOU3FPx0FFSmnM9lKoWyr6wu0DjxOTHQDfq0zPMbRRVRXMpUMAwgYdywVZku4a8k",
+	"KQLF5oQY7Qthk+FJU/qIlUOTlvCMEsT7eZnnCRsozQqtV4Q4ziBFmDNE60QXHU3fgyhsk/xCOgqOE6ue",
+	"IAWiqiS3JA3HUeJDNVCx8NICnqMLsR1+Q+NPQuM7fHO/otfkhh3WKt/O/K40fKDE6i7E2sbKb7q4WssC",
+	"o6YyZ94G3LjJtxd6HTpW6K4D9T7j2xnj5sKZs+1SqOGnezL7rEB0pK0oFM/x+H1uuwoN3SvqKFYqcbUW",
+	"qRUZQ6udc6n7uIaWyOJGSpwN3Wm2sZKGLYQShUzb6oTMfDhA8p+rwK6zrLIn5DrlVhgUz2Xztd8ZluvF",
+	"t7P1ySziubZku/n82mx76NvNdN+ZHRsSz1agqSnNdu1YZCyD8x2rlcgkd1a6eTs4somTStv3vJpORxip",
+	"2cw3TPpUTHrBt7nm2Wutn/Hicwsa3cHvMPp6M2oONzs38IT9LH9socSaBn1vtX6PdybD0bfd/7Tdd0Sb",
+	"fKHoCjVfBhM+zvqfS/ROZ46oGGb1gmwxvBAt9Dg6YH8F/OAs12oRqzcvn4Ec17I5e+fnyW2W3OGInVbh",
+	"xi5WqMnryFZn2uZqH//xuLKWzViaayMS9PqGzEiKVmtRTB8f7czSoNaFu4HSTdSbsQcJ2yy5pThtC8Tv",
+	"G837ZKx/rfXPXG19YOPnxfTqjf0KfgMFC27F+5xuTdAG6TBljjp+r3loxJ5I0nF8pMKSG7IJlGu0kfrH",
+	"KGSwLe214icBRX0ApTM1qxzGW6+FMj5i3GO7LvBNLqawG9g58BEgDcMad/4ZmGSqS2VN2MRh498/rJxj",
+	"FKfynWE8ywphDL7ReZo0W3G1dc69C4yUUFmsYMXwgg2nw5QuRXohstvcOgy9OrHqaIFkcRdk7wZhBPSB",
+	"b4fs86h/tz7duBUPzBvFXX7K5za9tUa+gQfVZl7vWkaPI7GLliBSNkb7JoN8IqL0xV/eNsTO/R5lvoxv",
+	"73N49bpIU3nshjPMifkYn903gvSJXP/aG3QQao+5FQtdbO8XfJS6u5uewHMBAidIpqCSVrfEqhBGl0Uq",
+	"nK8QvaHAudbaSCsvRSNosRkqSBv7GaOPwqAyNvEskxSd9qIAbm6lMMFsznMj+hAa1bBKKVdaRdOrK+aD",
+	"hIDOrRvDwGnLRF94WrqUSkQg3gK2UxQyg5tH7LnY4Cfj0ZtnmUBrEmcrqXTBXLA5unNd+GppLLOFwDxI",
+	"eBgEYR8vwi7goLmQSmescm90m+jn/51pxFL5wOqONhCEQZO4B2GgtH0/16WCzytMXXyPpgnKRAKQdLXS",
+	"IAyaAh4GbjlLHY5ekZUwuNFX2PMbeWWCMOj47YMwqO3ru88Zf71tUAne9cR8VwGR96CPP7t74XhRRNn9",
+	"HBAu+KwZifeWEKl+fzVkPUmKpqqQuzewg+f5L/Ng9vYe8wiu3/WYTBP8LfHB6f20G4SCndiJm8+GR7T2",
+	"xnf38P/P3QiDq2ihI3fRAdbtUGWd/qIbU1mu796A6hB+jbBu2Vi+MMTb5pP7AL5NYr8++HcCWr4g8G+M",
+	"LbnHNtzIa77KDakDOP647XCBEx+/F463f30b8XM9+zZY/1KuuKpFxI6xZuOzUdHow1XGNktRiBkG8+VS",
+	"iViBcCeuLCYCpKTINLI2SKhuFoEYTw9uyTF5++9xfDUeR3F8NXkax1cPn777vidZ3a1qxwn35VCs4wa7",
+	"G7W+CjHvNpR6ru1TlMe/ONxR7L8nyElF+Pqg3eMl/HJA33Xw3Q38XfXr69uEpmfhi25AyzFxN+xbau7X",
+	"B/ZX1TR2TSWYSUqDkkmiY2wYBbdlyB0eHzdsOBhJdIMVpxmx90W3vhmjBxpuf4zW3ThxD1vE14cpXcfF",
+	"F7VE1K6He1kd6ol9lXD/4w1AH2fr+aqA/lxsXpAR/iMsy6fKm86tZjzLKMbQxxlzY+RCUb2kRPbidMtk",
+	"f9vSG8b9a58he2c+7HO4rQXd+6FRI5UWUcmlRgdNt1Eb+jihsLmePvvmPwJgX6OJW57rRSk+HzBlj7/k",
+	"jZK/lS23Bm2mT1OoN1m79C9X3uWzOjs+eZvvmyfd3kSZ+eTr1k7earL2r++VJGjrvjOYRjqjEgST8bih",
+	"zIYuWS7q1XXZ4I2SKIKg94PntdfqcTpjb74fj8fj//1f/zt8mDwNY8Xw2sOn7trxU4rOfDzxY5sqcGp4",
+	"4t4qrta5TKVl5zKTBUU88ZzRRmIgSDUfSiPUl6IoZCaMz7ATq3ORZVItDHvz/XQ8PcXXT8fTJ1X8izQ6",
+	"x7BhuH505G44OnZRKphxyBWGezOO4GKZNOucU9UOygHAGVeR35j8V0HKF7lS2jIPtM1SWsHMmqeCDVxe",
+	"469w7f0rvOaOz9ZB8thBbfxTiBemY/r76JD+no4dhCdHj/CnqYf+dDw+pQvTR+7vsfv7lP4e4t/98Xg8",
+	"HMUqVoAdcuUAX4GdrXhxYdgAR3ziXoFPjo8mj4cemrH6IAodbWRml+xvWirEFLj3p2GzoueM3NWR1RGW",
+	"YXN52rBpYqX/JpkRv5VCpcIwJQQOvSIK7swnFEBT5alJxYRJ+VqYWCG8nzz++fQV4jxO7c/6O8MKsRBX",
+	"awyAYzyXF6LHXjO+w1xTAl5H+HfyFP88fEpfj+EroFhEf5/gn6Mj+np0/O5B5/npuPX8KXyF/cP76SbY",
+	"PRrtkRuVXnL4tDN4HJewg+/+0Sl+VOkSDIDSynKs5No1hoE8/xEH2FBEWjXwOUVuN09K0E7F5isR5W6j",
+	"fnckOUI0bXynB11idk1fd6sXNYtftIqANP22TWeaKzwJNFjn/WLuC2H7XkWlohoFVKRi3KQ0HlWn0kUm",
+	"Cqy+YcXqPnwDBTx+dUa3Txq6HS8KvkWGYkRaFtJuX8FjBMRzrOJ1WiIMu6GDrbK9M+YqflHxttMXZ+//",
+	"+uS/+IKzdTEhvebAngkIpiptgKWKkrW5eJ8wKl5K/Ppgn715+SwyfC58yaUaJTAyZQvDxkoaU9YsvgoS",
+	"HCS+8hi7ENuFUBhZW1fpqKsI6SJWzvHZV1Fo4ssJdyN+moUGAZ4EsvqcLK1dU6yOVHPtw4Go3o6vl/JC",
+	"WPYKJ3n64oytuMRDIwoThEFZ5G4UM9vb86sZiSu+WudilOrVninXa13gHu9y8vbYF0KsDeO1MNbEswGM",
+	"PsR6EYUPf6C3AdmXhmU6LVdCIbtyaflY9Li2M2BGZ0ocQsCtDjkweAOjUdAQ0YwCNUJlWJyU5n4uMrYU",
+	"+M5YPdbqkpJHjStJqvMMc+0oGqSuRUgVCE7znNWVTFVWWT4wKJVKoAz6MkHevH4aPRrOGFfAKGnjvzPd",
+	"+ijEhkDeoVInWDnPlT8ZsZd13oAUhvnyTY1qKs0aLLMG7sFl5NC24DKHU55xy0OWlTRR4at14ATCKvwP",
+	"Zx1ikIoPDYRRlFYRvqkz/WYRa1cli/1Ik20EscMIlObQuX+yn8C7MpHmWA6sGp3YYYLiFT0KY7iodc7O",
+	"t7ayRPmcCmCyI9yxnXQLzzaqojEzxtlu2Rgq01zNOCGB326xujnvxv76wbvLf13hIQySCYoCchItYDq9",
+	"jcKmsBJaQcn19UIwPNoVLYdBSH4wTM4xNF4Ugq1zCt6NqvykWTvHCLT5HawcNYCDuj+u8yMSnLoLPkpg",
+	"hMFOFpOvWMtrsgY6EWXdaWOZWYtUzmXKME0KF8nVwtW9XXGLqQg9789EitJ235GDUXBzlG6U38ED5U7X",
+	"D3SwUBFQ7eEfuKsIkQd7D3ANKvPQkJaVKheGFPiNwNBHgPFvP4yTEwSWByO3IHPibDD1l2rNwWEN69FG",
+	"7FTVj1DZOx/phbWJUNTHeh040JwARVAyvcXpmpjvQ+zdicGCw41zwgbNA17HnIe+UoldFtraHGZM1ep1",
+	"wSgqrIJwI0eEs3OeVVUqEWUbZYEa55uEp8apHrZW4spAhz5L2c8Gpj5zzPIJJnvOQHWM4ERJVYoEtmch",
+	"rGnWUJHKWFiqnuOWgqr52N9PW+tzoaVtMg+AD+yDalGYEQzyClPElX+D72jQkx2zU2MGORKeCRhIWtyv",
+	"qvA0VXsuMAmirtzkgv1a85K20zigpopqu5O3w2tTH9W56qSxOp21dwH85mQl3L9uYhJjrdSkSrV2+3aw",
+	"P0lOgK9ULKo5fOiwK/TjDADVN05f1QVL/vThAxxJh2SoFOuCyqc22FXICrHG+jvu+NWvS/6ijU1CrGSe",
+	"yxR1gS6/QXQvtNWpzn2AJg5UMQa/O2MEiN8qeC55XXBl5qK4maGky1JdYCoMEQaHzM37EFEbiO2Ah5zl",
+	"lHhBg3zfvEWZRlwCDL30VchdCY1DGMZnn+OpUdoh1A7aSkP4kJ2gsEEvhXegTIODm/booDc3D3XIlnqD",
+	"GTEm15sc676kfCXay4ksSAtYHJ2fG52XVlCt0UECcupsb2+pjfX1m5OQYeuKyWTq1oKT3R9NR9Mh4Abs",
+	"LZYP8WlBBqu2KarvAIqiXEiFbyD+VY2Msrx7Sgnu8ngYO9elAloCR0w1IGTYoKoQp0HyRCVzyHhuNIHO",
+	"tMhZRT1CZP51DSqgABsOkwNZFAubUlTwQGY5FYWrOLbf9aXLCaKNyGgjiG+FvnA/Tjx0hUzqFyKvXMpc",
+	"eLFXCWQOpVIAvOrw+zJWKAG1hziBmeKaXD2q8K56QySvtCVIUBZaAtusJd7W5x15lRK1wADaUNgnIwx8",
+	"oVhuABr9IgEdSV/UtJIQcEK+/GBzoJBqnYJWBzDHbEpXjINVwvsgybmVapKENMbkyH16ROLE1p30BnfE",
+	"0mesC5WK0hZOCKglAFg2KvBY4LjDC2pZ4Iwsx6Qi+xqQeIb5Fu0cKIH4WpE1bFC9PctImkrQ6Q1rQNaV",
+	"ILv2pSNPXz0+O6vqlBKhiqi6RcWTvO7wQRTa1XFF2duVnGSD5PsJkcPkT9MfJwlpiMhBQoqFQuGiIEH1",
+	"e5I/iSsMO/Uq2SAZjx8CnJNojBzeCV6OR6BZB8mF5ymcWX7OOJbSoFQ6XAsbJH+ajnEPJ38aHydkanS/",
+	"kTTh67mQZswGyf/6H3D7//mf/y0Z9uhE2D0HZ45zqdr8uNO+4jAEOs9hFHQWJDN/utz3kHV8BoePxg9b",
+	"pZgJXHj60EpDlk/jasfBGnZHeOTUo2ELGzoFSDlqk7iVVInXC05z0NQxlA0Nb2gjYoNkMhqjaMGSiRgn",
+	"/Tg69PyihgGi7ZO2Es6cS8Kwj7INvSb7NllQSFiQVCk6ksoIRYkqJ1UxbOy21C5JHbrC0ozVpaVhTV6C",
+	"xtJpnT5TjOdaiZlvUqXq6qA4G1dam7smVKxRGMirXg0rkKkzYk9bWhQZNkAN8vI97a8nLqjIOyi1tVbY",
+	"s2bSaoNNu40BrK9SWEVuRB2diAfcCa6/NpJUi1pbQGOZY1suw9U1oWlLLdgrgFVqHsraA84WpTAGdSms",
+	"+LWjPOHvNVyGSHkx75ZyWY1t8k03AafFqSrlVrvsXHZeZguBZ2OAhpe2nW8GF5y3k+2Pa90EVUekvU6I",
+	"GmJ1MdY889PjhA3aUUZeDm7l5FZd0+oWUoz5jN9Gtm/oNo14T1jVDEJdWW0raW7JLwVpX8aIjMrwAWYL",
+	"U1HkHoWcAOFBeY570wUiNZtxMILZuXZRIpvRvqDUYB3qV5aLXKcXTr2B67psnvJu4hW1KWqrLD5EgbyO",
+	"VW8W58BqRidR9Gw7nsEpcZxRNX0jQO8mhRbnhMYv4lGsSmvr6NYHibNvUJjkEJQYsuniOKRnITqTftzM",
+	"2XJm1O6QhzDkbpJVMqwsGAAFTFf0osCIPReYF4/eKdPdRxSs/vLk9Keq6ALKsGToouudWsa+Dd0uDTj0",
+	"WoebwADL+2vcDlc4qbLSgmhiHA679XM6lmh/x1KjJEyj7bKy4bpTyWBqbqpoomUbXeYZO5fOmUqHQ17y",
+	"vGP/heXIBlVrVmnWcxLyN4oMCGhbITOzqSjYTvI/Jf6bdpuh0BvVGoQ5cwAjP60zAXR7BYWsv7cQssVO",
+	"9ibJWgQQPCWeQuEsOsgDpGWXklQsjx6honZrNIW36iLMqOdXVSaBjPcOWkQBvIgDU/muqrZAaZ7nYilx",
+	"mrnmGTvnOQxS0ISfV6P6jl/YN45Rh69yDTv2nFnpa0i7xSk0llW+8QZsHlRiMBlSyZRPHvTeNllsYDde",
+	"kyUXFyv0hhpJ6hWCB7l2XSaymvEQkeKNc9aQBaNu/uKxtZaSF/IS8IfqdfcKOM2elitpzFrktjGAP6Uy",
+	"Fwp0HblQugCS/dyTJHilUOWKZMb+vhkkpDQkFGBRyABcoWgyP2czlvzp6DF2uTukQK/cfQlZ8qxxnSvm",
+	"PFYtIx6hrWuFd1qnCCrtU00BfNQNtLaPtXqAVmTNF4dxIo87QZUh+pYCMUC74R3YHgVTerqtOXGURndO",
+	"dmdzzhupYpujY3fOSrv17fmI4pmW4aVBLE9AKKvNR/VU7ybFRIfJD2ilzXdcekEYOPtUMAsmo/3RGH3V",
+	"mBCMPg50th6Mxzdkph2MD3ZC+g/Gh3CtJ/sXftyf9A7V6d/jjDdYhZ6c4qSfND83un+EAa04chq0a8ME",
+	"Hw1GGIIiji8BChxhhUR6zjlF6bPOtpGRH4Trt/Lj1gr0SR88Onx4dB36cgmtuun1VXKr/h44o/njxvtJ",
+	"nQ/CgLR5+kATSnVhIu3rEPgLFWrStfZ+wAU4uBHKHXQB8Kb+1LOKo8PD/SP/M5BPXSKYnMwXzA6vQx8n",
+	"5sb8m9EqcmFZVcsVejMvffBCZRmN0J9M13DrI6Vt5LeeAhs0PhgdjA8ixBK6aKO5y1C5DgMypbgZNOGC",
+	"1DQC7cdPp9HuDrsOmZ3La1FEnji7H2FzeB5xG+nqolc8fLiFXgvF1zKYBfuj8Wgfs9btEjETzXvwYdHb",
+	"s801KuH3jZRgAx/oR9+HYawaHXLm2BCFFCIvuzph27sNqS8SOlUxYCJkydt3SaywRI8vmuFUJPRcv+AL",
+	"qSoNEDQt13jMGWfu0YAsVq0OZNKOSBDqtnt1ARPUbgy7wzZj/mNV9XKmfmUVMSfBpN28jCbg7bt1BFWs",
+	"iM3SM9yXqrW+HD82kyWAz6uJjNhTnBluBrwhiVVVxJzqp+IGXkojK8HUBY2S+iZVM94FCWxFiM8ybAdk",
+	"LIbRtNu/3RAlW9+y56uC3Hljq2fOPe53lYPedfrYTIG4f6ZSMLjg3lLynfMQ3hY69IdUbfGNJW8bouqC",
+	"/BXWdjugbe97rkKPvUaPI3xkcvcj7dJR8NDR3Q91aqmGwcH0+O6nuuXprp14cddztxVzvA6Dw/tApl2o",
+	"GJ/avxdwWuHuplyteLENZsEzaaw/HCCs8QUKDv7Ku3YEobiyUU4IfB0GG55feNa11qaHL51mKF42Egva",
+	"ce+9KQaoR8ks8e2NXICqj3jF35x5rTLzNjyQFgm2nrOE0iCSEDlHN84FGUdll5GG6ZW0liJnqzh9w5JG",
+	"QkmsTnuK/8mmrRMY3YMHr/jcF4QyowcP2Km3RzmTl2/FWHVCGbhwE+YEpDBWnGWFXq9F1nSzodU/ORzv",
+	"J0MXJQbw2GlHgDXgMxEr10vSN3R36yJ9kJ5vNa7o9op0arnfINK2uzXdfUPceZn75fjS71Wjg1i5PtSD",
+	"6QFb6rIwPhylZcMAsdXblIchM6leY4/GqtlT3Ykbqw5K66LcdldRXfEb5fXqmtM6NQ9tr+RGJbdJ9SjK",
+	"OqiGPdPElpJhiHHdKBmhttbT43/GsKV/XXBfiQ225MKW0Cf98+3r/tCxnExdsNJNfSB6RkYPqTfSt1RZ",
+	"Msx0G6TsWILHaAm+pVcKHMSwrkVJLW0VYzmFs1BrZ5BlQLarPKx8tyUKKyrwcWeFOMZzaXWzIdANPVd8",
+	"2U3nHnQuBX+IfU8jjNbf6EZApPc4wTB+Edu2sQZ/8+0NERE9YXFBYrA6Z2mnEVGOEVnVZ4kkbvSAArEy",
+	"IUjJVZB26APxK1O/p0QVdfLuAa6qAPFYNSgT5VooXeEQjKp0wTLdqW3bdNeYWA18CFfIkjdGFNHpQij8",
+	"5qwQYdezS4agqpFD7b3j26EvU+qCN1pQdKHhuzFeGOlcudHYwFmfMDgvpBjLYSOsEGDqDgzaGgsgLWhE",
+	"DX0BClwiuRq8uR9W7kgW9sBfWzT01NdilWt9QUVaqRkLeSz8ZL3HmeDnKZFxYmStE+zSYvI8GOF7g/lI",
+	"FWcZ3T321I+WULa2be7Cz2fJeMAMkoOrq4Sac8y59J0qa8dacnh1ldAJxZgZt/qZq0qLTY1MTQxixeeF",
+	"MEt4J7Kc3XTLbnktrx/hARRXgBroxkOmT6yh3WyMSCI1wvWb4cgTnB7ggkXVhqxN24hcII1xcaXcnSAP",
+	"Ojyrngj4WwArRuzXuo2IOwxh25NVDcKVH8Px9h9d5wpDGd/E3j2HxGJ56I9fouVW1YqstA70tL/V727Z",
+	"GPjvX1oZG/s4O3LhWA3a4eXOUI6uG6mA0uhi6wDbie5h59ouhxjA5DbF2Xlp5rngl4QgVRuXFiM6HD8k",
+	"4ySJPlWFzKp6d91nEQf0rfAameuzthjYaGLThFjVzGbEnutGHzuUN0Sr9Ui1xLrHiOsog6HjVc9KxpYi",
+	"X5O7qT9zftaq7VkZCnr2gkKQUNasSQtWOhRrW3sE2sKTX6PfdeRT9TrPrKMXc10sSBhqnQsXcNBtIIV+",
+	"Ik1cgPqrUF1z3tvy2zmp0BFMSXp1RF1FZ9qO3gUGytFyetu+wAjU6Lrd+OWkPrT+5ZUj3/lY/H5W8c8U",
+	"02qw918lRQMSne764XcJezsi1zB+ri8F45YJV5fbRZShsOeoCAbwgIA1q49pQ6TfsbFUbZU+2sjS6QlP",
+	"RhFc04/UJfPz2ENcAvh1OysWxNLrHSvM5HNaYW6qwevIMPZJy7DUfzP3oZIcs0YK2R9ijekR3+8ase+R",
+	"6zDwKsKuEvwCA9DnDS7YXGZvp/Wjg1YepQ/v3Hs7iY7fvR1Hx+9+H4eTR9c9ta++mYz+aJPR+B4moxva",
+	"asLjk3vYb3b6tITBwXT6sa/1XQ2/WjNXT6NfePLhfd6329KvbSg7zbLaknWnpcxXWIikcy85BTGq6hpc",
+	"hwEQ5kueAyUp6lYX11R4wUQU8hSBbEKXpYqazrkLsY0KXz7RfUeTCX3Na4JELrALsW34okQWKR055tm+",
+	"ToJd5Big/w1Inf/sxA9YKVpzgtn0gH4otlFNuK+p5jFfiIh+4q7fgPtBRMiMDRkRr0Pycu39jiG81y1v",
+	"17oQGLxCXCy8sVF/Xf97i0JEXfXCye8/VUOB6I4RZnXozYa6xrJCrPSlyJhW7JD9JFIyMk7H++NRrN6A",
+	"EvTnJ68ZhdzXukmlr5P7zKfwgFhnQN7wYaUH44Okzvw0KGVuWeJnhqGYA8wQeHhwOAxZ8qpUGNuNFx8d",
+	"Hh9QTC+PlfNf+RbQZInTvY6hhbCfIrG8gL344t6b2+WGP0wcaGzBXSM1b72nW+eV356v0bcTBoSldwNB",
+	"/T9g7AefvQcfFbfsQdvn2pOgJXc2H5eTsNM4z4VkfkPvrxW9v7kg7+GC/LOwDR/hoOb1wz4x67pZmAMZ",
+	"WLMkx9t3wKnIGEbsraOLFTor0Zd2v0ISlxOMS6uK0lNlr+uwO+4ryxdU26Q9qKHro48Z/F216pvrUJlm",
+	"TYpKfR75mlezCl7X767/bwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

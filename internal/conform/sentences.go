@@ -9,13 +9,17 @@ import (
 // A sentence is a rule the contract states in words, and the cases that
 // hold a target to it: legal forms it must accept (a create: and store as
 // sent, which the model judges) and illegal forms it must refuse with the
-// status the contract gives. A sentence applies when the spec being checked
-// states it: its quote must be in the text at where (backquotes and white
-// space aside). The cases of a sentence the spec does not state are not
-// sent, and the report says so; bounds come from the spec, never from here.
+// status the contract gives. The spec names each rule it states, and gives
+// its figures, in an x-rules extension beside the words (info, an
+// operation, a parameter, a schema, a header, a response): a sentence
+// applies when the spec being checked names it at where. The kit keys on
+// that name, never on the wording, so rewording the spec changes no
+// verdict; quote is the words it names, for the docs and the report. The
+// cases of a sentence the spec does not name are not sent, and the run is
+// incomplete; bounds come from the spec, never from here.
 //
-// To add a sentence: name it, say where the spec states it, quote its
-// words, and write its cases with the helpers (createReq, newPet, created,
+// To add a sentence: name it in the spec's x-rules where the spec states
+// it, say where here, quote its words, and write its cases with the helpers (createReq, newPet, created,
 // refused…). A rule that holds for every answer of a kind is an answerRule
 // instead (rules.go); one that needs a sequence of requests is run by its
 // phase, named in phase. One a kit must not exercise against a shared
@@ -83,6 +87,19 @@ var sentences = []sentence{
 	{name: "rate-limit-per-instance", where: "info.description", quote: "The limit holds per server instance", skip: "one client cannot tell the instances behind a balancer apart; the RateLimit fields of every answer are judged (rate-limit-fields)"},
 }
 
+// whereOf is where the table says the spec states each sentence and answer
+// rule, by name (filled at init: the tables' case functions ask for it).
+var whereOf = map[string]string{}
+
+func init() {
+	for _, s := range sentences {
+		whereOf[s.name] = s.where
+	}
+	for _, s := range answerRules {
+		whereOf[s.name] = s.where
+	}
+}
+
 // SentenceNames are the names of the sentences and answer rules the kit
 // holds a target to, in order.
 func SentenceNames() []string {
@@ -96,49 +113,80 @@ func SentenceNames() []string {
 	return out
 }
 
-// stated reports whether the spec states the sentence named name; a
-// sentence the kit does not know is not stated.
+// stated reports whether the spec states the sentence named name: its
+// name is among the x-rules of where, the place the table gives it. The
+// kit keys on the name, never on the words: rewording the spec changes no
+// verdict. A sentence the kit does not know is not stated.
 func (r *run) stated(name string) bool {
-	for _, s := range sentences {
-		if s.name == name {
-			return strings.Contains(plain(r.textAt(s.where)), plain(s.quote))
-		}
-	}
-	for _, s := range answerRules {
-		if s.name == name {
-			return strings.Contains(plain(r.textAt(s.where)), plain(s.quote))
-		}
-	}
-	return false
+	_, ok := r.rule(name)
+	return ok
 }
 
-// textAt is the text of the spec at where.
-func (r *run) textAt(where string) string {
+// rule returns the figures the spec gives the sentence named name (its
+// x-rules entry at the place the table gives it), and whether the spec
+// states it.
+func (r *run) rule(name string) (map[string]any, bool) {
+	where, known := whereOf[name]
+	if !known {
+		return nil, false
+	}
+	rules, _ := r.extensionsAt(where)["x-rules"].(map[string]any)
+	v, ok := rules[name]
+	params, _ := v.(map[string]any)
+	return params, ok
+}
+
+// ruleNumber is the number the spec gives the sentence name under key, or
+// 0 when it gives none.
+func (r *run) ruleNumber(name, key string) float64 {
+	params, _ := r.rule(name)
+	n, _ := params[key].(float64)
+	return n
+}
+
+// ruleStrings is the list of strings the spec gives the sentence name under
+// key.
+func (r *run) ruleStrings(name, key string) []string {
+	params, _ := r.rule(name)
+	list, _ := params[key].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// extensionsAt is the specification extensions of the place where names:
+// info.description (the info object), operation ID, parameter NAME, schema
+// NAME, header NAME, response NAME.
+func (r *run) extensionsAt(where string) map[string]any {
 	kind, name, _ := strings.Cut(where, " ")
 	c := r.spec.Components
 	switch {
-	case kind == "info.description":
-		return r.spec.Info.Description
+	case kind == "info.description" && r.spec.Info != nil:
+		return r.spec.Info.Extensions
 	case kind == "operation":
 		if op := r.operation(name); op != nil {
-			return op.op.Summary + "\n" + op.op.Description
+			return op.op.Extensions
 		}
 	case kind == "parameter":
 		for _, op := range r.ops {
 			for _, p := range op.op.Parameters {
 				if p.Value != nil && p.Value.Name == name {
-					return p.Value.Description
+					return p.Value.Extensions
 				}
 			}
 		}
 	case kind == "schema" && c != nil && c.Schemas[name] != nil && c.Schemas[name].Value != nil:
-		return c.Schemas[name].Value.Description
+		return c.Schemas[name].Value.Extensions
 	case kind == "header" && c != nil && c.Headers[name] != nil && c.Headers[name].Value != nil:
-		return c.Headers[name].Value.Description
-	case kind == "response" && c != nil && c.Responses[name] != nil && c.Responses[name].Value != nil && c.Responses[name].Value.Description != nil:
-		return *c.Responses[name].Value.Description
+		return c.Headers[name].Value.Extensions
+	case kind == "response" && c != nil && c.Responses[name] != nil && c.Responses[name].Value != nil:
+		return c.Responses[name].Value.Extensions
 	}
-	return ""
+	return nil
 }
 
 // sentenceCases sends the cases of every sentence the spec states, and the
@@ -208,27 +256,4 @@ func posCase(label string, req request, want outcome) kase {
 
 func negCase(label string, req request) kase {
 	return kase{label: label, check: "negative_data_rejection", req: req, want: refused(400, "invalid_request")}
-}
-
-// quoted is the backquoted words of the sentence at where that follow
-// lead and sit in its next parentheses: "Another charset (latin1, utf-16,
-// utf8)" gives latin1, utf-16 and utf8.
-func (r *run) quoted(where, lead string) []string {
-	text := plain(r.textAt(where))
-	i := strings.Index(text, lead+" (")
-	if i < 0 {
-		return nil
-	}
-	rest := text[i+len(lead)+2:]
-	end := strings.Index(rest, ")")
-	if end < 0 {
-		return nil
-	}
-	var out []string
-	for _, w := range strings.Split(rest[:end], ",") {
-		if w = strings.TrimSpace(w); w != "" {
-			out = append(out, w)
-		}
-	}
-	return out
 }

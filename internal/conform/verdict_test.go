@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/contract"
@@ -209,5 +211,95 @@ func TestRefusalAtOnceFarAway(t *testing.T) {
 	t.Logf("%d requests", rep.Requests)
 	if rep.Failed("refusal_at_once") {
 		t.Fatalf("a far target fails refusal_at_once:\n%s", report(rep))
+	}
+}
+
+// reworded is a copy of spec with every description and summary rewritten:
+// the words change, the names (x-rules, the schemas) do not.
+func reworded(t *testing.T) *openapi3.T {
+	t.Helper()
+	spec := specFile(t)
+	words := "Reworded: these words say the same in other words."
+	spec.Info.Description = words
+	var schema func(s *openapi3.SchemaRef, depth int)
+	schema = func(s *openapi3.SchemaRef, depth int) {
+		if s == nil || s.Value == nil || depth > 6 {
+			return
+		}
+		s.Value.Description = words
+		for _, p := range s.Value.Properties {
+			schema(p, depth+1)
+		}
+		for _, sub := range s.Value.AllOf {
+			schema(sub, depth+1)
+		}
+		schema(s.Value.Items, depth+1)
+	}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			op.Summary, op.Description = words, words
+			for _, p := range op.Parameters {
+				p.Value.Description = words
+				schema(p.Value.Schema, 0)
+			}
+			for _, resp := range op.Responses.Map() {
+				resp.Value.Description = &words
+			}
+		}
+	}
+	for _, s := range spec.Components.Schemas {
+		schema(s, 0)
+	}
+	for _, h := range spec.Components.Headers {
+		h.Value.Description = words
+	}
+	for _, r := range spec.Components.Responses {
+		r.Value.Description = &words
+	}
+	return spec
+}
+
+// No English in the judge: a spec whose every description is reworded
+// gets the same verdicts, check by check, as openapi.yaml, from the real
+// app and from a mutant the codes of the spec's schemas catch.
+func TestRewordedSpecSameVerdicts(t *testing.T) {
+	t.Parallel()
+	var errorCodeMutant mutant
+	for _, m := range meaningMutants {
+		if m.check == "error_body" {
+			errorCodeMutant = m
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		wrap func(http.Handler) http.Handler
+	}{
+		{"real app", func(h http.Handler) http.Handler { return h }},
+		{errorCodeMutant.name, errorCodeMutant.wrap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			verdicts := func(spec *openapi3.T) (string, []string) {
+				cfg := kitConfig(serveMutant(t, tc.wrap))
+				cfg.Spec = spec
+				rep, err := conform.Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rows []string
+				for _, res := range rep.Results {
+					rows = append(rows, fmt.Sprintf("%s/%s: %d cases, %d failed", res.Check, res.Operation, res.Cases, res.Failed))
+				}
+				return rep.Verdict(), rows
+			}
+			v1, rows1 := verdicts(specFile(t))
+			v2, rows2 := verdicts(reworded(t))
+			if v1 != v2 || !slices.Equal(rows1, rows2) {
+				t.Errorf("openapi.yaml: %s\n%q\nreworded: %s\n%q", v1, rows1, v2, rows2)
+			}
+			if want := map[bool]string{true: conform.Pass, false: conform.Fail}[tc.wrap == nil || tc.name == "real app"]; v1 != want {
+				t.Errorf("verdict %s, want %s", v1, want)
+			}
+		})
 	}
 }
