@@ -85,6 +85,7 @@ type phase struct {
 func (r *run) phases() []phase {
 	ps := []phase{
 		{name: "sentences", checks: sentenceChecks, run: r.sentenceCases},
+		{name: "near misses", checks: nearMissChecks, run: func(ctx context.Context) error { return r.nearMissCases(ctx, false) }},
 		{name: "state", checks: []string{"use_after_create", "default_status", "pagination", "ordering", "stored_as_sent"}, run: r.stateCases},
 		{name: "idempotency", checks: []string{"idempotent_replay", "stored_as_sent"}, run: r.idempotencyCases},
 		{name: "tenants", checks: []string{"idempotency_scope"}, run: r.tenantCases},
@@ -107,6 +108,9 @@ func (r *run) phases() []phase {
 // sentenceChecks are the checks the sentences' cases judge.
 var sentenceChecks = []string{"ignored_auth", "auth_before_validation", "negative_data_rejection", "positive_data_acceptance",
 	"default_status", "unsupported_method", "unknown_path", "cors", "stored_as_sent", "refused_write", "header_values", "refusal_at_once", "http_framing"}
+
+// nearMissChecks are the checks the near misses' cases judge.
+var nearMissChecks = []string{"ignored_auth", "negative_data_rejection", "positive_data_acceptance", "idempotent_replay", "stored_as_sent", "pagination"}
 
 // modelChecks are the checks the model judges.
 var modelChecks = []string{"stored_as_sent", "pagination", "ordering", "refused_write", "unique_ids", "idempotent_replay", "durability"}

@@ -194,13 +194,14 @@ type run struct {
 	results    map[[2]string]*Result
 	failures   []Failure
 	skipped    []Skip
-	gaps       []Gap         // what the run could not judge (verdict.go)
-	promises   []Promise     // the promises over time it exercised
-	uniq       int           // for unique names
-	executions int           // sequences of -examples run, shrinking's re-runs included: in their names
-	sequences  int           // of those, the ones Config.Examples asked for (Report.Examples)
-	tag        string        // in every name of this run: the first pet's id
-	slowest    time.Duration // the slowest round trip so far (atOnce)
+	gaps       []Gap             // what the run could not judge (verdict.go)
+	promises   []Promise         // the promises over time it exercised
+	uniq       int               // for unique names
+	executions int               // sequences of -examples run, shrinking's re-runs included: in their names
+	sequences  int               // of those, the ones Config.Examples asked for (Report.Examples)
+	tag        string            // in every name of this run: the first pet's id
+	slowest    time.Duration     // the slowest round trip so far (atOnce)
+	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (curl)
 }
 
 func newRun(cfg Config) (*run, error) {

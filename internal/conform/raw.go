@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -32,6 +33,16 @@ type wire struct {
 	noHost bool     // no Host header
 	hold   bool     // declare the body (the request's Content-Length) and send none of it
 	head   int      // pad the head with an X-Conform-Pad field to exactly this many bytes; 0: no pad
+}
+
+// writes reports whether w writes a header line named name itself.
+func (w *wire) writes(name string) bool {
+	for _, f := range w.fields {
+		if n, _, ok := strings.Cut(f, ":"); ok && http.CanonicalHeaderKey(n) == http.CanonicalHeaderKey(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // atOnce is how long a request whose body is held back waits for its
@@ -67,6 +78,11 @@ func (r *run) sendRaw(ctx context.Context, req request) (*exchange, error) {
 	}
 	r.setHeader(hr, req)
 	head := r.rawHead(req, hr)
+	for _, f := range req.wire.fields { // what the model and the judges read, as HTTP reads it
+		if name, value, ok := strings.Cut(f, ":"); ok {
+			hr.Header.Add(name, strings.TrimSpace(value))
+		}
+	}
 	if err := r.admit(hr.URL); err != nil {
 		return nil, err
 	}

@@ -61,6 +61,26 @@ func TestChecksTableInREADME(t *testing.T) {
 	}
 }
 
+// The docs' catalogue of near misses is the kit's, row for row.
+func TestNearMissTableInDocs(t *testing.T) {
+	var got, want []string
+	for _, row := range apitest.READMETable(t, "| value | near miss | the contract's answer | sentence |") {
+		got = append(got, strings.Join(row, " | "))
+	}
+	var table strings.Builder
+	for _, row := range conform.NearMisses() {
+		rule := "the schema"
+		if row[3] != "" {
+			rule = "`" + row[3] + "`"
+		}
+		want = append(want, strings.Join([]string{row[0], row[1], row[2], rule}, " | "))
+		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], rule)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the docs' catalogue of near misses differs from the kit's; the kit's:\n%s", table.String())
+	}
+}
+
 // The docs' table of sentences names every sentence and answer rule of the
 // kit, in its order.
 func TestSentencesTableInDocs(t *testing.T) {

@@ -344,6 +344,9 @@ func (r *run) curl(x *exchange) string {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if x.wire != nil && x.wire.writes(name) {
+			continue // curlWire writes it as it went
+		}
 		for _, v := range x.req.Header[name] {
 			if masked, ok := r.maskKey(name, v); ok {
 				b.WriteString(` -H "` + name + `: ` + masked + `"`)
@@ -384,6 +387,11 @@ func (r *run) curlWire(x *exchange) string {
 		}
 	}
 	for _, f := range w.fields {
+		name, value, _ := strings.Cut(f, ":")
+		if masked, ok := r.maskKey(http.CanonicalHeaderKey(name), value); ok {
+			b.WriteString(` -H "` + name + `:` + masked + `"`)
+			continue
+		}
 		b.WriteString(" -H " + shellQuote(f))
 	}
 	return b.String()
@@ -394,6 +402,14 @@ func (r *run) curlWire(x *exchange) string {
 func (r *run) maskKey(name, v string) (string, bool) {
 	if name != "Authorization" {
 		return "", false
+	}
+	if f := strings.Fields(v); len(f) > 0 {
+		r.mu.Lock()
+		shell, near := r.nearKeys[f[len(f)-1]]
+		r.mu.Unlock()
+		if near {
+			return strings.TrimSuffix(v, f[len(f)-1]) + shell, true
+		}
 	}
 	for _, k := range []struct{ key, env string }{{r.cfg.Key2, "$PETSTORE_KEY2"}, {r.cfg.Key, "$PETSTORE_KEY"}} {
 		if k.key != "" && strings.Contains(v, k.key) {

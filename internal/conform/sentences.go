@@ -82,6 +82,9 @@ var sentences = []sentence{
 	{name: "no-key", where: "operation createPet", quote: "Without the header, every request creates an animal.", phase: "idempotency"},
 	{name: "key-scope", where: "operation createPet", quote: "Another API key sending the same Idempotency-Key never sees this answer", phase: "tenants"},
 	{name: "in-flight", where: "operation createPet", quote: "Either way one animal is created.", phase: "concurrency"},
+	{name: "key-exact-auth", where: "info.description", quote: "the key is compared exactly, case included, and is read from Authorization alone: a key in the query string, a cookie or another header authenticates nothing", phase: "near misses"},
+	{name: "exact-names", where: "info.description", quote: "Names and enum values are compared exactly, case included, once percent-decoded", phase: "near misses"},
+	{name: "key-exact", where: "parameter Idempotency-Key", quote: "Keys are compared exactly: a key that differs from a kept one in any character, its case included, is another key.", phase: "near misses"},
 	{name: "throttle", where: "info.description", quote: "Wrong keys are throttled by client address.", skip: "it takes more wrong keys from the kit's address than the operator's budget (30 by default), after which the target answers every request from that address 429, valid key or not, for the rest of the run (and anyone else's behind it); a 429 that comes is judged: rate_limited, Retry-After, nothing written"},
 	{name: "store-bounds", where: "operation createPet", quote: "A create that a bound leaves no room for is answered 507 and writes nothing", skip: "it takes filling the target's store (the reference holds 500 000 pets and 100 000 keyed outcomes by default) with pets nobody can delete; a 507 that comes is judged: its code, Retry-After with idempotency_keys_full only, nothing written"},
 	{name: "rate-limit-per-instance", where: "info.description", quote: "The limit holds per server instance", skip: "one client cannot tell the instances behind a balancer apart; the RateLimit fields of every answer are judged (rate-limit-fields)"},
@@ -224,7 +227,8 @@ func (r *run) unstated(name, where, quote string) {
 	r.incomplete("", "sentence "+name, fmt.Sprintf("the spec no longer states it (%s: %q): the kit cannot judge the target by it, and sends none of its cases", where, quote))
 }
 
-// lastCases sends the cases of the sentences marked last.
+// lastCases sends the cases of the sentences, and of the near misses,
+// marked last.
 func (r *run) lastCases(ctx context.Context) error {
 	for _, s := range sentences {
 		if s.last && s.cases != nil && s.skip == "" && r.stated(s.name) {
@@ -233,7 +237,7 @@ func (r *run) lastCases(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return r.nearMissCases(ctx, true)
 }
 
 // acceptedBy is the outcome of a valid request to op: a create 201, a get
