@@ -86,6 +86,7 @@ func (r *run) phases() []phase {
 	ps := []phase{
 		{name: "sentences", checks: sentenceChecks, run: r.sentenceCases},
 		{name: "near misses", checks: nearMissChecks, run: func(ctx context.Context) error { return r.nearMissCases(ctx, false) }},
+		{name: "forms", checks: []string{"negative_data_rejection", "idempotent_replay", "cors"}, run: r.formCases},
 		{name: "state", checks: []string{"use_after_create", "default_status", "pagination", "ordering", "stored_as_sent"}, run: r.stateCases},
 		{name: "idempotency", checks: []string{"idempotent_replay", "stored_as_sent"}, run: r.idempotencyCases},
 		{name: "tenants", checks: []string{"idempotency_scope"}, run: r.tenantCases},
