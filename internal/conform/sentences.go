@@ -77,6 +77,7 @@ var sentences = []sentence{
 	{name: "replay", where: "operation createPet", quote: "the same key with the same request answers the first answer again", phase: "idempotency"},
 	{name: "equivalent-requests", where: "operation createPet", quote: "so the order of members, white space, escapes, and an omitted status against an explicit available make no difference", phase: "idempotency"},
 	{name: "key-quoted", where: "parameter Idempotency-Key", quote: "that form is accepted too and names the same key as the bare one", phase: "idempotency"},
+	{name: "retry-headers", where: "operation createPet", quote: "nor do the request's other headers (Accept, User-Agent, Origin, Content-Type spelt another accepted way), which do not describe the animal", phase: "idempotency"},
 	{name: "forms-before-keys", where: "operation createPet", quote: "A request refused for its form (400, 406, 413) is refused so with a key or without, and whether or not the key's outcome is kept: an outcome is looked up for a valid request only.", phase: "forms"},
 	{name: "key-reused", where: "operation createPet", quote: "the same key with a different request is answered 422", phase: "idempotency"},
 	{name: "refused-no-outcome", where: "operation createPet", quote: "A request that is refused (4xx) or fails with any other 5xx stores no outcome: its retry is processed afresh.", phase: "idempotency"},
