@@ -93,6 +93,7 @@ func (r *run) phases() []phase {
 		{name: "concurrency", checks: []string{"unique_ids", "concurrent_retries"}, run: r.concurrencyCases},
 		{name: "examples", checks: modelChecks, run: r.examples},
 		{name: "read back", checks: []string{"durability", "pagination", "stored_as_sent", "refused_write"}, run: r.readBack},
+		{name: "promises", checks: []string{"idempotent_replay", "http_framing"}, run: r.endPromises},
 		{name: "malformed", checks: []string{"negative_data_rejection", "positive_data_acceptance", "http_framing", "stored_as_sent"}, run: r.lastCases},
 	}
 	for i := range ps {

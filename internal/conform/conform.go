@@ -36,7 +36,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultMaxRequests = 1000
+	DefaultMaxRequests = 2000
 	DefaultTimeout     = 10 * time.Second
 )
 
@@ -145,6 +145,10 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 	} else if err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	if err := r.startPromises(ctx); err != nil && !errors.Is(err, errBudget) {
+		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
+	}
+
 	for _, phase := range r.phases() {
 		if phase.skip != "" {
 			r.skip(phase.checks[0], phase.skip)
@@ -161,6 +165,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrCannotRun, phase.name, err)
 		}
 	}
+	<-r.time.head // the slow head, when no phase waited for it
 	r.progressDone()
 	return r.report(time.Since(start)), nil
 }
@@ -202,6 +207,7 @@ type run struct {
 	tag        string            // in every name of this run: the first pet's id
 	slowest    time.Duration     // the slowest round trip so far (atOnce)
 	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (curl)
+	time       promises          // the promises over time (timing.go)
 }
 
 func newRun(cfg Config) (*run, error) {

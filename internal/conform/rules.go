@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/contract"
 )
 
 // An answerRule is a sentence of the contract that holds for every answer
@@ -27,6 +29,9 @@ var answerRules = []answerRule{
 	{"replayed-absent", "header Idempotent-Replayed", "Absent otherwise.", "header_values", judgeReplayedAbsent},
 	{"location", "operation createPet", "The service assigns the id", "header_values", judgeLocation},
 	{"rate-limit-fields", "info.description", "every authenticated answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset", "header_values", judgeRateLimit},
+	{"rate-limit-remaining", "header RateLimit-Remaining", "never more than RateLimit-Limit", "header_values", judgeRemaining},
+	{"rate-limit-reset", "header RateLimit-Reset", "0 exactly when it is full, that is when RateLimit-Remaining equals RateLimit-Limit", "header_values", judgeReset},
+	{"answer-charset", "info.description", "an answer's Content-Type names no charset but utf-8", contract.ContentType, judgeCharset},
 	{"origin", "info.description", "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", "cors", judgeOrigin},
 	{"error-codes", "info.description", "whose code is one of a fixed set", "error_body", judgeErrorCode},
 	{"storage-retry-after", "operation createPet", "Retry-After gives the seconds until the first kept outcome expires", "header_values", judgeStorageRetryAfter},

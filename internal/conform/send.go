@@ -372,8 +372,13 @@ func (r *run) curl(x *exchange) string {
 func (r *run) curlWire(x *exchange) string {
 	w := x.wire
 	var b strings.Builder
-	if w.target != "" {
-		b.WriteString(" --request-target " + shellQuote(r.base.Path+w.target))
+	switch target := r.base.Path + w.target; {
+	case w.scheme != "" && w.target == "":
+		b.WriteString(" --request-target " + shellQuote(w.scheme+"://"+r.base.Host+x.req.URL.RequestURI()))
+	case w.scheme != "":
+		b.WriteString(" --request-target " + shellQuote(w.scheme+"://"+r.base.Host+target))
+	case w.target != "":
+		b.WriteString(" --request-target " + shellQuote(target))
 	}
 	if w.proto == "HTTP/1.0" {
 		b.WriteString(" --http1.0")

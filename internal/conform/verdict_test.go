@@ -17,44 +17,12 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/conform"
-	"github.com/petstore/petstore/internal/contract"
 )
 
 // The false verdicts a review of the kit found (issue 51): each test runs
 // the kit against a target that keeps the contract, or one whose defect the
 // kit cannot see, and wants the verdict the run deserves.
-
-// opPaths are the paths of the spec's operations as the target serves
-// them, base path included, by operation id: read from the embedded spec,
-// never written here.
-var opPaths = sync.OnceValue(func() map[string]string {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		panic(err)
-	}
-	base, err := contract.BasePath(spec)
-	if err != nil {
-		panic(err)
-	}
-	paths := map[string]string{}
-	for path, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			paths[op.OperationID] = base + path
-		}
-	}
-	return paths
-})
-
-// opPath is the path of the operation id, base path included.
-func opPath(id string) string {
-	p, ok := opPaths()[id]
-	if !ok {
-		panic("no operation " + id + " in the spec")
-	}
-	return p
-}
 
 // report is rep's text report, for a failure message.
 func report(rep *conform.Report) string {
@@ -212,51 +180,6 @@ func TestRefusalAtOnceFarAway(t *testing.T) {
 	if rep.Failed("refusal_at_once") {
 		t.Fatalf("a far target fails refusal_at_once:\n%s", report(rep))
 	}
-}
-
-// reworded is a copy of spec with every description and summary rewritten:
-// the words change, the names (x-rules, the schemas) do not.
-func reworded(t *testing.T) *openapi3.T {
-	t.Helper()
-	spec := specFile(t)
-	words := "Reworded: these words say the same in other words."
-	spec.Info.Description = words
-	var schema func(s *openapi3.SchemaRef, depth int)
-	schema = func(s *openapi3.SchemaRef, depth int) {
-		if s == nil || s.Value == nil || depth > 6 {
-			return
-		}
-		s.Value.Description = words
-		for _, p := range s.Value.Properties {
-			schema(p, depth+1)
-		}
-		for _, sub := range s.Value.AllOf {
-			schema(sub, depth+1)
-		}
-		schema(s.Value.Items, depth+1)
-	}
-	for _, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			op.Summary, op.Description = words, words
-			for _, p := range op.Parameters {
-				p.Value.Description = words
-				schema(p.Value.Schema, 0)
-			}
-			for _, resp := range op.Responses.Map() {
-				resp.Value.Description = &words
-			}
-		}
-	}
-	for _, s := range spec.Components.Schemas {
-		schema(s, 0)
-	}
-	for _, h := range spec.Components.Headers {
-		h.Value.Description = words
-	}
-	for _, r := range spec.Components.Responses {
-		r.Value.Description = &words
-	}
-	return spec
 }
 
 // No English in the judge: a spec whose every description is reworded
