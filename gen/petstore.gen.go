@@ -437,10 +437,14 @@ type ClientInterface interface {
 	// white space, escapes, and an omitted `status` against an explicit
 	// `available` make no difference, nor do the request's other headers
 	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-	// accepted way), which do not describe the animal. A request refused
-	// for its form (`400`, `406`, `413`) is refused so with a key or
-	// without, and whether or not the key's outcome is kept: an outcome is
-	// looked up for a valid request only. Another API key sending the same
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -505,10 +509,14 @@ type ClientInterface interface {
 	// white space, escapes, and an omitted `status` against an explicit
 	// `available` make no difference, nor do the request's other headers
 	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-	// accepted way), which do not describe the animal. A request refused
-	// for its form (`400`, `406`, `413`) is refused so with a key or
-	// without, and whether or not the key's outcome is kept: an outcome is
-	// looked up for a valid request only. Another API key sending the same
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -613,10 +621,14 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // white space, escapes, and an omitted `status` against an explicit
 // `available` make no difference, nor do the request's other headers
 // (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-// accepted way), which do not describe the animal. A request refused
-// for its form (`400`, `406`, `413`) is refused so with a key or
-// without, and whether or not the key's outcome is kept: an outcome is
-// looked up for a valid request only. Another API key sending the same
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -691,10 +703,14 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // white space, escapes, and an omitted `status` against an explicit
 // `available` make no difference, nor do the request's other headers
 // (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-// accepted way), which do not describe the animal. A request refused
-// for its form (`400`, `406`, `413`) is refused so with a key or
-// without, and whether or not the key's outcome is kept: an outcome is
-// looked up for a valid request only. Another API key sending the same
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1020,10 +1036,14 @@ type ClientWithResponsesInterface interface {
 	// white space, escapes, and an omitted `status` against an explicit
 	// `available` make no difference, nor do the request's other headers
 	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-	// accepted way), which do not describe the animal. A request refused
-	// for its form (`400`, `406`, `413`) is refused so with a key or
-	// without, and whether or not the key's outcome is kept: an outcome is
-	// looked up for a valid request only. Another API key sending the same
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1088,10 +1108,14 @@ type ClientWithResponsesInterface interface {
 	// white space, escapes, and an omitted `status` against an explicit
 	// `available` make no difference, nor do the request's other headers
 	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-	// accepted way), which do not describe the animal. A request refused
-	// for its form (`400`, `406`, `413`) is refused so with a key or
-	// without, and whether or not the key's outcome is kept: an outcome is
-	// looked up for a valid request only. Another API key sending the same
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1807,10 +1831,14 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // white space, escapes, and an omitted `status` against an explicit
 // `available` make no difference, nor do the request's other headers
 // (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-// accepted way), which do not describe the animal. A request refused
-// for its form (`400`, `406`, `413`) is refused so with a key or
-// without, and whether or not the key's outcome is kept: an outcome is
-// looked up for a valid request only. Another API key sending the same
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1881,10 +1909,14 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // white space, escapes, and an omitted `status` against an explicit
 // `available` make no difference, nor do the request's other headers
 // (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
-// accepted way), which do not describe the animal. A request refused
-// for its form (`400`, `406`, `413`) is refused so with a key or
-// without, and whether or not the key's outcome is kept: an outcome is
-// looked up for a valid request only. Another API key sending the same
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -3382,177 +3414,178 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rktu4uthWUMw9NZKHVEvqh93qmrq3x2Of0/d4PC4/apJr+ppoEpJwmgI0BNhqeU7fyhZSWUH2kY3k",
-	"bzaQLaS+7wP4EvthH3tScXlqyi1RJAh8+PC9H78HqV6ttRLKmmD2e7AUPBMFfjxNU2FM9FgrW+g8Os1z",
-	"vYl+KeRCKvg5EyYt5NpKrYJZ8PiXl69mLHmQMK2YuBTFlnFlNqJgVjPOCvFbKYxldsktS3lRSGEYVyyh",
-	"8ZJY0YtDZjTdxNlGnLM1Xwi24luW8jxndinY6YsztpF2yTi7EFsmrWGlEUWsljrPzIj9VWwNswW/FDmT",
-	"iiWnpV3qQn7gMNEkZAomB7+kWl9IYfCNSscqLUQmlJU8N4wXgnFYr8hG7EUh5rlcLK1hg+SXF6/Pfnn+",
-	"KqE5+OkzrrJYJR2IvaRFRz8Lu9RZMgTQcMX0WhQ4m+8MW3NYCbwNgSVglOn4IGG6tEZmgtmlNCyFAXlq",
-	"R7EKwsCkS7HisAVClatg9jZ4ELwLgxW/eibUwi6D2SQM7HYtgllgbCHVIri+DoOfxLoQKaf96m7fy6eP",
-	"2fHDg0OW1XexjFvBBhP2r1yVvNiy6Xh6NAwZNyz5l7gcj/fTUskrZkSqVWbwikhGQRjAbstCZMHMFqXo",
-	"m/G/TB4ePZxOD4/G487c96d9kz/LxGqtrVA2einWOd/C4N1FJPC2hG2WQhHcHAYW+IRB9GkgpWKCF7nE",
-	"Gwg7YU9jBbcZvhIsqd6abqO/im0yc0PIFc/ZhhuWFoJbkbHzLSGtGyiMldKWrkrDtBIjdnpuhLJM26Uo",
-	"NtKIm/YS1tABycEORMLgKirKXOA5LRxAIo6vCGa/XwPInosr+0yqi/7NfjR99IjlUl0AKGBVSlxZPG4h",
-	"WxcC54qAXOnCL9nASYzVXMPJmLGEcGDvcrK3Ftb8M59bUfxAF3NuLJMZ4QT8Oz3K5Upa/zN8ph/f0q/G",
-	"clsa9zN9od/f0Z8TVoj8hziAacZB0oVeA1rTw6MwWHNrRQGL/ff2LOPYzfPtJDp+93YcHb/7fRxOHl03",
-	"J9n6bXo9aE1xwC+5zPl5Lv6+FiqTavF3o/NsOPznvpn+U9CHzi+5Fc/gVRH+27NFhEjGUyG2FgXbSJXp",
-	"DZvrgvAK6N9Aq3xLO1XAccUFSLVg0sRKKJhmNhyxJzxd4v1LbhhnVl8Ixc7L9ELYECk2/G5EQbTRWK5S",
-	"ESJOx6oQc5kDUbSIKKlWc7koC5HhG09oLvC/NczID/icYOdlYSweGBjBrwbngEcFJnIuhGIyy4nEG6Ey",
-	"eIlW6c7pmOtixW0wC6Sy+9MAj4dcwYmZjPG/MFhJ5a5UEJfKioUoOiB/KVZcKtiKm8Gei7kFJoELLosC",
-	"j8Pd4I9VA/7Mg5/Ixmapc0GQr8cHmNE2wC4gsDq74LihYw8hQ+ylCTiwnjiehifVLrmKVdJBsOQfged4",
-	"F55t+sOtiHDdUdEA7XUX6kb0IPorYh6sVFYSg/+t1JYD+OZlnm9ZIYzVgGz3wvSQFbpUmchYuZ6xZJww",
-	"ccVT6x+U1g9MyA3f4IcWxCr8SJj4rQSy9w+A89HRwacDkyBGgBS22EansPk3A9FqtuHSsnMxB1wo4Bmp",
-	"Fk2gnMAJywWQ58ntrPr+a+o/cK9KlIZ00c+EXgOX9bcwPXes0stGO+ylTVyrJ6NLURipFfCEe0keHzlq",
-	"hxUfHfSR81el6kVuZLSHxwesECt9yXOSqHbWer+Jv16WIRsfsp9Eyqbj/TEbj2f4P/vzz6/vJUT9+uuv",
-	"EYjDIOWm3IoeCepHwQsUiHi++iEOAERw+uIgCZ3EGzJRFLr4IQ6kuuS5zN4jSYsDJ3ghiY8VSEcoRJyX",
-	"eMpAHsLb6ejcvdwbZxKEN/924+Tu3sbWKUyXPM+FWgg6ftcgUBR8JaxXjfrP4eOyMLqYwcErCwWCX76t",
-	"ZKfNUhvBEpklAI8FSo4F0mtCh0uel8D33hiBdDCBczNriz2MtCRCIQGC2qXUpSE1qeAgWzoOcF7KPEPq",
-	"iHLokqtsxH7kRkSTMcvkQloTMqWZkQvFdAEkAW//IAptaI9AzQt+K0WxDcJA8RVAC7nPjaTv6KBJJo6n",
-	"0/39h9Px/tGjw4OHD48+jqtwB+Lrlvifbv8qtruAP3VyhWBpLgHrVvxCGFaukVtrVQnt0rINV7aW3EHY",
-	"YAMeqzdvzn6CjeFsoXXG0qWWqRiGhMR8waWiA0C6LZJW2gZQaHGwUawmQIKnh4csXXJQ2ERh4KbkNPo3",
-	"xqMPbBwds4i9ZyP2H2zGvmd77IeEDTiDl4cMZvEMPpxzI44OQKmELZ7LK5ExicrpXMKQoAvPpR2OGFDR",
-	"rOBzG6sYSWpHZWF/ef36BfsLYc1TKfIsDtimkFaQOgRgA4kwVsYWZWpBrIvmcB+jgxGClJLp8jwnzizM",
-	"jNYM+47wSlOxBkharWMFUwZUodFRi3KvQJkQNF3UhlBLh2+pXq05sHfHp2cwl0pIzOR8DgueF3qFlGVt",
-	"cTclKNLbGsohClIpNyJWUqV5mYGohBogKlwwiRF7hVtp2UobkjJPUAlcre02ZPpSFLlWC6aLWK14DusT",
-	"GdkYTCV/seRgPE4a54MOZH1AOvC/WUl5iGehobE3VJZBHLw9jf6NRx/G0fHo/X/Mvt/7IXr3+yScHh5e",
-	"x8Hfb/5xuKtvwKlyY0crYQwHqhasSgNyArsBY29B2JBpPHYcpLMucnQO8YXYRrixcJBD/Ir3ZfV3s1WW",
-	"X/mDfoM69DPRFKbK1TmRP09VidSKbIaHpp+4xeqe1A3lrtaWZWLOy9wGs+k4vF1ovlMeeiHsWY/R4qw6",
-	"156q09JuW1CHWvvVrLld1otZ4/vuK+F9DOm+Qd5D9fipzHtZ48telggElSw1pFPLXNotI0V7dMMm0a+t",
-	"XfqnQsyDWfCf9mpb5h79avZeCEszCxDBCmHWWhlCzx955jQ+ZPpaWbKfBHy9ziVZwfb+Zshgdr/XPQH5",
-	"44yEDz82vnhX+vVWJ1Cd6YEZ46wSNGCfz3W2ZSuBSC8NW0ljkCbrOZmpNgVQLNgMuFuXFnCo4GohQiBt",
-	"bnu8/AV034IWpGKVcqWVTHleodmAs+T7BFEsbCNYyJJonAydXg9TogFjxRnMJxfsX1/98pzp87+J1IYM",
-	"FWTBkscE0Oj1di0SPwmvj2klYpV0Ae3sqp5Ic5aUdh49SpA8GWFPmnOIlduyKNWg3QyqNz5RqYb5J8Nq",
-	"MqfIpyoJKtPCrWENA58wjqOGRFu2LEfCjDwEJQAyGFYiO7EnC1JGrJRW4sTpriAcEOF1fLC5o3BLPUQ9",
-	"hUzMpRKhewIYnN3IVCAkm7IzW4sihfUJt74Tt7zKxFJttcjzyLEwEAH2JqMJGxhBomUDFx3RidXpi7Ph",
-	"iCUASdyrxEvQbuTkhCWOfSQNFq/nczKCISBpnaFHWV04cBPJvb9voe+Euaf3bnu037R222jd22+2FN1v",
-	"lPqRfuvHfUeB26/bzFTpCFCUWGcXEzwDfYyi6BtVGSk/L2XbHf4G4oYKGUs5GcKB2PF0KTJWyMXSMqU3",
-	"Fa4ZvgXlSKZLxMWNBuJkEL3QrjiLVawilpT1S5MZIPkSDhnomY6u0RH0B2HFt/ReW0iRneAQurSpXon3",
-	"pbpQeqOcPT/VSomUTjXZwmnycy5zkVUGNxEr5iR95rVb566q1At46ZJfCrJsOh1jxNB447wLjN3sX4D3",
-	"L4RFYdY5KuAhoOs4FulzOAbQByBabkJkr3f3AgFpQh4hwAyfi3wbkquKsVwaHM8s9QaNYE55rNYirqSx",
-	"5tvJ/bSTu6O0nqmn6ET8vOexOXDPSTxtubZuwzzUsKrfT1+cOc0HFEOZ5+xcALKsCw1biLy2wSnqwd5f",
-	"iO17qd6TwzRBDRUGqaZRaCv84T1xarS0LEdjSHuSqAXSgcDTN5eFqVxs3/kT8g1BPxOCvhSlIa/qZ0VP",
-	"N+wNbGIXEYG08rwQPNsyeLLyojqcJDukVF7sgZkC6SbvTIgGH+4MB0AUPebVCBurHYwtcJKArs/7+Epp",
-	"BONMiQ3iJL4hVvCVSOU3FPx0FFSmnM9lKoWyr6wu0DjxOTHQDfq0zPMbRRVRXMpUMAwgYdywVZku4a8k",
-	"KQLF5oQY7Qthk+FJU/qIlUOTlvCMEsT7eZnnCRsozQqtV4Q4ziBFmDNE60QXHU3fgyhsk/xCOgqOE6ue",
-	"IAWiqiS3JA3HUeJDNVCx8NICnqMLsR1+Q+NPQuM7fHO/otfkhh3WKt/O/K40fKDE6i7E2sbKb7q4WssC",
-	"o6YyZ94G3LjJtxd6HTpW6K4D9T7j2xnj5sKZs+1SqOGnezL7rEB0pK0oFM/x+H1uuwoN3SvqKFYqcbUW",
-	"qRUZQ6udc6n7uIaWyOJGSpwN3Wm2sZKGLYQShUzb6oTMfDhA8p+rwK6zrLIn5DrlVhgUz2Xztd8ZluvF",
-	"t7P1ySziubZku/n82mx76NvNdN+ZHRsSz1agqSnNdu1YZCyD8x2rlcgkd1a6eTs4somTStv3vJpORxip",
-	"2cw3TPpUTHrBt7nm2Wutn/Hicwsa3cHvMPp6M2oONzs38IT9LH9socSaBn1vtX6PdybD0bfd/7Tdd0Sb",
-	"fKHoCjVfBhM+zvqfS/ROZ46oGGb1gmwxvBAt9Dg6YH8F/OAs12oRqzcvn4Ec17I5e+fnyW2W3OGInVbh",
-	"xi5WqMnryFZn2uZqH//xuLKWzViaayMS9PqGzEiKVmtRTB8f7czSoNaFu4HSTdSbsQcJ2yy5pThtC8Tv",
-	"G837ZKx/rfXPXG19YOPnxfTqjf0KfgMFC27F+5xuTdAG6TBljjp+r3loxJ5I0nF8pMKSG7IJlGu0kfrH",
-	"KGSwLe214icBRX0ApTM1qxzGW6+FMj5i3GO7LvBNLqawG9g58BEgDcMad/4ZmGSqS2VN2MRh498/rJxj",
-	"FKfynWE8ywphDL7ReZo0W3G1dc69C4yUUFmsYMXwgg2nw5QuRXohstvcOgy9OrHqaIFkcRdk7wZhBPSB",
-	"b4fs86h/tz7duBUPzBvFXX7K5za9tUa+gQfVZl7vWkaPI7GLliBSNkb7JoN8IqL0xV/eNsTO/R5lvoxv",
-	"73N49bpIU3nshjPMifkYn903gvSJXP/aG3QQao+5FQtdbO8XfJS6u5uewHMBAidIpqCSVrfEqhBGl0Uq",
-	"nK8QvaHAudbaSCsvRSNosRkqSBv7GaOPwqAyNvEskxSd9qIAbm6lMMFsznMj+hAa1bBKKVdaRdOrK+aD",
-	"hIDOrRvDwGnLRF94WrqUSkQg3gK2UxQyg5tH7LnY4Cfj0ZtnmUBrEmcrqXTBXLA5unNd+GppLLOFwDxI",
-	"eBgEYR8vwi7goLmQSmescm90m+jn/51pxFL5wOqONhCEQZO4B2GgtH0/16WCzytMXXyPpgnKRAKQdLXS",
-	"IAyaAh4GbjlLHY5ekZUwuNFX2PMbeWWCMOj47YMwqO3ru88Zf71tUAne9cR8VwGR96CPP7t74XhRRNn9",
-	"HBAu+KwZifeWEKl+fzVkPUmKpqqQuzewg+f5L/Ng9vYe8wiu3/WYTBP8LfHB6f20G4SCndiJm8+GR7T2",
-	"xnf38P/P3QiDq2ihI3fRAdbtUGWd/qIbU1mu796A6hB+jbBu2Vi+MMTb5pP7AL5NYr8++HcCWr4g8G+M",
-	"LbnHNtzIa77KDakDOP647XCBEx+/F463f30b8XM9+zZY/1KuuKpFxI6xZuOzUdHow1XGNktRiBkG8+VS",
-	"iViBcCeuLCYCpKTINLI2SKhuFoEYTw9uyTF5++9xfDUeR3F8NXkax1cPn777vidZ3a1qxwn35VCs4wa7",
-	"G7W+CjHvNpR6ru1TlMe/ONxR7L8nyElF+Pqg3eMl/HJA33Xw3Q38XfXr69uEpmfhi25AyzFxN+xbau7X",
-	"B/ZX1TR2TSWYSUqDkkmiY2wYBbdlyB0eHzdsOBhJdIMVpxmx90W3vhmjBxpuf4zW3ThxD1vE14cpXcfF",
-	"F7VE1K6He1kd6ol9lXD/4w1AH2fr+aqA/lxsXpAR/iMsy6fKm86tZjzLKMbQxxlzY+RCUb2kRPbidMtk",
-	"f9vSG8b9a58he2c+7HO4rQXd+6FRI5UWUcmlRgdNt1Eb+jihsLmePvvmPwJgX6OJW57rRSk+HzBlj7/k",
-	"jZK/lS23Bm2mT1OoN1m79C9X3uWzOjs+eZvvmyfd3kSZ+eTr1k7earL2r++VJGjrvjOYRjqjEgST8bih",
-	"zIYuWS7q1XXZ4I2SKIKg94PntdfqcTpjb74fj8fj//1f/zt8mDwNY8Xw2sOn7trxU4rOfDzxY5sqcGp4",
-	"4t4qrta5TKVl5zKTBUU88ZzRRmIgSDUfSiPUl6IoZCaMz7ATq3ORZVItDHvz/XQ8PcXXT8fTJ1X8izQ6",
-	"x7BhuH505G44OnZRKphxyBWGezOO4GKZNOucU9UOygHAGVeR35j8V0HKF7lS2jIPtM1SWsHMmqeCDVxe",
-	"469w7f0rvOaOz9ZB8thBbfxTiBemY/r76JD+no4dhCdHj/CnqYf+dDw+pQvTR+7vsfv7lP4e4t/98Xg8",
-	"HMUqVoAdcuUAX4GdrXhxYdgAR3ziXoFPjo8mj4cemrH6IAodbWRml+xvWirEFLj3p2GzoueM3NWR1RGW",
+	"7H3rkts4utiroJizNZKHVEvqi93qmjqnx2Pv9lmPx+VLTXJMHxNNQhK2KUBDgK2WZ/tUXiGVJ8h75EXy",
+	"Ny+QV0h93wfwJvbFXntScXlra9ziBQQ+fPjul9+DVK/WWgllTTD7PVgKnokC/zxNU2FM9FgrW+g8Os1z",
+	"vYl+KeRCKridCZMWcm2lVsEsePzLy1czljxImFZMXIpiy7gyG1EwqxlnhfitFMYyu+SWpbwopDCMK5bQ",
+	"eEms6MMhM5oe4mwjztmaLwRb8S1LeZ4zuxTs9MUZ20i7ZJxdiC2T1rDSiCJWS51nZsT+KraG2YJfipxJ",
+	"xZLT0i51IT9wmGgSMgWTgzup1hdSGPyi0rFKC5EJZSXPDeOFYBzWK7IRe1GIeS4XS2vYIPnlxeuzX56/",
+	"SmgOfvqMqyxWSQdiL2nR0c/CLnWWDAE0XDG9FgXO5jvD1hxWAl9DYAkYZTo+SJgurZGZYHYpDUthQJ7a",
+	"UayCMDDpUqw4bIFQ5SqYvQ0eBO/CYMWvngm1sMtgNgkDu12LYBYYW0i1CK6vw+AnsS5Eymm/utv38ulj",
+	"dvzw4JBl9VMs41awwYT9K1clL7ZsOp4eDUPGDUv+JS7H4/20VPKKGZFqlRm8IpJREAaw27IQWTCzRSn6",
+	"Zvwvk4dHD6fTw6PxuDP3/Wnf5M8ysVprK5SNXop1zrcweHcRCXwtYZulUAQ3h4EFvmEQfRpIqZjgRS7x",
+	"AcJO2NNYwWOGrwRLqq+m2+ivYpvM3BByxXO24YalheBWZOx8S0jrBgpjpbSlq9IwrcSInZ4boSzTdimK",
+	"jTTipr2ENXRAcrADkTC4iooyF3hOCweQiOMngtnv1wCy5+LKPpPqon+zH00fPWK5VBcACliVElcWj1vI",
+	"1oXAuSIgV7rwSzZwEmM113AyZiwhHNi7nOythTX/zOdWFD/QxZwby2RGOAH/nR7lciWtvw1/0823dNdY",
+	"bkvjbtMPuv+O/jlhhch/iAOYZhwkXeg1oDU9PAqDNbdWFLDYf2/PMo7dPN9OouN3b8fR8bvfx+Hk0XVz",
+	"kq170+tBa4oDfsllzs9z8fe1UJlUi78bnWfD4T/3zfSfgj50fsmteAafivC/PVtEiGQ8FWJrUbCNVJne",
+	"sLkuCK+A/g20yre0UwUcV1yAVAsmTayEgmlmwxF7wtMlPr/khnFm9YVQ7LxML4QNkWLDfSMKoo3GcpWK",
+	"EHE6VoWYyxyIokVESbWay0VZiAy/eEJzgf9bw4z8gO8Jdl4WxuKBgRH8anAOeFRgIudCKCaznEi8ESqD",
+	"j2iV7pyOuS5W3AazQCq7Pw3weMgVnJjJGP8XBiup3JUK4lJZsRBFB+QvxYpLBVtxM9hzMbfAJHDBZVHg",
+	"cbgb/LFqwJ958BPZ2Cx1Lgjy9fgAM9oG2AUEVmcXHDd07CFkiL00AQfWE8fT8KTaJVexSjoIlvwj8Bzv",
+	"wrNNf7gVEa47Khqgve5C3YgeRH9FzIOVykpi8L+V2nIA37zM8y0rhLEakO1emB6yQpcqExkr1zOWjBMm",
+	"rnhq/YvS+oEJueEX3GhBrMKPhInfSiB7/wA4Hx0dfDowCWIESGGLbXQKm38zEK1mGy4tOxdzwIUC3pFq",
+	"0QTKCZywXAB5ntzOqu+/pv4D96pEaUgX/UzoNXBZ/wjTc8cqvWy0w17axLV6M7oUhZFaAU+4l+TxkaN2",
+	"WPHRQR85f1WqXuRGRnt4fMAKsdKXPCeJamet95v462UZsvEh+0mkbDreH7PxeIb/Z3/++fW9hKhff/01",
+	"AnEYpNyUW9EjQf0oeIECEc9XP8QBgAhOXxwkoZN4QyaKQhc/xIFUlzyX2XskaXHgBC8k8bEC6QiFiPMS",
+	"TxnIQ/g4HZ27l3vjTILw5ns3Tu7ubWydwnTJ81yohaDjdw0CRcFXwnrVqP8cPi4Lo4sZHLyyUCD45dtK",
+	"dtostREskVkC8Fig5FggvSZ0uOR5CXzvjRFIBxM4N7O22MNISyIUEiCoXUpdGlKTCg6ypeMA56XMM6SO",
+	"KIcuucpG7EduRDQZs0wupDUhU5oZuVBMF0AS8PEPotCG9gjUvOC3UhTbIAwUXwG0kPvcSPqODppk4ng6",
+	"3d9/OB3vHz06PHj48OjjuAp3IL5uif/p9q9iuwv4UydXCJbmErBuxS+EYeUaubVWldAuLdtwZWvJHYQN",
+	"NuCxevPm7CfYGM4WWmcsXWqZimFISMwXXCo6AKTbImmlbQCFFgcbxWoCJHh6eMjSJQeFTRQGHkpOo39j",
+	"PPrAxtExi9h7NmL/wWbse7bHfkjYgDP4eMhgFs/gj3NuxNEBKJWwxXN5JTImUTmdSxgSdOG5tMMRAyqa",
+	"FXxuYxUjSe2oLOwvr1+/YH8hrHkqRZ7FAdsU0gpShwBsIBHGytiiTC2IddEcnmN0MEKQUjJdnufEmYWZ",
+	"0Zph3xFeaSrWAEmrdaxgyoAqNDpqUe4TKBOCpovaEGrp8CvVqzUH9u749AzmUgmJmZzPYcHzQq+Qsqwt",
+	"7qYERXpbQzlEQSrlRsRKqjQvMxCVUANEhQsmMWKvcCstW2lDUuYJKoGrtd2GTF+KItdqwXQRqxXPYX0i",
+	"IxuDqeQvlhyMx0njfNCBrA9IB/43KykP8Sw0NPaGyjKIg7en0b/x6MM4Oh69/4/Z93s/RO9+n4TTw8Pr",
+	"OPj7zTeHu/oGnCo3drQSxnCgasGqNCAnsBsw9haEDZnGY8dBOusiR+cQX4hthBsLBznEn/hcVv82W2X5",
+	"lT/oN6hDPxNNYapcnRP581SVSK3IZnho+olbrO5J3VDuam1ZJua8zG0wm47D24XmO+WhF8Ke9Rgtzqpz",
+	"7ak6Le22BXWotV/NmttlvZg1fu++Et7HkO4b5D1Uj5/KvJc1vuxliUBQyVJDOrXMpd0yUrRHN2wS3W3t",
+	"0j8VYh7Mgv+0V9sy9+iu2XshLM0sQAQrhFlrZQg9f+SZ0/iQ6WtlyX4S8PU6l2QF2/ubIYPZ/T73BOSP",
+	"MxI+/Nj44V3p11udQHWmF2aMs0rQgH0+19mWrQQivTRsJY1BmqznZKbaFECxYDPgaV1awKGCq4UIgbS5",
+	"7fHyF9B9C1qQilXKlVYy5XmFZgPOku8TRLGwjWAhS6JxMnR6PUyJBowVZzCfXLB/ffXLc6bP/yZSGzJU",
+	"kAVLHhNAo9fbtUj8JLw+ppWIVdIFtLOreiLNWVLaefQoQfJkhD1pziFWbsuiVIN2M6i++ESlGuafDKvJ",
+	"nCKfqiSoTAu3hjUMfMI4jhoSbdmyHAkz8hCUAMhgWInsxJ4sSBmxUlqJE6e7gnBAhNfxweaOwiP1EPUU",
+	"MjGXSoTuDWBwdiNTgZBsys5sLYoU1ifc+k7c8ioTS7XVIs8jx8JABNibjCZsYASJlg1cdEQnVqcvzoYj",
+	"lgAkca8SL0G7kZMTljj2kTRYvJ7PyQiGgKR1hh5ldeHATST3/r6FvhPm3t677dV+09pto3Ufv9lSdL9R",
+	"6lf6rR/3HQUev24zU6UjQFFinV1M8Az0MYqib1RlpPy8lG13+BuIGypkLOVkCAdix9OlyFghF0vLlN5U",
+	"uGb4FpQjmS4RFzcaiJNB9EK74ixWsYpYUtYfTWaA5Es4ZKBnOrpGR9AfhBXf0ndtIUV2gkPo0qZ6Jd6X",
+	"6kLpjXL2/FQrJVI61WQLp8nPucxFVhncRKyYk/SZ126du6pSL+CjS34pyLLpdIwRQ+ON8y4wdrN/Ab6/",
+	"EBaFWeeogJeAruNYpM/hGEAfgGi5CZG93j0LBKQJeYQAM3wu8m1IrirGcmlwPLPUGzSCOeWxWou4ksaa",
+	"byf3007ujtJ6pp6iE/HznsfmwD0n8bTl2roN81DDqu6fvjhzmg8ohjLP2bkAZFkXGrYQeW2DU9SDvb8Q",
+	"2/dSvSeHaYIaKgxSTaPQVvjDe+LUaGlZjsaQ9iRRC6QDgadvLgtTudi+8yfkG4J+JgR9KUpDXtXPip5u",
+	"2BvYxC4iAmnleSF4tmXwZuVFdThJdkipvNgDMwXSTd6ZEA0+3BkOgCh6zKsRNlY7GFvgJAFdn/fxldII",
+	"xpkSG8RJ/EKs4CeRym8o+OkoqEw5n8tUCmVfWV2gceJzYqAb9GmZ5zeKKqK4lKlgGEDCuGGrMl3Cv5Kk",
+	"CBSbE2K0L4RNhidN6SNWDk1awjNKEO/nZZ4nbKA0K7ReEeI4gxRhzhCtE110NH0vorBN8gvpKDhOrHqC",
+	"FIiqktySNBxHiQ/VQMXCSwt4ji7EdvgNjT8Jje/wzf2KXpMbdlirfDvzu9LwgRKruxBrGyu/6eJqLQuM",
+	"msqceRtw4ybfXuh16Fihuw7U+4xvZ4ybC2fOtkuhhp/uyeyzAtGRtqJQPMfj97ntKjR0r6ijWKnE1Vqk",
+	"VmQMrXbOpe7jGloiixspcTZ0p9nGShq2EEoUMm2rEzLz4QDJf64Cu86yyp6Q65RbYVA8l83PfmdYrhff",
+	"ztYns4jn2pLt5vNrs+2hbzfTfWd2bEg8W4GmpjTbtWORsQzOd6xWIpPcWenm7eDIJk4qbd/zajodYaRm",
+	"M98w6VMx6QXf5ppnr7V+xovPLWh0B7/D6OvNqDk87NzAE/az/LGFEmsa9L3V+j0+mQxH33b/03bfEW3y",
+	"haIr1HwZTPg4638u0TudOaJimNULssXwQrTQ4+iA/RXwg7Ncq0Ws3rx8BnJcy+bsnZ8nt1lyhyN2WoUb",
+	"u1ihJq8jW51pm6t9/Mfjylo2Y2mujUjQ6xsyIylarUUxfXy0M0uDWhfuBko3UW/GHiRss+SW4rQtEL9v",
+	"NO+Tsf611j9ztfWBjZ8X06sv9iv4DRQsuBXvc3o0QRukw5Q56vi95qEReyJJx/GRCktuyCZQrtFG6l+j",
+	"kMG2tNeKnwQU9QGUztSschhvvRbK+Ihxj+26wC+5mMJuYOfAR4A0DGvc+WdgkqkulTVhE4eN//6wco5R",
+	"nMp3hvEsK4Qx+EXnadJsxdXWOfcuMFJCZbGCFcMHNpwOU7oU6YXIbnPrMPTqxKqjBZLFXZC9G4QR0Ae+",
+	"HbLPo/7d+nbjUTwwbxR3+Smf2/TWGvkGHlSbeb1rGT2OxC5agkjZGO2bDPKJiNIXf3nbEDvPe5T5Mr69",
+	"z+HV6yJN5bEbzjAn5mN8dt8I0idy/Wtv0EGoPeZWLHSxvV/wUeqebnoCzwUInCCZgkpaPRKrQhhdFqlw",
+	"vkL0hgLnWmsjrbwUjaDFZqggbexnjD4Kg8rYxLNMUnTaiwK4uZXCBLM5z43oQ2hUwyqlXGkVTa+umA8S",
+	"Ajq3bgwDpy0TfeFp6VIqEYF4C9hOUcgMHh6x52KDfxmP3jzLBFqTOFtJpQvmgs3RnevCV0tjmS0E5kHC",
+	"yyAI+3gRdgEHzYVUOmOV+6LbRD//70wjlsoHVne0gSAMmsQ9CAOl7fu5LhX8vcLUxfdomqBMJABJVysN",
+	"wqAp4GHglrPU4egVWQmDG32FPffIKxOEQcdvH4RBbV/ffc/4622DSvCuJ+a7Coi8B3382T0Lx4siyu7n",
+	"gHDBZ81IvLeESPX3qyHrSVI0VYXcvYEdPM9/mQezt/eYR3D9rsdkmuC9xAen99NuEAp2YiduPhse0dob",
+	"393D/z93IwyuooWO3EUHWLdDlXX6i25MZbm+ewOqQ/g1wrplY/nCEG+bT+4D+DaJ/frg3wlo+YLAvzG2",
+	"5B7bcCOv+So3pA7g+OO2wwVOfPxeON7+9W3Ez/Xs22D9S7niqhYRO8aajc9GRaMPVxnbLEUhZhjMl0sl",
+	"YgXCnbiymAiQkiLTyNogobpZBGI8Pbglx+Ttv8fx1XgcxfHV5GkcXz18+u77nmR1t6odJ9yXQ7GOG+xu",
+	"1PoqxLzbUOq5tk9RHv/icEex/54gJxXh64N2j5fwywF918F3N/B31a+vbxOanoUvugEtx8TdsG+puV8f",
+	"2F9V09g1lWAmKQ1KJomOsWEU3JYhd3h83LDhYCTRDVacZsTeF936ZoweaLj9MVp348Q9bBFfH6Z0HRdf",
+	"1BJRux7uZXWoJ/ZVwv2PNwB9nK3nqwL6c7F5QUb4j7AsnypvOrea8SyjGEMfZ8yNkQtF9ZIS2YvTLZP9",
+	"bUtvGPevfYbsnfmwz+GxFnTvh0aNVFpEJZcaHTTdRm3o44TC5nr67Jv/CIB9jSZuea4Xpfh8wJQ9/pI3",
+	"Sv5WttwatJk+TaHeZO3Sv1x5l8/q7Pjkbb5vnnR7E2Xmk69bO3mrydp/vleSoK37zmAa6YxKEEzG44Yy",
+	"G7pkuahX12WDN0qiCILeD57XXqvH6Yy9+X48Ho//93/97/DH5GkYK4bXHj51146fUnTm44kf21SBU8MT",
+	"91Vxtc5lKi07l5ksKOKJ54w2EgNBqvlQGqG+FEUhM2F8hp1YnYssk2ph2Jvvp+PpKX5+Op4+qeJfpNE5",
+	"hg3D9aMj98DRsYtSwYxDrjDcm3EEF8ukWeecqnZQDgDOuIr8xuS/ClK+yJXSlnmgbZbSCmbWPBVs4PIa",
+	"f4Vr71/hNXd8tg6Sxw5q459CvDAd07+PDunf07GD8OToEd6aeuhPx+NTujB95P49dv8+pX8P8d/98Xg8",
+	"HMUqVoAdcuUAX4GdrXhxYdgAR3ziPoFvjo8mj4cemrH6IAodbWRml+xvWirEFHj2p2GzoueM3NWR1RGW",
 	"YXN52rBpYqX/JpkRv5VCpcIwJQQOvSIK7swnFEBT5alJxYRJ+VqYWCG8nzz++fQV4jxO7c/6O8MKsRBX",
-	"awyAYzyXF6LHXjO+w1xTAl5H+HfyFP88fEpfj+EroFhEf5/gn6Mj+np0/O5B5/npuPX8KXyF/cP76SbY",
-	"PRrtkRuVXnL4tDN4HJewg+/+0Sl+VOkSDIDSynKs5No1hoE8/xEH2FBEWjXwOUVuN09K0E7F5isR5W6j",
-	"fnckOUI0bXynB11idk1fd6sXNYtftIqANP22TWeaKzwJNFjn/WLuC2H7XkWlohoFVKRi3KQ0HlWn0kUm",
-	"Cqy+YcXqPnwDBTx+dUa3Txq6HS8KvkWGYkRaFtJuX8FjBMRzrOJ1WiIMu6GDrbK9M+YqflHxttMXZ+//",
-	"+uS/+IKzdTEhvebAngkIpiptgKWKkrW5eJ8wKl5K/Ppgn715+SwyfC58yaUaJTAyZQvDxkoaU9YsvgoS",
-	"HCS+8hi7ENuFUBhZW1fpqKsI6SJWzvHZV1Fo4ssJdyN+moUGAZ4EsvqcLK1dU6yOVHPtw4Go3o6vl/JC",
-	"WPYKJ3n64oytuMRDIwoThEFZ5G4UM9vb86sZiSu+WudilOrVninXa13gHu9y8vbYF0KsDeO1MNbEswGM",
-	"PsR6EYUPf6C3AdmXhmU6LVdCIbtyaflY9Li2M2BGZ0ocQsCtDjkweAOjUdAQ0YwCNUJlWJyU5n4uMrYU",
-	"+M5YPdbqkpJHjStJqvMMc+0oGqSuRUgVCE7znNWVTFVWWT4wKJVKoAz6MkHevH4aPRrOGFfAKGnjvzPd",
-	"+ijEhkDeoVInWDnPlT8ZsZd13oAUhvnyTY1qKs0aLLMG7sFl5NC24DKHU55xy0OWlTRR4at14ATCKvwP",
-	"Zx1ikIoPDYRRlFYRvqkz/WYRa1cli/1Ik20EscMIlObQuX+yn8C7MpHmWA6sGp3YYYLiFT0KY7iodc7O",
-	"t7ayRPmcCmCyI9yxnXQLzzaqojEzxtlu2Rgq01zNOCGB326xujnvxv76wbvLf13hIQySCYoCchItYDq9",
-	"jcKmsBJaQcn19UIwPNoVLYdBSH4wTM4xNF4Ugq1zCt6NqvykWTvHCLT5HawcNYCDuj+u8yMSnLoLPkpg",
-	"hMFOFpOvWMtrsgY6EWXdaWOZWYtUzmXKME0KF8nVwtW9XXGLqQg9789EitJ235GDUXBzlG6U38ED5U7X",
-	"D3SwUBFQ7eEfuKsIkQd7D3ANKvPQkJaVKheGFPiNwNBHgPFvP4yTEwSWByO3IHPibDD1l2rNwWEN69FG",
-	"7FTVj1DZOx/phbWJUNTHeh040JwARVAyvcXpmpjvQ+zdicGCw41zwgbNA17HnIe+UoldFtraHGZM1ep1",
-	"wSgqrIJwI0eEs3OeVVUqEWUbZYEa55uEp8apHrZW4spAhz5L2c8Gpj5zzPIJJnvOQHWM4ERJVYoEtmch",
-	"rGnWUJHKWFiqnuOWgqr52N9PW+tzoaVtMg+AD+yDalGYEQzyClPElX+D72jQkx2zU2MGORKeCRhIWtyv",
-	"qvA0VXsuMAmirtzkgv1a85K20zigpopqu5O3w2tTH9W56qSxOp21dwH85mQl3L9uYhJjrdSkSrV2+3aw",
-	"P0lOgK9ULKo5fOiwK/TjDADVN05f1QVL/vThAxxJh2SoFOuCyqc22FXICrHG+jvu+NWvS/6ijU1CrGSe",
-	"yxR1gS6/QXQvtNWpzn2AJg5UMQa/O2MEiN8qeC55XXBl5qK4maGky1JdYCoMEQaHzM37EFEbiO2Ah5zl",
-	"lHhBg3zfvEWZRlwCDL30VchdCY1DGMZnn+OpUdoh1A7aSkP4kJ2gsEEvhXegTIODm/booDc3D3XIlnqD",
-	"GTEm15sc676kfCXay4ksSAtYHJ2fG52XVlCt0UECcupsb2+pjfX1m5OQYeuKyWTq1oKT3R9NR9Mh4Abs",
-	"LZYP8WlBBqu2KarvAIqiXEiFbyD+VY2Msrx7Sgnu8ngYO9elAloCR0w1IGTYoKoQp0HyRCVzyHhuNIHO",
-	"tMhZRT1CZP51DSqgABsOkwNZFAubUlTwQGY5FYWrOLbf9aXLCaKNyGgjiG+FvnA/Tjx0hUzqFyKvXMpc",
-	"eLFXCWQOpVIAvOrw+zJWKAG1hziBmeKaXD2q8K56QySvtCVIUBZaAtusJd7W5x15lRK1wADaUNgnIwx8",
-	"oVhuABr9IgEdSV/UtJIQcEK+/GBzoJBqnYJWBzDHbEpXjINVwvsgybmVapKENMbkyH16ROLE1p30BnfE",
-	"0mesC5WK0hZOCKglAFg2KvBY4LjDC2pZ4Iwsx6Qi+xqQeIb5Fu0cKIH4WpE1bFC9PctImkrQ6Q1rQNaV",
-	"ILv2pSNPXz0+O6vqlBKhiqi6RcWTvO7wQRTa1XFF2duVnGSD5PsJkcPkT9MfJwlpiMhBQoqFQuGiIEH1",
-	"e5I/iSsMO/Uq2SAZjx8CnJNojBzeCV6OR6BZB8mF5ymcWX7OOJbSoFQ6XAsbJH+ajnEPJ38aHydkanS/",
-	"kTTh67mQZswGyf/6H3D7//mf/y0Z9uhE2D0HZ45zqdr8uNO+4jAEOs9hFHQWJDN/utz3kHV8BoePxg9b",
-	"pZgJXHj60EpDlk/jasfBGnZHeOTUo2ELGzoFSDlqk7iVVInXC05z0NQxlA0Nb2gjYoNkMhqjaMGSiRgn",
-	"/Tg69PyihgGi7ZO2Es6cS8Kwj7INvSb7NllQSFiQVCk6ksoIRYkqJ1UxbOy21C5JHbrC0ozVpaVhTV6C",
-	"xtJpnT5TjOdaiZlvUqXq6qA4G1dam7smVKxRGMirXg0rkKkzYk9bWhQZNkAN8vI97a8nLqjIOyi1tVbY",
-	"s2bSaoNNu40BrK9SWEVuRB2diAfcCa6/NpJUi1pbQGOZY1suw9U1oWlLLdgrgFVqHsraA84WpTAGdSms",
-	"+LWjPOHvNVyGSHkx75ZyWY1t8k03AafFqSrlVrvsXHZeZguBZ2OAhpe2nW8GF5y3k+2Pa90EVUekvU6I",
-	"GmJ1MdY889PjhA3aUUZeDm7l5FZd0+oWUoz5jN9Gtm/oNo14T1jVDEJdWW0raW7JLwVpX8aIjMrwAWYL",
-	"U1HkHoWcAOFBeY570wUiNZtxMILZuXZRIpvRvqDUYB3qV5aLXKcXTr2B67psnvJu4hW1KWqrLD5EgbyO",
-	"VW8W58BqRidR9Gw7nsEpcZxRNX0jQO8mhRbnhMYv4lGsSmvr6NYHibNvUJjkEJQYsuniOKRnITqTftzM",
-	"2XJm1O6QhzDkbpJVMqwsGAAFTFf0osCIPReYF4/eKdPdRxSs/vLk9Keq6ALKsGToouudWsa+Dd0uDTj0",
-	"WoebwADL+2vcDlc4qbLSgmhiHA679XM6lmh/x1KjJEyj7bKy4bpTyWBqbqpoomUbXeYZO5fOmUqHQ17y",
-	"vGP/heXIBlVrVmnWcxLyN4oMCGhbITOzqSjYTvI/Jf6bdpuh0BvVGoQ5cwAjP60zAXR7BYWsv7cQssVO",
-	"9ibJWgQQPCWeQuEsOsgDpGWXklQsjx6honZrNIW36iLMqOdXVSaBjPcOWkQBvIgDU/muqrZAaZ7nYilx",
-	"mrnmGTvnOQxS0ISfV6P6jl/YN45Rh69yDTv2nFnpa0i7xSk0llW+8QZsHlRiMBlSyZRPHvTeNllsYDde",
-	"kyUXFyv0hhpJ6hWCB7l2XSaymvEQkeKNc9aQBaNu/uKxtZaSF/IS8IfqdfcKOM2elitpzFrktjGAP6Uy",
-	"Fwp0HblQugCS/dyTJHilUOWKZMb+vhkkpDQkFGBRyABcoWgyP2czlvzp6DF2uTukQK/cfQlZ8qxxnSvm",
-	"PFYtIx6hrWuFd1qnCCrtU00BfNQNtLaPtXqAVmTNF4dxIo87QZUh+pYCMUC74R3YHgVTerqtOXGURndO",
-	"dmdzzhupYpujY3fOSrv17fmI4pmW4aVBLE9AKKvNR/VU7ybFRIfJD2ilzXdcekEYOPtUMAsmo/3RGH3V",
-	"mBCMPg50th6Mxzdkph2MD3ZC+g/Gh3CtJ/sXftyf9A7V6d/jjDdYhZ6c4qSfND83un+EAa04chq0a8ME",
-	"Hw1GGIIiji8BChxhhUR6zjlF6bPOtpGRH4Trt/Lj1gr0SR88Onx4dB36cgmtuun1VXKr/h44o/njxvtJ",
-	"nQ/CgLR5+kATSnVhIu3rEPgLFWrStfZ+wAU4uBHKHXQB8Kb+1LOKo8PD/SP/M5BPXSKYnMwXzA6vQx8n",
-	"5sb8m9EqcmFZVcsVejMvffBCZRmN0J9M13DrI6Vt5LeeAhs0PhgdjA8ixBK6aKO5y1C5DgMypbgZNOGC",
-	"1DQC7cdPp9HuDrsOmZ3La1FEnji7H2FzeB5xG+nqolc8fLiFXgvF1zKYBfuj8Wgfs9btEjETzXvwYdHb",
-	"s801KuH3jZRgAx/oR9+HYawaHXLm2BCFFCIvuzph27sNqS8SOlUxYCJkydt3SaywRI8vmuFUJPRcv+AL",
-	"qSoNEDQt13jMGWfu0YAsVq0OZNKOSBDqtnt1ARPUbgy7wzZj/mNV9XKmfmUVMSfBpN28jCbg7bt1BFWs",
-	"iM3SM9yXqrW+HD82kyWAz6uJjNhTnBluBrwhiVVVxJzqp+IGXkojK8HUBY2S+iZVM94FCWxFiM8ybAdk",
-	"LIbRtNu/3RAlW9+y56uC3Hljq2fOPe53lYPedfrYTIG4f6ZSMLjg3lLynfMQ3hY69IdUbfGNJW8bouqC",
-	"/BXWdjugbe97rkKPvUaPI3xkcvcj7dJR8NDR3Q91aqmGwcH0+O6nuuXprp14cddztxVzvA6Dw/tApl2o",
-	"GJ/avxdwWuHuplyteLENZsEzaaw/HCCs8QUKDv7Ku3YEobiyUU4IfB0GG55feNa11qaHL51mKF42Egva",
-	"ce+9KQaoR8ks8e2NXICqj3jF35x5rTLzNjyQFgm2nrOE0iCSEDlHN84FGUdll5GG6ZW0liJnqzh9w5JG",
-	"QkmsTnuK/8mmrRMY3YMHr/jcF4QyowcP2Km3RzmTl2/FWHVCGbhwE+YEpDBWnGWFXq9F1nSzodU/ORzv",
-	"J0MXJQbw2GlHgDXgMxEr10vSN3R36yJ9kJ5vNa7o9op0arnfINK2uzXdfUPceZn75fjS71Wjg1i5PtSD",
-	"6QFb6rIwPhylZcMAsdXblIchM6leY4/GqtlT3Ykbqw5K66LcdldRXfEb5fXqmtM6NQ9tr+RGJbdJ9SjK",
-	"OqiGPdPElpJhiHHdKBmhttbT43/GsKV/XXBfiQ225MKW0Cf98+3r/tCxnExdsNJNfSB6RkYPqTfSt1RZ",
-	"Msx0G6TsWILHaAm+pVcKHMSwrkVJLW0VYzmFs1BrZ5BlQLarPKx8tyUKKyrwcWeFOMZzaXWzIdANPVd8",
-	"2U3nHnQuBX+IfU8jjNbf6EZApPc4wTB+Edu2sQZ/8+0NERE9YXFBYrA6Z2mnEVGOEVnVZ4kkbvSAArEy",
-	"IUjJVZB26APxK1O/p0QVdfLuAa6qAPFYNSgT5VooXeEQjKp0wTLdqW3bdNeYWA18CFfIkjdGFNHpQij8",
-	"5qwQYdezS4agqpFD7b3j26EvU+qCN1pQdKHhuzFeGOlcudHYwFmfMDgvpBjLYSOsEGDqDgzaGgsgLWhE",
-	"DX0BClwiuRq8uR9W7kgW9sBfWzT01NdilWt9QUVaqRkLeSz8ZL3HmeDnKZFxYmStE+zSYvI8GOF7g/lI",
-	"FWcZ3T321I+WULa2be7Cz2fJeMAMkoOrq4Sac8y59J0qa8dacnh1ldAJxZgZt/qZq0qLTY1MTQxixeeF",
-	"MEt4J7Kc3XTLbnktrx/hARRXgBroxkOmT6yh3WyMSCI1wvWb4cgTnB7ggkXVhqxN24hcII1xcaXcnSAP",
-	"Ojyrngj4WwArRuzXuo2IOwxh25NVDcKVH8Px9h9d5wpDGd/E3j2HxGJ56I9fouVW1YqstA70tL/V727Z",
-	"GPjvX1oZG/s4O3LhWA3a4eXOUI6uG6mA0uhi6wDbie5h59ouhxjA5DbF2Xlp5rngl4QgVRuXFiM6HD8k",
-	"4ySJPlWFzKp6d91nEQf0rfAameuzthjYaGLThFjVzGbEnutGHzuUN0Sr9Ui1xLrHiOsog6HjVc9KxpYi",
-	"X5O7qT9zftaq7VkZCnr2gkKQUNasSQtWOhRrW3sE2sKTX6PfdeRT9TrPrKMXc10sSBhqnQsXcNBtIIV+",
-	"Ik1cgPqrUF1z3tvy2zmp0BFMSXp1RF1FZ9qO3gUGytFyetu+wAjU6Lrd+OWkPrT+5ZUj3/lY/H5W8c8U",
-	"02qw918lRQMSne764XcJezsi1zB+ri8F45YJV5fbRZShsOeoCAbwgIA1q49pQ6TfsbFUbZU+2sjS6QlP",
-	"RhFc04/UJfPz2ENcAvh1OysWxNLrHSvM5HNaYW6qwevIMPZJy7DUfzP3oZIcs0YK2R9ijekR3+8ase+R",
-	"6zDwKsKuEvwCA9DnDS7YXGZvp/Wjg1YepQ/v3Hs7iY7fvR1Hx+9+H4eTR9c9ta++mYz+aJPR+B4moxva",
-	"asLjk3vYb3b6tITBwXT6sa/1XQ2/WjNXT6NfePLhfd6329KvbSg7zbLaknWnpcxXWIikcy85BTGq6hpc",
-	"hwEQ5kueAyUp6lYX11R4wUQU8hSBbEKXpYqazrkLsY0KXz7RfUeTCX3Na4JELrALsW34okQWKR055tm+",
-	"ToJd5Big/w1Inf/sxA9YKVpzgtn0gH4otlFNuK+p5jFfiIh+4q7fgPtBRMiMDRkRr0Pycu39jiG81y1v",
-	"17oQGLxCXCy8sVF/Xf97i0JEXfXCye8/VUOB6I4RZnXozYa6xrJCrPSlyJhW7JD9JFIyMk7H++NRrN6A",
-	"EvTnJ68ZhdzXukmlr5P7zKfwgFhnQN7wYaUH44Okzvw0KGVuWeJnhqGYA8wQeHhwOAxZ8qpUGNuNFx8d",
-	"Hh9QTC+PlfNf+RbQZInTvY6hhbCfIrG8gL344t6b2+WGP0wcaGzBXSM1b72nW+eV356v0bcTBoSldwNB",
-	"/T9g7AefvQcfFbfsQdvn2pOgJXc2H5eTsNM4z4VkfkPvrxW9v7kg7+GC/LOwDR/hoOb1wz4x67pZmAMZ",
-	"WLMkx9t3wKnIGEbsraOLFTor0Zd2v0ISlxOMS6uK0lNlr+uwO+4ryxdU26Q9qKHro48Z/F216pvrUJlm",
-	"TYpKfR75mlezCl7X767/bwAAAP//",
+	"awyAYzyXF6LHXjO+w1xTAl5H+O/kKf7z8Cn9PIafgGIR/fsE/zk6op9Hx+8edN6fjlvvn8JP2D98nh6C",
+	"3aPRHrlR6SOHTzuDx3EJO/juH53iR5UuwQAorSzHSq5dYxjI8x9xgA1FpFUDn1PkdvOkBO1UbL4SUe42",
+	"6ndHkiNE08ZvetElZtf0dbd6UbP4RasISNNv23SmucKTQIN13i/mvhC271NUKqpRQEUqxk1K41F1Kl1k",
+	"osDqG1as7sM3UMDjV2f0+KSh2/Gi4FtkKEakZSHt9hW8RkA8xypepyXCsBs62CrbO2Ou4hcVbzt9cfb+",
+	"r0/+iy84WxcT0msO7JmAYKrSBliqKFmbi/cJo+KlxK8P9tmbl88iw+fCl1yqUQIjU7YwbKykMWXN4qsg",
+	"wUHiK4+xC7FdCIWRtXWVjrqKkC5i5RyffRWFJr6ccDfip1loEOBJIKvPydLaNcXqSDXXPhyI6u34eikv",
+	"hGWvcJKnL87Yiks8NKIwQRiURe5GMbO9Pb+akbjiq3UuRqle7ZlyvdYF7vEuJ2+PfSHE2jBeC2NNPBvA",
+	"6EOsF1H48Af6GpB9aVim03IlFLIrl5aPRY9rOwNmdKbEIQQ86pADgzcwGgUNEc0oUCNUhsVJae7nImNL",
+	"gd+M1WOtLil51LiSpDrPMNeOokHqWoRUgeA0z1ldyVRlleUDg1KpBMqgLxPkzeun0aPhjHEFjJI2/jvT",
+	"rY9CbAjkHSp1gpXzXPmTEXtZ5w1IYZgv39SoptKswTJr4B5cRg5tCy5zOOUZtzxkWUkTFb5aB04grML/",
+	"cNYhBqn40EAYRWkV4Zc6028WsXZVstiPNNlGEDuMQGkOnecn+wl8KxNpjuXAqtGJHSYoXtGrMIaLWufs",
+	"fGsrS5TPqQAmO8Id20m38GyjKhozY5ztlo2hMs3VjBMS+O0Wq5vzbuyvH7y7/NcVHsIgmaAoICfRAqbT",
+	"1yhsCiuhFZRcXy8Ew6Nd0XIYhOQHw+QcQ+NFIdg6p+DdqMpPmrVzjECb38HKUQM4qPvjOj8iwam74KME",
+	"RhjsZDH5irW8JmugE1HWnTaWmbVI5VymDNOkcJFcLVzd2xW3mIrQ8/1MpCht9x05GAU3R+lG+R08UO50",
+	"/UAHCxUB1R7+gbuKEHmw9wDXoDIPDWlZqXJhSIHfCAx9BBj/9sM4OUFgeTByCzInzgZTf6nWHBzWsB5t",
+	"xE5V/QqVvfORXlibCEV9rNeBA80JUAQl01ucron5PsTenRgsONw4J2zQPOB1zHnoK5XYZaGtzWHGVK1e",
+	"F4yiwioIN3JEODvnWVWlElG2URaocb5JeGqc6mFrJa4MdOizlP1sYOozxyyfYLLnDFTHCE6UVKVIYHsW",
+	"wppmDRWpjIWl6jluKaiaj/3ztLU+F1raJvMA+MA+qBaFGcEgrzBFXPkv+I4GPdkxOzVmkCPhmYCBpMX9",
+	"qgpPU7XnApMg6spNLtivNS9pO40Daqqotjt5O7w29VGdq04aq9NZexfAb05Wwv3rJiYx1kpNqlRrt28H",
+	"+5PkBPhKxaKaw4cOu0I/zgBQfeP0VV2w5E8fPsCRdEiGSrEuqHxqg12FrBBrrL/jjl/9ueQv2tgkxErm",
+	"uUxRF+jyG0T3Qlud6twHaOJAFWPwuzNGgPitgveS1wVXZi6KmxlKuizVBabCEGFwyNx8DhG1gdgOeMhZ",
+	"TokXNMj3zVuUacQlwNBLX4XcldA4hGF89jmeGqUdQu2grTSED9kJChv0UfgGyjQ4uGmPDnpz81CHbKk3",
+	"mBFjcr3Jse5LyleivZzIgrSAxdH5udF5aQXVGh0kIKfO9vaW2lhfvzkJGbaumEymbi042f3RdDQdAm7A",
+	"3mL5EJ8WZLBqm6L6DqAoyoVU+AXiX9XIKMu7t5TgLo+HsXNdKqAlcMRUA0KGDaoKcRokT1Qyh4znRhPo",
+	"TIucVdQjROZf16ACCrDhMDmQRbGwKUUFD2SWU1G4imP7XV+6nCDaiIw2gvhW6Av348RDV8ik/iDyyqXM",
+	"hRd7lUDmUCoFwKsOvy9jhRJQe4gTmCmuydWjCu+qN0TySluCBGWhJbDNWuJtfd6RVylRCwygDYV9MsLA",
+	"F4rlBqDRLxLQkfRFTSsJASfkyw82Bwqp1ilodQBzzKZ0xThYJbwPkpxbqSZJSGNMjtxfj0ic2LqT3uCO",
+	"WPqMdaFSUdrCCQG1BADLRgUeCxx3eEEtC5yR5ZhUZF8DEs8w36KdAyUQXyuyhg2qt2cZSVMJOr1hDci6",
+	"EmTXvnTk6avHZ2dVnVIiVBFVt6h4ktcdPohCuzquKHu7kpNskHw/IXKY/Gn64yQhDRE5SEixUChcFCSo",
+	"fk/yJ3GFYadeJRsk4/FDgHMSjZHDO8HL8Qg06yC58DyFM8vPGcdSGpRKh2thg+RP0zHu4eRP4+OETI3u",
+	"HkkTvp4LacZskPyv/wGP/5//+d+SYY9OhN1zcOY4l6rNjzvtKw5DoPMcRkFnQTLzp8v9DlnHZ3D4aPyw",
+	"VYqZwIWnD600ZPk0rnYcrGF3hEdOPRq2sKFTgJSjNolbSZV4veA0B00dQ9nQ8IY2IjZIJqMxihYsmYhx",
+	"0o+jQ88vahgg2j5pK+HMuSQM+yjb0Guyb5MFhYQFSZWiI6mMUJSoclIVw8ZuS+2S1KErLM1YXVoa1uQl",
+	"aCyd1ukzxXiulZj5JlWqrg6Ks3GltblrQsUahYG86tWwApk6I/a0pUWRYQPUIC/f0/564oKKvINSW2uF",
+	"PWsmrTbYtNsYwPoqhVXkRtTRiXjAneD6ayNJtai1BTSWObblMlxdE5q21IK9Alil5qGsPeBsUQpjUJfC",
+	"il87yhPer+EyRMqLebeUy2psk2+6CTgtTlUpt9pl57LzMlsIPBsDNLy07XwzuOC8nWx/XOsmqDoi7XVC",
+	"1BCri7HmmZ8eJ2zQjjLycnArJ7fqmla3kGLMZ/w2sn1Dt2nEe8KqZhDqympbSXNLfilI+zJGZFSGDzBb",
+	"mIoi9yjkBAgPynPcmy4QqdmMgxHMzrWLEtmM9gWlButQv7Jc5Dq9cOoNXNdl85R3E6+oTVFbZfEhCuR1",
+	"rHqzOAdWMzqJomfb8QxOieOMqukbAXo3KbQ4JzR+EY9iVVpbR7c+SJx9g8Ikh6DEkE0XxyE9C9GZ9ONm",
+	"zpYzo3aHPIQhd5OskmFlwQAoYLqiFwVG7LnAvHj0TpnuPqJg9Zcnpz9VRRdQhiVDF13v1DL2beh2acCh",
+	"1zrcBAZY3l/jdrjCSZWVFkQT43DYrZ/TsUT7O5YaJWEabZeVDdedSgZTc1NFEy3b6DLP2Ll0zlQ6HPKS",
+	"5x37LyxHNqhas0qznpOQv1FkQEDbCpmZTUXBdpL/KfHftNsMhd6o1iDMmQMY+WmdCaDbKyhk/b2FkC12",
+	"sjdJ1iKA4CnxFApn0UEeIC27lKRiefQKFbVboym8VRdhRj2/qjIJZLx30CIK4EUcmMp3VbUFSvM8F0uJ",
+	"08w1z9g5z2GQgib8vBrVd/zCvnGMOnyVa9ix58xKX0PaLU6hsazyjTdg86ASg8mQSqZ88qD3tsliA7vx",
+	"miy5uFihN9RIUq8QPMi16zKR1YyHiBRvnLOGLBh18xePrbWUvJCXgD9Ur7tXwGn2tFxJY9Yit40B/CmV",
+	"uVCg68iF0gWQ7OeeJMEnhSpXJDP2980gIaUhoQCLQgbgCkWT+TmbseRPR4+xy90hBXrl7kfIkmeN61wx",
+	"57FqGfEIbV0rvNM6RVBpn2oK4KNuoLV9rNUDtCJrvjiME3ncCaoM0bcUiAHaDd/A9iiY0tNtzYmjNLpz",
+	"sjubc95IFdscHbtzVtqtb89HFM+0DC8NYnkCQlltPqqnejcpJjpMfkArbb7j0gvCwNmnglkwGe2Pxuir",
+	"xoRg9HGgs/VgPL4hM+1gfLAT0n8wPoRrPdm/cHN/0jtUp3+PM95gFXpyipN+0vy70f0jDGjFkdOgXRsm",
+	"+NNghCEo4vgRoMARVkik95xTlP7W2TYy8oNw/VZ+3FqBPumDR4cPj65DXy6hVTe9vkpu1d8DZzR/3Pg+",
+	"qfNBGJA2T3/QhFJdmEj7OgT+QoWadK29H3ABDm6EcgddALyp/+pZxdHh4f6Rvw3kU5cIJifzBbPD69DH",
+	"ibkx/2a0ilxYVtVyhb7MSx+8UFlGI/Qn0zXc+khpG/mtp8AGjS9GB+ODCLGELtpo7jJUrsOATCluBk24",
+	"IDWNQPvx02m0u8OuQ2bn8loUkSfO7iZsDs8jbiNdXfSKhw+30Guh+FoGs2B/NB7tY9a6XSJmonkP/lj0",
+	"9mxzjUr4fSMl2MAH+tHvYRirRoecOTZEIYXIy65O2PZuQ+qLhE5VDJgIWfL2XRIrLNHji2Y4FQk91y/4",
+	"QqpKAwRNyzUec8aZezQgi1WrA5m0IxKEuu1eXcAEtRvD7rDNmP9YVb2cqV9ZRcxJMGk3L6MJePtuHUEV",
+	"K2Kz9A73pWqtL8ePzWQJ4PNqIiP2FGeGmwFfSGJVFTGn+qm4gZfSyEowdUGjpL5J1Yx3QQJbEeKzDNsB",
+	"GYthNO32bzdEydaP7PmqIHc+2OqZc4/nXeWgd50+NlMg7p+pFAwuuLeUfOc8hLeFDv0hVVt8Y8nbhqi6",
+	"IH+Ftd0OaNv73qvQY6/R4whfmdz9Srt0FLx0dPdLnVqqYXAwPb77rW55umsnXtz13m3FHK/D4PA+kGkX",
+	"Ksa39u8FnFa4uylXK15sg1nwTBrrDwcIa3yBgoO/8q4dQSiubJQTAl+HwYbnF551rbXp4UunGYqXjcSC",
+	"dtx7b4oB6lEyS3x7Ixeg6iNe8Z4zr1Vm3oYH0iLB1nOWUBpEEiLn6Ma5IOOo7DLSML2S1lLkbBWnb1jS",
+	"SCiJ1WlP8T/ZtHUCo3vw4BWf+4JQZvTgATv19ihn8vKtGKtOKAMXbsKcgBTGirOs0Ou1yJpuNrT6J4fj",
+	"/WToosQAHjvtCLAGfCZi5XpJ+obubl2kD9L7rcYV3V6RTi33G0Tadremu2+IOy9zvxxf+r1qdBAr14d6",
+	"MD1gS10WxoejtGwYILZ6m/IwZCbVa+zRWDV7qjtxY9VBaV2U2+4qqit+o7xeXXNap+ah7ZXcqOQ2qV5F",
+	"WQfVsGea2FIyDDGuGyUj1NZ6evzPGLb0rwvuK7HBllzYEvqkf7593R86lpOpC1a6qQ9Ez8joIfVG+pYq",
+	"S4aZboOUHUvwGC3Bt/RKgYMY1rUoqaWtYiyncBZq7QyyDMh2lYeV77ZEYUUFPu6sEMd4Lq1uNgS6oeeK",
+	"L7vp3IPOpeAPse9phNH6G90IiPQeJxjGL2LbNtbgPd/eEBHRExYXJAarc5Z2GhHlGJFVfZZI4kYPKBAr",
+	"E4KUXAVphz4QvzL1e0pUUSfvHuCqChCPVYMyUa6F0hUOwahKFyzTndq2TXeNidXAh3CFLHljRBGdLoTC",
+	"X84KEXY9u2QIqho51N47vh36MqUueKMFRRca7kznnmrPG8Ak+z3GItNdnwbCz6mdrTOx4X64R5wVP1bn",
+	"pXWulkHldEG1BFsMoipJns2dU2ZCR4qoYqvzPS4wMsQuqy9xv8UnTNSY1uIVsXJN32kbfVCYOwZUKHXU",
+	"E+TmAyYonGPgzG8YnRhSkOmwEVcJSOUoBhpbK3ema5Llm2KRr8X7O2DrHc2WBns0oKWrcS3X+gKL1GLo",
+	"eeVn85P1LndCIE+KjZOja6VolxmR68UI3xzNh+o40/DujlBDXjqztXHXI1ANP48fHjCD5ODqKqHuJHMu",
+	"favO2rOYHF5dJUSiMGjIrX7myvJiVydTU8NY8XkhzBK+iTx3N9+0W1/MK4hIgcQVnA30Y6LUQ7yx3W2N",
+	"MIY6AfvNcPQZyAeIAUXVh61N3IleIna5wFruSIgHHRIrj57+EcCKEfu17qPiqEHYduVVg3Dlx3DCzY+u",
+	"dYehlHeSb7yIgNUCMSBhiaZrVWvy0jrQ0/5W992yMfPBf7SytvaJNiiGxGrQjq93ngL0XUkFx1YXWwfY",
+	"TngTO9d2OcQILrcpztBNM88FvyQEqfrYtDjx4fghWWdJ9qtKhFbly+tGkzig7wXYSN2fteXgRhefJsSq",
+	"bj4j9lw3GvmhwCVavVeqJdZNVlxLHYydr5p2MrYU+Zr8bf2lA2at4qaVpaRnLygGC4XtmoxgqUextrVL",
+	"pC09+jX6XUdGXa/zzDp6MdfFgqTB1rlwERfdDlroKNPEBqnBDBV25709z52XDj3hlKVYhxRWdKbt6a75",
+	"wQ19b2AE6vTd7nxzUh9a//EqksE5mfx+VgHgFNRrsPlhpUYAEp3uBiLsEvZ2SDKwT30pGLeOb8XKhdSh",
+	"tOuoCEYwgYQ5q49pQ6fZMTJVfaU+2srUaYpPViFc04/UJvTzGIRcBvx1Oy0Y5PLrHTPU5HOaoW4qQuzI",
+	"MDaKy7DXQTP5oxKds0YO3R9ijurRX+4ase+V6zDwOtKuFeAFRuDPG1ywuczeVvNHB61EUh/fuvd2Eh2/",
+	"ezuOjt/9Pg4nj657in99s5n90Taz8T1sZjf0FYXXJ/cwYO00qgmDg+n0Yz/r2zp+tXa+nk7H8ObD+3xv",
+	"t6dh21J4mmW1Ke9OU6EvMRFJ519z6lNUFXa4DgMgzJc8B0pS1L0+rqnyhIko5isC2YQuSxU1vZMXYhsV",
+	"vn6k+402I/qZ1wSJfIAXYttwxoksUjpyzLN9nQS7yDFAfw9Inf/biR+wUjRnBbPpAd0otlFNuK+p6DNf",
+	"iIhucddwwd0QETJjQ1bU65DcfHu/Ywzzdcvdty4ERu8QFwtvcADWRj52vkUhoi774eT3n6qhQHTHELs6",
+	"9mhDbXNZIVb6UmRMK3bIfhIpKcHT8f54FKs3oAT9+clrRjkHtW5SGSzIf+hzmECsMyBv+Ljag/FBUqe+",
+	"GpQytyzxM8NY1AGmSDw8OByGLHlVKgxux4uPDo8PKKiZx8o58HwPbDJF6l7P2ELYT5FYXsBefHH31e1y",
+	"wx8mDjS24K6Rmo/e06/1ym/P1+jcCgPC0ruBoP4fMPaDz96EkKp79qDtc+1J0JI7m49LytjpHOhiUr+h",
+	"99eK3t98sPfwwf5Z2IaTdFDz+mGfmHXdrEyCDKxZk+TtO+BUZAwj9tbRxQqdlehMvF8ljcsJBuZVVfmp",
+	"tNl12B33leULKu7SHtTQ9dHHDP6uWvXNhbhMsyhHpT6PfNGvWQWv63fX/zcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
