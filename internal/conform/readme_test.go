@@ -16,13 +16,14 @@ import (
 // it (5953675), those of the later sentences against the kit of issue 42
 // (f204cc2).
 func TestMutantsTableInREADME(t *testing.T) {
-	older := mutants[:len(mutants)-len(edgeMutants)]
+	older := mutants[:len(mutants)-len(edgeMutants)-len(mutants51)]
 	for _, table := range []struct {
 		header string
 		ms     []mutant
 	}{
 		{"| mutant | family | caught by | kit at 5953675 |", older},
 		{"| mutant | family | caught by | kit at f204cc2 |", edgeMutants},
+		{"| mutant | family | caught by | kit at 95dcf58 |", mutants51},
 	} {
 		var got, want []string
 		for _, row := range apitest.READMETable(t, table.header) {
@@ -33,7 +34,11 @@ func TestMutantsTableInREADME(t *testing.T) {
 			got = append(got, fmt.Sprint(row[:3]))
 		}
 		for _, m := range table.ms {
-			want = append(want, fmt.Sprint([]string{m.name, m.family, "`" + m.check + "`"}))
+			caught := "`" + m.check + "`"
+			if v := mutantOptions[m.name].verdict; v != "" {
+				caught = v + " (exit 3)"
+			}
+			want = append(want, fmt.Sprint([]string{m.name, m.family, caught}))
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("the docs' mutants table %s:\n%q\nwant:\n%q", table.header, got, want)

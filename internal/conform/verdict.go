@@ -62,7 +62,7 @@ func (r *run) incomplete(check, what, reason string) {
 
 // gapsOf returns the gaps of the run, the budget's first when it ran out.
 func (r *run) gapsOf(requests int) []Gap {
-	var out []Gap
+	out := []Gap{} // [] in -json, never null
 	if r.truncate {
 		out = append(out, Gap{What: "budget", Reason: fmt.Sprintf("the request budget (-max-requests %d) ran out after %d %s, the target answering: the cases after it were not sent, and every check they belong to is unjudged in part", r.cfg.MaxRequests, requests, plural(requests, "request", "requests"))})
 	}
