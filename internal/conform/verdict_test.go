@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,46 +101,11 @@ func TestBudgetSpentIsNoPass(t *testing.T) {
 	}
 }
 
-// firstCreateRefused answers the first create 429 rate_limited, to retry
-// in an hour (a target may: nothing was written, and the kit waits out 10 s
-// of Retry-After at most), and stores the pet of every refused create
-// anyway (refused_write's defect). Without the first pet's id the run has
-// no tag, and cannot tell its refused creates' pets from another writer's.
-func firstCreateRefused(app http.Handler) http.Handler {
-	var once sync.Once
-	stored := refusedStored(app)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first := false
-		if r.Method == http.MethodPost && r.Header.Get("Authorization") != "" {
-			once.Do(func() { first = true })
-		}
-		if first {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Retry-After", "3600")
-			w.WriteHeader(http.StatusTooManyRequests)
-			fmt.Fprint(w, `{"code":"rate_limited","message":"try again in an hour","status":429}`)
-			return
-		}
-		stored.ServeHTTP(w, r)
-	})
-}
-
-// refusedStored stores the pet of a create refused 400 (the mutant "refused
-// create stored anyway").
-func refusedStored(app http.Handler) http.Handler {
-	for _, m := range baseMutants {
-		if m.name == "refused create stored anyway" {
-			return m.wrap(app)
-		}
-	}
-	panic("no mutant refused create stored anyway")
-}
-
 // A run whose first create is refused cannot see pets that refused creates
 // leave behind: it says so, and does not pass.
 func TestFirstCreateRefusedIsNoPass(t *testing.T) {
 	t.Parallel()
-	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, firstCreateRefused), Key: testKey, Seed: 3,
+	rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, firstRefusedThenStored), Key: testKey, Seed: 3,
 		Checks: []string{"refused_write", "idempotent_replay"}})
 	if err != nil {
 		t.Fatal(err)
