@@ -266,7 +266,7 @@ func TestConformIncomplete(t *testing.T) {
 		t.Run(max, func(t *testing.T) {
 			dir := t.TempDir()
 			jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
-			stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-max-requests", max, "-json", jsonFile, "-junit", junitFile, base+"/v1")
+			stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-max-requests", max, "-json", jsonFile, "-junit", junitFile, base+apitest.Base())
 			if err == nil || exitStatus(err) != exitIncomplete || !errors.Is(err, conform.ErrIncomplete) {
 				t.Fatalf("conform -max-requests %s: got %v (exit %d), want exit 3\n%s", max, err, exitStatus(err), stdout)
 			}
