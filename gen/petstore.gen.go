@@ -113,14 +113,63 @@ type Error struct {
 
 	// Message Human-readable description of what is wrong and where: one line
 	// of text, no control characters.
-	Message string `json:"message"`
+	Message ErrorMessage `json:"message"`
 
 	// Status The HTTP status code of the response.
-	Status int32 `json:"status"`
+	Status ErrorStatus `json:"status"`
 }
 
 // ErrorCode Machine-readable error code. New codes may be added in a minor version; a client must treat a code it does not know as the generic error of the response's status.
 type ErrorCode string
+
+// ErrorCreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type ErrorCreateUnavailable = Error
+
+// ErrorHTTPVersionNotSupported An `Error` whose `code` is `http_version_not_supported`.
+type ErrorHTTPVersionNotSupported = Error
+
+// ErrorInternal An `Error` whose `code` is `internal`.
+type ErrorInternal = Error
+
+// ErrorInvalidRequest An `Error` whose `code` is `invalid_request`.
+type ErrorInvalidRequest = Error
+
+// ErrorKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type ErrorKeyInFlight = Error
+
+// ErrorKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type ErrorKeyReused = Error
+
+// ErrorMessage Human-readable description of what is wrong and where: one line
+// of text, no control characters.
+type ErrorMessage = string
+
+// ErrorNotAcceptable An `Error` whose `code` is `not_acceptable`.
+type ErrorNotAcceptable = Error
+
+// ErrorNotFound An `Error` whose `code` is `not_found`.
+type ErrorNotFound = Error
+
+// ErrorNotImplemented An `Error` whose `code` is `not_implemented`.
+type ErrorNotImplemented = Error
+
+// ErrorPayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type ErrorPayloadTooLarge = Error
+
+// ErrorRateLimited An `Error` whose `code` is `rate_limited`.
+type ErrorRateLimited = Error
+
+// ErrorStatus The HTTP status code of the response.
+type ErrorStatus = int32
+
+// ErrorStorageFull An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type ErrorStorageFull = Error
+
+// ErrorUnauthorized An `Error` whose `code` is `unauthorized`.
+type ErrorUnauthorized = Error
+
+// ErrorUnavailable An `Error` whose `code` is `unavailable`.
+type ErrorUnavailable = Error
 
 // NewPet An animal to add. The service assigns its `id`.
 type NewPet struct {
@@ -212,44 +261,47 @@ type PetId = int64
 // StatusFilter Availability of the animal.
 type StatusFilter = PetStatus
 
-// BadRequest The body of every non-2xx response.
-type BadRequest = Error
+// BadRequest An `Error` whose `code` is `invalid_request`.
+type BadRequest = ErrorInvalidRequest
 
-// HTTPVersionNotSupported The body of every non-2xx response.
-type HTTPVersionNotSupported = Error
+// CreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type CreateUnavailable = ErrorCreateUnavailable
 
-// IdempotencyKeyInFlight The body of every non-2xx response.
-type IdempotencyKeyInFlight = Error
+// HTTPVersionNotSupported An `Error` whose `code` is `http_version_not_supported`.
+type HTTPVersionNotSupported = ErrorHTTPVersionNotSupported
 
-// IdempotencyKeyReused The body of every non-2xx response.
-type IdempotencyKeyReused = Error
+// IdempotencyKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type IdempotencyKeyInFlight = ErrorKeyInFlight
 
-// InsufficientStorage The body of every non-2xx response.
-type InsufficientStorage = Error
+// IdempotencyKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type IdempotencyKeyReused = ErrorKeyReused
 
-// InternalError The body of every non-2xx response.
-type InternalError = Error
+// InsufficientStorage An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type InsufficientStorage = ErrorStorageFull
 
-// NotAcceptable The body of every non-2xx response.
-type NotAcceptable = Error
+// InternalError An `Error` whose `code` is `internal`.
+type InternalError = ErrorInternal
 
-// NotImplemented The body of every non-2xx response.
-type NotImplemented = Error
+// NotAcceptable An `Error` whose `code` is `not_acceptable`.
+type NotAcceptable = ErrorNotAcceptable
 
-// PayloadTooLarge The body of every non-2xx response.
-type PayloadTooLarge = Error
+// NotImplemented An `Error` whose `code` is `not_implemented`.
+type NotImplemented = ErrorNotImplemented
 
-// RequestHeaderFieldsTooLarge The body of every non-2xx response.
-type RequestHeaderFieldsTooLarge = Error
+// PayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type PayloadTooLarge = ErrorPayloadTooLarge
 
-// TooManyRequests The body of every non-2xx response.
-type TooManyRequests = Error
+// RequestHeaderFieldsTooLarge An `Error` whose `code` is `invalid_request`.
+type RequestHeaderFieldsTooLarge = ErrorInvalidRequest
 
-// Unauthorized The body of every non-2xx response.
-type Unauthorized = Error
+// TooManyRequests An `Error` whose `code` is `rate_limited`.
+type TooManyRequests = ErrorRateLimited
 
-// Unavailable The body of every non-2xx response.
-type Unavailable = Error
+// Unauthorized An `Error` whose `code` is `unauthorized`.
+type Unauthorized = ErrorUnauthorized
+
+// Unavailable An `Error` whose `code` is `unavailable`.
+type Unavailable = ErrorUnavailable
 
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
@@ -274,8 +326,10 @@ type CreatePetParams struct {
 	// ULID, base64 and prefixed identifiers all fit). The draft
 	// "The Idempotency-Key HTTP Header Field" writes the key as a
 	// structured-field string, in double quotes: that form is accepted too
-	// and names the same key as the bare one. Sent at most once; an empty,
-	// overlong or malformed key is answered `400`.
+	// and names the same key as the bare one. Keys are compared exactly: a
+	// key that differs from a kept one in any character, its case
+	// included, is another key. Sent at most once; an empty, overlong or
+	// malformed key is answered `400`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -399,7 +453,16 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -462,7 +525,16 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -565,7 +637,16 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -638,7 +719,16 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -962,7 +1052,16 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1025,7 +1124,16 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1415,7 +1523,7 @@ type CreatePetResponse struct {
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *CreateUnavailable
 	// JSON505 the response for an HTTP 505 `application/json` response
 	JSON505 *HTTPVersionNotSupported
 	// JSON507 the response for an HTTP 507 `application/json` response
@@ -1506,7 +1614,7 @@ func (r CreatePetResponse) GetJSON501() *NotImplemented {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r CreatePetResponse) GetJSON503() *Unavailable {
+func (r CreatePetResponse) GetJSON503() *CreateUnavailable {
 	return r.JSON503
 }
 
@@ -1649,7 +1757,7 @@ type GetPetResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *Error
+	JSON404 *ErrorNotFound
 	// JSON406 the response for an HTTP 406 `application/json` response
 	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -1704,7 +1812,7 @@ func (r GetPetResponse) GetJSON401() *Unauthorized {
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetPetResponse) GetJSON404() *Error {
+func (r GetPetResponse) GetJSON404() *ErrorNotFound {
 	return r.JSON404
 }
 
@@ -1823,7 +1931,16 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1892,7 +2009,16 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -2428,7 +2554,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest CreateUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2919,7 +3045,7 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Error
+		var dest ErrorNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3492,158 +3618,187 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2NctvGki/+Kl3871YoB6RJ6sMWValdxbFPvEkclz/+uXcNrzEChuQcgTMMZiCKyfHWfYf7hvdJbnX3",
-	"DL4IybJP4nPrlFMpSyKBwUxPT/evP/H7IDXrjdFSOzuY/z5YSZHJgn49T1Np7eiR0a4w+eg8z8129HOh",
-	"lkrj15m0aaE2Thk9mA8e/fzi5RySewkYDfJKFjsQ2m5lAc6AgEL+WkrrwK2Eg1QUhZIWhIaEx0tizQ+O",
-	"wBq+SMBWXsBGLCWsxQ5SkefgVhLOnz+FrXIrEHApd6CchdLKItYrk2d2DD/InQVXiCuZg9KQnJduZQr1",
-	"m8CJJhFonBx+kxpzqaSlJ2oT67SQmdROidyCKCQIXK/MxvC8kItcLVfOwjD5+fmrpz8/e5nwHML0Qegs",
-	"1kmHYi940aOfpFuZLDlA0ggNZiMLms1XFjYCV4JPI2JJHGU2OUrAlM6qTIJbKQspDihSN471IBrYdCXX",
-	"ArdA6nI9mL8Z3Bu8jQZrcf2j1Eu3Gsyn0cDtNnIwH1hXKL0cvH8fDb6Tm0Kmgveru30vnjyC0wdHx5DV",
-	"V0EmnIThFP5D6FIUO5hNZicHEQgLyb/H5WRymJZaXYOVqdGZpU9kMh5EA9xtVchsMHdFKftm/O/TBycP",
-	"ZrPjk8mkM/fDWd/kn2ZyvTFOajd6ITe52OHg3UUk+LQEtiupmW6eAwu6wxL7NJhSgxRFrugC5k7c01jj",
-	"ZVasJSTVU9Pd6Ae5S+Z+CLUWOWyFhbSQwskMLnbMtH6gKNbaOP5UWTBajuH8wkrtwLiVLLbKypv2EtfQ",
-	"IclRH0WeyWv3o9KX/Xv5cPbwIeRKX+JKcdJaXjs6TRFsCklTITqtTRFWZPGgxXphkPHnkPAW37+a3t9I",
-	"Z/9NLJwsvuEPc2EdqIy3HP+dneRqrVz4Gn/nL9/wt9YJV1r/Nf/B37/lH2dQyPybeIDTjAdJlzgNYsyO",
-	"T6LBRjgnC1zsf7VnGcd+nm+mo9O3byaj07e/T6Lpw/fNSba+m70ftqY4FFdC5eIil3/bSJ0pvfybNXl2",
-	"cPBvfTP9l0Hf3rwQTv6IjxrRvz1bxHxig5CBjSxgq3RmtrAwBbMNireh0fmOd6rA00gLUHoJysZaapxm",
-	"djCGxyJd0fUrYUGAM5dSw0WZXkoXkUDG760sWPRZJ3QqI2LZWBdyoXKUeY4YJTV6oZZlITN64hnPBf93",
-	"Fqz6je6TcFEW1tF5wBHCamgOdBJwIhdSalBZzhLcSp3hQ4xO95h/YYq1cIP5QGl3OBsQ96s1HojphP6L",
-	"Bmul/ScVxZV2cimLDslfyLVQGrfiZrLncuFQB9CCy6Kg4/Bh8se6QX8I5GepsF2ZXDLl6/GRZrwNuAtE",
-	"rM4ueGXnpX8ExL08AU/Wv4dWkw/Sysoe9nzJEh1K7RRr3V9L4wQuelHm+Q4KaZ1BFrkTf0ZQmFJnMoNy",
-	"cwbJxIto5cKAd1/iw5OjuyxQumI3OkdS3rw4Z2ArlIMLuUAZWOA9Si/bkxUOconCbnq7Xrv7jPvZ92VJ",
-	"0MEU/SL9FaqkcAmYhdcrAUjsCeu2qKruHF3JwiqjUcLeSU1/5KgdvXXSq7helrqX6UhtHZ8eQSHX5krk",
-	"DD/21nq3ib9alRFMjuE7mcJscjiByWRO/8Nffnp1J8Txyy+/jBA7IiRMhZM9cONbKQpCDyJffxMPkER4",
-	"KuJBEnl4GIEsClN8Ew+UvhK5yt6RgIgH/giQwIw1QglSyRclnQkED3Q5H4wPL/fGmQyim7+7cXJ32Mb3",
-	"qIMLsZYuGAv9h+1RWVhTzPF0lYVGKJTvKrixXRkrIVFZgoteEpZC2Sc8fLsSeYmq4rWVJIQSPBzzNlIA",
-	"thuYTyRimytlSsuGQyEQbdGIsb4oVZ6RaCJkthI6G8O3wsrRdAKZWipnI9AGrFpqMAWee7r8N1kYyxuB",
-	"hs/g11IWu0E00GKNJCGBfaP0OjlqyoLT2ezw8MFscnjy8PjowYOTuwjrBgb9Qe72KXzuda6ENFfIQ2tx",
-	"KS2UG9JkRld4VTnYCu1q0IqKGIYi1q9fP/0Od0DA0pgM0pVRqTyImCXFUijN7MxmHQlKpjfacjTYONZT",
-	"FKiz42NIVwJtFVlYvCg5H/0niNFvMBmdwgjewRj+G+bwNdyHbxIYCsCHR4Cz+BF/uRBWnhyhPYV7uVDX",
-	"MgNFdtlC4ZBoBi6UOxgDysSsEAsX65gEZAetw/evXj2H75k9niiZZ/EAtoVyki0BJBuipVhbV5SpQ8gz",
-	"WuB1wGweoQbPTHmRs/6Tds5rxg0meqWp3CAlnTGxxikjT/DoZED4RxBeQiOPDIGXRFUHa2MZDJ2RKbLe",
-	"uF0Ua3Mli9zoJXLgWuT4KJmxpWsrmADJ0WSSNHiSD0HNlB1S3IylHxD/NezGBrIexoM356P/FKPfJqPT",
-	"8bv/nn99/5vR29+n0ez4+H08+NvNXx7sw+JocD3yY4/W0lqxxC/XpUUFDDcwzy28E4GhEyAQjnT3iQ7O",
-	"DdD7Jz6MoMv1BcuNII5YRslsTkzYLxVifUexQECoRfdMLkSZu8F8NoluB3EfRAvPpXvaY/8+rc5JEIe8",
-	"tNsW1BFzYTUb4Vb1Yjb0vLvin4+ReTegITLFnqi8V6e86NUlKKDY6Gf7TeXK7YCNuvENm8TftnbpXwq5",
-	"GMwH/9/92i12n7+1959LxzNjBVhIuzHaStJ/34rMWxf4V2q0k5p+FZtNrtihcv+vln0vd3vcY9TO/Kh9",
-	"NBhcFmiYsfaeg4BKJ+POXphsB2tJbK4srJW1JNXMgn0c2wLlDJIfrzalQ64phF7KCCWS35CAR1ByOkTt",
-	"Otap0EarVOQVYw0FJF8nxFRRm6UiSEaT5MBbjTglHjDWAnA+uYT/ePnzMzAXf5UpWqsF6/pHTMLRq91G",
-	"JmES8lqkLt+hII110iWtd8oF2SogKd1i9DAhqWKlO2vOIdZ+k0apQbQ/rJ74WKcG558cVJM5J0lfgY3M",
-	"SL+GDQ58BoJGjVia7CAneRrhrEmHsrepgrCsRRzq6Vhro+WZt7FQvbK89JqkuaN4ST1EPYVMLpSWkb8D",
-	"Fb7bKjTvTdHCkrCRRYrrk359Z355lQFfbbXM85HXPKhE70/HUxhaySiswYtezMT6/PnTgzEkSEnaqyQg",
-	"Sj9ycgaJl/pJQ0maxYJdLERIXmcUWNYUntwsZO/umO47U/7u+7fd2u+4uW207uU3+yHuNkp9S7+VftdR",
-	"8HKSG7h7/z9bZ8+Me1luNqZw7Dr9bCLqKwubwjiTmhy8pRgYzTPXNQwT+nU2niTkms+lKGLt5LWLgL+a",
-	"jE+TMyA39XQ6AStTYsDp8fhkfHJWs16sk5Vzm3f+Se+0ce9sWHfifTXeB2M3UlzamsXJie//mozhPKAt",
-	"petrvLfANURwIUW6Yo6OdXVCI9iuhKNgg8ytxCWzwCUZpVwwER8ZrXkxc0hzY2XCUDK5hVXncC8ZwzPj",
-	"Vigq0Hr00vmzHZV9y+SpfkJBkj+ft85b/nq42V0Pi8Ks6+/Pnz/1QBohv8pzuJBIv01hcKWkAxoSrB7s",
-	"3aXcvVP6HUeBErI9cJBqGoVxEhl6RVKVDSTlICd7tj1JMtYMLKVjflmowrrGUWGI/0XkfbLIa3PlC1na",
-	"zyXv9vkPT6bICymyHeA8qoiQZ0WWAUoHLYwTRKnGruiILHgBmVosJLmoA8MNm+Kuy6gFLRm5tEdAnOE8",
-	"QICWW2JFekKs8U9G0l8479M5T9tysVCpktq9dKYgE/dzMB6qM5VKoAg4CAvrMl3hT+Uo8kLQLWFPzXPp",
-	"koOzIKyQNWIdlEcTwJGP8N2izPMEhtpAYcyauUVTCNOzywHZxF0etH03EuArXWrWknEyjRPrnigrS1AO",
-	"hSQNZ34SYs0EbvHsoNVCh+dS7g6+8O4n8e4H4iW/EEy5YYfRBp+HXWnEi1itXcqNi3XYdHm9UQWlfWTe",
-	"SYm8cVO8JQp2XKwphIImZiZ2cxD20jsl3Urqg0+PHfX5HvgcO1lokfOZ+/PhjIZSy+uNTJ3MgHxEPlgY",
-	"cGoLlvjJJd4D6q2qWCsLS6llodKzFjpVWQh0Jv+jykh5mlW2bG5S4STKilir5mO/spCb5Zcz9cn64Jlx",
-	"7DcQF7n83CZX12UhsrVyaHXBvtuEfTN4lGO9lpkS3im0aCdyNdkQzSpRLa4DNmqN8oV5/g7mebre5HIt",
-	"9T/AYE9eFULbhSxqZ1jlkeK/m/Kp9kWpMOU5RffDXxaSdFXqS5klIHKjJQy9JT+rLPmT8fQs1h0WUzUJ",
-	"kMcqi/xmK5xdmx9phce6xwxHPRWBVZyk0aJOyPrzbgwE+NF++l/XYq+nQqE4239m5pwoU3kqfa5j5Z3k",
-	"WE1CCMgT9bNa/c/FLjcie2XMj6JYfl65VvmPc3y0DxVP4Sf1bUs4bXiK75wx7+jK5GD8RQ59mhzyiIHD",
-	"qBRFtf+Yrc8VhbIzr9AsOLOUbIkUssUQJ0fwA3KEgNzoZaxfv/gRD0vLva50mpeZzM5uc1o3JE6sb3f8",
-	"tSTObX69P1eifNG3n8rnr4z5SehdyBD883m7wXeFcPIdBYxllkTE5MweC3Ia9boZx/BYsf0cchlWwrKT",
-	"qdxQ3mG4jVP32hZFK/sQ+TKkH25XKl1xZHUlNhupbUinDixuCnqSz+3rpkUOQ45Iw0ErfPwJJ5maUjsb",
-	"NRnXhucfVME/zmT5yoLIskJaS0/0kTQDa6F3XoujJcpue1wxPmAr+ASlK5leyuy2sBVQ1CrWHQ+D2IU1",
-	"GyA3BNqaX07WH+NauPXuxqV0YF5r4Ys3PhcCrkMEIVxOUVTWCy2MUTbm9gVefCJz9OVY3jbE3vWBTULK",
-	"/mfytzpEAqngIg/pcUAGhVquHGizrTypXpiQTF2A25pYp8ISZKCk+nmsYz0ibgpLSOZN52ztt28Cj7XY",
-	"8XNdoWR2RkN4L9u7Ul9qs0WjnqT4whRN1+885Ph7bOLLQ2INflULoVCshzR06RP8IKSo+gKtKqsQp7IS",
-	"VzQC5fv77MIx0HH+YIjOx8JIDUDwNATPLo3lUzYpqeEM7U+eEJew+AvRpOT94HkE0oAVC5nvWKfmytJg",
-	"dmW2JOJ9cmi1FnmtrPsCoj4VRL0Pblii2iPh5NIUu7slqqX+6uZ2XEjE7wj00VKuLol1Ia0pi1T6DSOW",
-	"REywMVY5dSUbCaPNNE3e2D8wUy0aVC5ikWWK0xGfF4iTnJJ2MF+I3Mo+CUJ2bOVf00aPZtfXEBLKUJts",
-	"GsOgTMtkXypjulJajtBaQNHB+dyAF4/hmdzSbzZIC5FlnMsgYK20KUIyBp0pnzpcWgcOzxf7eSQevODd",
-	"AZQrIZ3Vu5r9E/0mhvl/ZRt5dyFFvWNcDaJBU4UOooE27t3ClBp/X1PFJCVv+AopJEnXrB9EgyZ0piQ/",
-	"9o7z6JVWiAY3RvN7vuMA6iAadETqIBrUUbH9+2z4vO0b9R80PFkoXW5MURm83Uu2R3L4hNkuB3xfroWu",
-	"97+DcRFk1x4vFIHblSzknMQl2tOxxp2jLBttuMrU5I0cXD4xzcLSyezolozhN/8Vx9eTySiOr6dP4vj6",
-	"wZO3X/dUyEUh8bK3zoXStvkC5sEOd40Ht6XPHp+eNg4tBXx6EkzrRNY3fLZqGleTqzeCUxMHVHS5fc6y",
-	"8SMO/LkOEs0ZPIUcuAlBW2GtWmour0tUlvQc/pYkvQ21NGTu+5Dk+sGU1md4WWtPRJ7/vBjM39w5G/Zt",
-	"VGc3D+pj16U0TShqrqePxn8PgUNJn3AiN8tS/nHEVD1q7LVWv5YtbcObGRI96k02Hhf5+qU/VAd98jbf",
-	"NdW5vYkqC/nTrZ289diEx/eed966rywFGOZcCjCdTBpiKDjpR71SCoavtSJBQUpJ5DWYeJTO4fXXk8lk",
-	"8n/+1//GX6ZPIgSI+OuDJ/6z0ycc/3o0DWPbyj14cOafKq/RklAOLlSmCsbOIgfeSEKV1XwYYpsrWRQq",
-	"k949ASDXFzLLFAKa11/PJrNzevxsMntcOXyUNTnFYvHzkxN/wcmpd8vgKKnQFDsHQeSCTNlNLriQhRMq",
-	"aMZVGJ2AcUUp5xUCavNAtO1KIZreiFTC0JsCv+Bn717SZ/747DwlTz3VJt9F9MFswj8fHvPP84mn8PTk",
-	"IX01C9SfTSbn/MHsof956n8+4Z/H9PNwMpkcjNEwQu5AvUmEr8gOa1FcWhjSiI/9I+jOycn00UGgZqx/",
-	"k4UZbVXmVvBXozRxCl773UGzv8OczbaRMyOq2vVhLtw0uTZ/VWARsOgUQZCUNPSaJbhXfGzkVSaO0iBt",
-	"KjYcihIOHj/66fwl8TxN7S/mKwuFXMrrDbl5QeTqUvZo2skHFG2JfD2in6hsS2Rp/vMU/0QWG/HPx/Tj",
-	"5IT/PDl9e69z/2zSuv8c/8T9o+v5Itw9Hu2hH5UfcvykM3gcl7iDb//eKX5UCRF5/Ix2gvp6dGEMmOJj",
-	"DrBlc7Ea+IJj482T4oXayxtgzHmzBKVVitNExE186lsNoBg1eT8IfC5d36O40rFRxoQI36Y8HhdXmiKT",
-	"BdXAOLm+i+gnzCmun/Ll0waIEkUhdqQTrEzLQrndS7yNdesFVZqel8ive8WyrT4sc/BVqVxgfP786bsf",
-	"Hv/P0EGEe7hQwdxGoIZlItiq3IAK8JKNvXyXALerYJV7dAivX/w4QqM/FBLWu0oulB0OG2tlbVlr6cqx",
-	"PUxCdSxcyt1SagoB1ZUzdUGeKWLtzYK+4rxp6A/T9Vg1O1sgPZlkNaujYcBuJ6UXJrizREqQyFctPZcO",
-	"XtIkz58/BTThke9lYdHqKXI/ip3fvx9WM5bXAu2PcWrW972pMeh1bbXHvpRyQyH/gKeafDbE0Q+ohqMI",
-	"hiU/DSW3spCZtESLB4njvU7UxaYG9JTWmso6UcAzB5nFZOcT4m/l7EudUTsKnvuFzABtGtIXj4y+4gxa",
-	"65tQmDwjDxjb2XW9PLvdzvMc6t4VOqtMDAqkcFnSsC9d5vWrJ6OHqKMAXtSRaYW2ti9obBQqNcub5g0W",
-	"wo9JV7pCqBwPayaciCAr+XkyFMKQRooqLzQ9PCIrPniocRRt9Iie1KmcajYX8nWj8C1PthE0xRE4kN65",
-	"fnqY4LMymeaCPunkIRDQ4VvZ9UZRUgEXO1dZbiFqj+puTITfC+gHAV7VY82bOQ91EoppFHQDZSVqp9yO",
-	"uk6JbtgpDN5d/quKnXCQTLKbxGNLZFh+GvuVAEVkwfUB9UIoMuebSeEgrMktqAWFYmUhYZNz3GhU5WLN",
-	"2/lUyvbkYo0bxKH6eFrnRyRzdRd8kuAIw72MrdBqRNTSCa0TTio01oHdyFQtVAqUEkaLFHrpG5ashaPQ",
-	"d8/zM5kS7u07OTgKbY42jcq2i9JB4mv0vuGSPYLkuj38Pf8pUeTe/Xu0Bp0FaigHpc6lZVN6K8kZjzT+",
-	"9ZtJckbECmQUDtEfzYYymrn6Gg9rVI82hnNd30KrrlxhVPZHoJu8yjTQggnFVLK95dpNzg/RXX9iqFNM",
-	"45zAsHnA63AnS4wVbkNhnMtxxtxFzBTAbrOKwo2cBAEXIqt6JRDLNiruGuebSxcbp/qgtRLfvycKnvcw",
-	"G5z63Ou8x5TLOkcjboQnSulSJrg9S+l4c8IB0NbhUs2CthSNvkfhet7a4N9XrqkDkD64D7olYUgcv6TM",
-	"dx2eEDrN9WRj7EVCSLHQmcCBlKP9qjoGcZueQjbr1qbBG9qal3Kdhm61VNS7vTwRoSEhL3LiS0g7Wbre",
-	"euxdgLg5OYb2r5sIA9BKhamMXL9vR4fT5Az1SqWimsNHnruiMM4QWX3rLUdTQPKvv/2GR9IzGZmnpuAm",
-	"Hg11FUEhNxQi8sevflzyvbEuiagFVa5SQuW9eW9ENOIyEm61UiAmajCdX9gEBQB5Q3uzFqEGINTdrspN",
-	"FPbSkiLqSYfsaKIqv5EfeYwQcLifw0intVsN6QshgJdwa1EkdGsiD6oHHntBf1v5I8m06gFhe+tqDI4M",
-	"4DiNSs2g2+pS4L3kzdn4EMdmTdhQXjczaGboJOH5vArNs3wx1DFFI31JAckMbfxx2ju0yvJpyFBv+o3V",
-	"SCcfULwwpUYBg+dON260MKwqsg2iSrIBD0Dk1vCItiXjKpESESKow6fIVFuBQg1xJv70sZShynIuwq7U",
-	"eCDGyueo8OIzXj0rsyi0YaOJR75Sq34gKdCVymWAtJpyWotSazwtlUQI4VeCRe0hznCmtCYfSo0+FKRl",
-	"ENOGlcgzLRQ3b2HeWgiQAtOyRhFo6UR9wGGIJoTeQSosUqMfJ/BxC70/KthAEwrl/s2BIm4JghYb0pxO",
-	"QHXe/M0wTHLhlJ4mEY8xPfG/PWSMsfOnvaEyKZYPXapU4rfwyKCGBbhsMs6pJU9HQdQA4Sk7dtn8DT0X",
-	"8Jat2JEbgo5w6M1Q04ZM16cZQ6yEImK4BtJnCenwbg8QlhsjruGpgTvaEb/JglbHPVJIAvrmDjBMvp6y",
-	"EE7+dfbtNGG7jxRKxOElwhqFpFsU9dcBVhIHnc4QMEwmkwdI4WQ0SRjKBShGWqOfTCSiqVsRXxQ6pfoz",
-	"uBa4nxQXQgKQhz2ZB573f0fQcbQfP5w8aLX04aXQmSC/CLsLuUwGaK77Izz0lsxBa486bTgEGX41dSuM",
-	"s0DbmNQBeavIKwPDZDr2tEmmcpL0k+QgiM6aBsRMj9tmL3g/voWP8sa88vkh5LNgvY5iF9lJaSs1B93H",
-	"cN6yJNhGR1MgYFwmXDhLZMz6x7ctNyRGM2ewgT/9ipEDb8/rp+X/0sgRLGrETH4fL6V9gqHvoNnWXdSa",
-	"DSpTh/DmUMCylNaSPUEVvHsGBH3P0GKFOoUEDaU9ciqhdU014ScQBfYPGY/GJ0fCRZktJTHdEEVVx2U1",
-	"xw987A0OJzU+J/OJRI1XpQdULQxNo2R2ihillX0a4EQrJbLq6Fy3twUICZeNZMvIbxqL2qgqByR7Ue8q",
-	"nR7yhTbCkuZ+xT2O19JWYqjHKGVCBFJe0N50icjNnT2NcHa+163M5rwvpCSdb1RaWe+5SS89xMfPTdk8",
-	"Pt3sDO6x2obtoZUdx8ASkL+WIrchs6oZ0eYoPF1cJRN6Q0YAtzuzEm1PNupoTuQAYh8PVLkvHfvyKMBN",
-	"SqFIDhDIs3uSxmFbg9iZbcRmYocHiN0hj3HI/UyM5KCy4pEKlNMUNN8YnklKS6ZYie3uI+GI7x+ff1cl",
-	"uhNkY2cPf95plRNaZO/LgOMAtf0EhtR/zdB2+NrIyuGImth6HvbrF3wsyZVMSWGMHcl/17QG8FQCTs1P",
-	"lbyNsDVlnsGF8qE9PhzqSuQdVyYuRzWkWrMJkFnQGTJb7aG/qzymtpJge7nXnHdt291Wo+BYaniaM08w",
-	"jhp6M7iTQYYKsicdzOubTooXQwsmCJ2SIKFoFh3mQdGyL0kqXcK3cL36hry6rbT0OTcsrrLU2Q/tqcUS",
-	"wDsNaCpfVcnunAt2IVeKppkbkcGFyHGQgif8rBo1tCumptfAVVflBnfsGTgVWhT5xWlyGFWR2gZt7lWo",
-	"j52J7JXmeG5vj18Yum2wZzhaA4XZcpN7sybyUN+Suu1DNeMDYorXPu7AVnzdhjNwaw0Kl+oK+YfbQd0A",
-	"pup++2igb2TuGgOEU6pyqRHaq6U2hWQnLnf8r30trT7/lXgIhS3eIPCcWDk1b21wc07PoD6QlKvVbb9P",
-	"ozQ68MMHG/DfKF3ampE68FdGUejRzZLDtszYhtA5Q3BTuyPqqX5YpLE849CQUy7fi/IMooE3yAfzwXR8",
-	"OJ4M3kcDtGnFRg3mg8PxZHxIKXJuRaE4Cv3gL8veVru+g564a/AQhiF9hf8+iGLd6L+4oE59DKyCDvRK",
-	"O7jg2SagAAXFECNI3rxNYk2VFiHh2UMtCuY8F0ulKySJiM23kvU2zR1aysa61VNWuTEL1G7Pex9D5Aay",
-	"1CK/mW8W6+p9FdyBtmJmFnDtdrQ8AScKymqu8wJizceV7xGhm4UL/fmpoz4TfFFNZAxPaGa0GfiEJNZV",
-	"TyNusUAbeKWsqhScT4ViGKh0MwRMDFYx4tOM+lRaR5HldkPfG3K/6kvuhxTkD17YauZ4h+t9AcjbToPF",
-	"2WTyh2X304J7O0t1zkN0WzT9s6SIh37gtw1RvQrin7Au74i3ve++ij3uN5pv0i3TD9/Sqi2im04+fFO7",
-	"owPeNTv98F3d0kK87/AOU7yt9PZ9NDi+C2XavUzorumd1tlsPkC3Hd6JpnXuJ95z/OF7bupQSCkm5Xot",
-	"it1gPvhRWRfOJOpIsbSUQeM/efs+GmyM7dF05xkp7EYCbjs/tDcVlxCeypLQ19MncoXMMPrOG/6VZ6cR",
-	"g3CkAswCEk4XTiLSRd0oNKmiymJEM3CtnOMMsyqf1UJSVwaNY33eUxVKHa1DWSiqznv3XopFqIGx43v3",
-	"4DxYyt4YD128q2qaoQ8GE/I1JZr4ArLCbDYya/q7ybGZHE8OkwOfioH02KvqocZTmYy1b0MeXoPj18VI",
-	"le9vdcbrthn3BkPYILYDuo2kwpsRFmUelhP6TVUt1WLtX+8xnB3BypSFDcHilnVlpasSKQ8isKnZUHvv",
-	"qstp/YITqj9SzqeS7K+i+iRsVED8te72wJm8Qhy7mZFrq7qV0BMB2x8NK7rkIKL8R8JahH973ow0B3oR",
-	"Ut3lS8st9aKld3ac9c+3r89cx6ab+QjTTR3nekamUEUILrWMAzYZux0Y93xUE/JR3dKMEQ9iVBcp87sN",
-	"0MTkYDO/4wPREaLFKtQh9nsu+tdEkTfC20endC6daVaU3dDUMdRjez+9d3aGQxyK4iirdWsaWUfByYzD",
-	"hEXs2mYkfRc6eRMjBsHiUzhwdd4H6F9dhshIZlWtHmN4CkWgsLIR4u4qmTEKCauVEzJIoko6Bcel0FUi",
-	"ZawbkolzkrWpeCiVVaClKqq1HkXVkHhfcLADz8pQIhnCft7BsM+j3CyV6Vu7CHyyZSPdIqQ+B/E5TI6u",
-	"rxNuX7cQKnQQr/3TyfH1dcLsRAFIL3HmvraeWnzamnNjLRaFtCt8JsnHPS/fXoVmMA+IW+Q14gryhjeq",
-	"LkN1JZdW8vmNeJVeAFZ9bKxBkV30FF0i7cMr0JCOC98tgrc7kI4YK3BsuAQlyBh+qRvtQXhNX7vOPwwi",
-	"dBjDK6JvfW83y/0QWRcFcU6FaRSgXZEDRNd2nHKe9Ly/1fd+2ZQKGh5a+Rr61BCpjFgP2wmHzRQApfFY",
-	"mGLnCduJCcOFcSsObvtN8e4SnnkuxRUzSNXosCU1jycP2DfBeppeDMdtYj1n1N2wacBQEdzovzhvY5ZG",
-	"m8cmxap2j2N4RsG7UCeLylG2mvNVS6y78M2r9x+18iJWMt+w17a//9+8VZbcfK9jdy84cE3AyHOu9y1d",
-	"yo2rHWttTR/WGHadhGq9zqfOy4uFKZasuVvnwgfEun1Vyd1qWGRxB0JuySJ6X23ifb0UT+HKizo9oZIz",
-	"7XjJUl2Ft4D0N0bEEXDd0GmNeFYf2vDwKh7mXZVhP6tUOk6PslTpXEE+ZKLz/XDWV7ZJfZpBK7nLgrgw",
-	"VxKEA+m7i/g8BEImXopQ8BfRwLw+pg38uediqKrPP9rH0Hn3DfsEaE3fmmz3h7kDfFXf+3apE2Ko93tO",
-	"iOkf6YS4qcFA4w2TVLXbenFBDXOyRlHBZ3FG3PAWzttG7LvlfTQIeHbfYntOuYyLhhZsLrP3NTYnR63i",
-	"mPC6svvdd0De+WWNXzwmf57HZHIHj8kNneXx9ukd/BDdFnXkqJl97GN96/AvXp4/08uD9z+4ywL3W2u3",
-	"PUTnWVb7eXpdRO8jjorc/50ypd63oiP80uP6zUY3vXGobk7Br56ua3894P2uGgqx7qvWqwthyy8d4Dcc",
-	"0hvYgF5RyC6k2eRw4t92l/zl8Sug2TbiUJU1xuGWkD6NOMiigg55QkeTo6QunrEEy3aQNN7/nPgUzgdH",
-	"xwcRJPxGRv/hw+PTIy6iFLH28Q7vNqve+Nin5ZfSfYqK51dZ/dne/tsV7WfTn51XcN82UvPSO4YB2u8Q",
-	"/adrFlW/N/R2Iuh/gCY8+vMbTz0zQfSshHeO+JTPvcbMPgXoC1v/s7L1l1DV/7uhqr9I1wg4DWtocdCP",
-	"Shql1KQvm0XUb96iYmRnFWvTjq1UmKykwMzdSn+vplREX3VJ4nYq76O9V2Q7seRq9Paglj8ff8zgb6tV",
-	"39z8wzariCvzdtx4ya6n1/u37/9vAAAA//8=",
+	"7H3tkhu3ltiroDp7y6TcTZHUzEjDKdfuWJbu1V5bVllSnKxaq8awQRJ3mgDdQM8M7Z2tvEIqT5D3yIvk",
+	"b14gr5A65wDoDzbnQ9Z1EpVcLg3Z7EYDBwfn++O3aK7XG62Esiaa/RatBM9FiR9P53NhTPJUK1vqIjkt",
+	"Cn2Z/FjKpVTwcy7MvJQbK7WKZtHTH396PWPZg4xpxcSFKLeMK3MpSmY146wUv1TCWGZX3LI5L0spDOOK",
+	"ZTRelip6ccyMpps4uxRnbMOXgq35ls15UTC7Euz01Qt2Ke2KcXYutkxawyojylStdJGbEfur2BpmS34h",
+	"CiYVy04ru9Kl/JXDRLOYKZgc/DLX+lwKg29UOlXzUuRCWckLw3gpGIf1inzEXpViUcjlyho2yH589ebF",
+	"jy9fZzQHP33GVZ6qrAOxn2jRyQ/CrnSeDQE0XDG9ESXO5ivDNhxWAm9DYAkYZTo+yJiurJG5YHYlDZvD",
+	"gHxuR6mK4sjMV2LNYQuEqtbR7F30IHofR2t+9b1QS7uKZpM4stuNiGaRsaVUy+j6Oo6+E5tSzDntV3f7",
+	"fnr+lB0/PjhkeX0Xy7kVbDBh/8xVxcstm46nR8OYccOyf0qr8fjRvFLyihkx1yo3eEVkoyiOYLdlKfJo",
+	"ZstK9M34nyaPjx5Pp4dH43Fn7o+mfZN/kYv1RluhbPKT2BR8C4N3F5HB2zJ2uRKK4OYwsMQnDKJPAykV",
+	"E7wsJN5A2Al7miq4zfC1YFl463yb/FVss5kbQq55wS65YfNScCtydrYlpHUDxalS2tJVaZhWYsROz4xQ",
+	"lmm7EuWlNGLfXsIaOiA52IFIHF0lZVUIPKelA0jC8RXR7LdrANlLcWW/l+q8f7OfTJ88YYVU5wAKWJUS",
+	"VxaPW8w2pcC5IiDXuvRLNnASU7XQcDJmLCMceHgxebgR1vwjX1hRfkMXC24skznhBPw7PSrkWlr/M3ym",
+	"H9/Rr8ZyWxn3M32h39/TnxNWiuKbNIJpplHWhV4DWtPDozjacGtFCYv91/Ys09TN890kOX7/bpwcv/9t",
+	"HE+eXDcn2fptej1oTXHAL7gs+Fkh/m0jVC7V8t+MLvLh8B/7ZvoPUR86/8St+B5eleC/PVtEiGQ8FWIb",
+	"UbJLqXJ9yRa6JLwC+jfQqtjSTpVwXHEBUi2ZNKkSCqaZD0fsGZ+v8P4VN4wzq8+FYmfV/FzYGCk2/G5E",
+	"SbTRWK7mIkacTlUpFrIAomgRUeZaLeSyKkWObzyhucD/1jAjf8XnBDurSmPxwMAIfjU4BzwqMJEzIRST",
+	"eUEk3giVw0u0mu+cjoUu19xGs0gq+2ga4fGQazgxkzH+F0drqdyVAHGprFiKsgPyn8SaSwVbsR/shVhY",
+	"YBK44Kos8TjcDv5UNeDPPPiJbFyudCEI8vX4ADPaBtgFBFZnFxw3dOwhZoi9NAEH1hPH0/Ck2hVXqco6",
+	"CJb9HniOd+HZpj/cigTXnZQN0F53oW5ED6K/JubBKmUlMfhfKm05gG9RFcWWlcJYDch2J0yPWakrlYuc",
+	"VZsZy8YZE1d8bv2D0vqBCbnhG/zQgljAj4yJXyoge78DnE+ODj4emAQxAqSw5TY5hc3fD0Sr2SWXlp2J",
+	"BeBCCc9ItWwC5QROWCGAPE9uZtV3X1P/gXtdoTSky34m9Aa4rL+F6YVjlV422mEvbeIankwuRGmkVsAT",
+	"7iR53HPUDis+Ougj568r1YvcyGgPjw9YKdb6ghckUe2s9W4Tf7OqYjY+ZN+JOZuOH43ZeDzD/9mff3hz",
+	"JyHq559/TkAcBil3zq3okaC+FbxEgYgX62/SCEAEpy+NsthJvDETZanLb9JIqgteyPwDkrQ0coIXkvhU",
+	"gXSEQsRZhacM5CG8nY7O7cvdO5Mo3v/b3sndvo2tUzhf8aIQaino+F2DQFHytbBeNeo/h0+r0uhyBgev",
+	"KhUIfsU2yE6XK20Ey2SeATyWKDmWSK8JHS54UQHfe2sE0sEMzs2sLfYw0pIIhQQIahdSV4bUpJKDbOk4",
+	"wFklixypI8qhK67yEfuWG5FMxiyXS2lNzJRmRi4V0yWQBLz9V1FqQ3sEal70SyXKbRRHiq8BWsh99pK+",
+	"o4MmmTieTh89ejwdPzp6cnjw+PHR/bgKdyC+bon/8+1fxXYX8KdOrhBsXkjAujU/F4ZVG+TWWgWhXVp2",
+	"yZWtJXcQNtiAp+rt2xffwcZwttQ6Z/OVlnMxjAmJ+ZJLRQeAdFskrbQNoNDiYKNUTYAETw8P2XzFQWET",
+	"pYGbstPkXxhPfmXj5Jgl7AMbsX9nM/Y1e8i+ydiAM3h5zGAW38OHM27E0QEolbDFC3klciZROV1IGBJ0",
+	"4YW0wxEDKpqXfGFTlSJJ7ags7C9v3rxifyGseS5FkacRuyylFaQOAdhAIkyVsWU1tyDWJQu4j9HBiEFK",
+	"yXV1VhBnFmZGa4Z9R3jN52IDkLRapwqmDKhCo6MW5V6BMiFouqgNoZYO3+Z6veHA3h2fnsFcgpCYy8UC",
+	"Frwo9Ropy8bibkpQpLc1lGMUpObciFRJNS+qHEQl1ABR4YJJjNhr3ErL1tqQlHmCSuB6Y7cx0xeiLLRa",
+	"Ml2mas0LWJ/IycZggvzFsoPxOGucDzqQ9QHpwH+/kvIYz0JDY2+oLIM0enea/AtPfh0nx6MP/z77+uE3",
+	"yfvfJvH08PA6jf5t/4/DXX0DTpUbO1kLYzhQtWhdGZAT2B6MvQFhY6bx2HGQzrrI0TnE52Kb4MbCQY7x",
+	"K96X19/NVll+5Q/6HnXoB6IpTFXrMyJ/nqoSqRX5DA9NP3FL1R2pG8pdrS3LxYJXhY1m03F8s9B8qzz0",
+	"StgXPUaLF+Fce6pOS7tpQR1q7Vez4XZVL2aD77urhHcf0r1H3kP1+LkselnjT70sEQgqWWpIp5aFtFtG",
+	"ivZozybRr61d+odSLKJZ9B8e1rbMh/SrefhKWJpZhAhWCrPRyhB6fstzp/Eh09fKkv0k4ptNIckK9vBv",
+	"hgxmd3vdM5A/XpDw4cfGF+9Kv97qBKozPTBjnAVBA/b5TOdbthaI9NKwtTQGabJekJnqsgSKBZsBd+vK",
+	"Ag6VXC1FDKTNbY+Xv4DuW9CCVKrmXGkl57wIaDbgLPs6QxSL2wgWsywZZ0On18OUaMBUcQbzKQT759c/",
+	"vmT67G9ibmOGCrJg2VMCaPJmuxGZn4TXx7QSqcq6gHZ2VU+kOcsqu0ieZEiejLAnzTmkym1ZMteg3QzC",
+	"G5+puYb5Z8MwmVPkU0GCyrVwa9jAwCeM46gx0ZYtK5AwIw9BCYAMhkFkJ/ZkQcpIldJKnDjdFYQDIryO",
+	"DzZ3FG6ph6inkIuFVCJ2TwCDs5dyLhCSTdmZbUQ5h/UJt74Tt7xgYglbLYoicSwMRICHk9GEDYwg0bKB",
+	"i47opOr01YvhiGUASdyrzEvQbuTshGWOfWQNFq8XCzKCISBpnbFHWV06cBPJvbtvoe+Euacf3vRov2nt",
+	"ptG6t++3FN1tlPqRfuvHXUeB26/bzFTpBFCUWGcXEzwDfYqi6FsVjJSflrLtDr+HuKFCxuacDOFA7Ph8",
+	"JXJWyuXKMqUvA64ZvgXlSM5XiIuXGoiTQfRCu+IsValKWFbVL81mgOQrOGSgZzq6RkfQH4Q139J7bSlF",
+	"foJD6MrO9Vp8qNS50pfK2fPnWikxp1NNtnCa/ILLQuTB4CZSxZykz7x269xVQb2Al674hSDLptMxRgyN",
+	"N867wNh+/wK8fyksCrPOUQEPAV3HsUifwzGAPgDRchMie727FwhIE/IIAWb4QhTbmFxVjBXS4HhmpS/R",
+	"COaUx7AWcSWNNV9O7sed3Os4Arr7H8mO9FLb19Vmo0sSfT/hgdz3kptljq8M25Ta6rkumDN1ec7huMUV",
+	"G2T4cToaZ+guLQQvU2XFlY0Z/TQeHWcnDF2Hk8mYGXeIJoejo9HRSc1LUpWtrN18cG/6oLT9YPxMM2ce",
+	"d2ZvsxH83NQ8C7HVfRuP2KnXw6Sq73HmzubpJ3Jj6NgGlhuzyxW3aCwXhRFo/UUJCoUOab2N62mgCDM2",
+	"L7QRGWm22Q0YPGMPshF7uUuW/rATtGsoeaGeo+P606Jcc+AeNDttuVNvonao1YffT1+9cNp2qoyVRcHO",
+	"BIByU2pYNMp3DemkHuzDudh+kOoDOekztIrAIGEapbbCM4wTZ7qRlhVogGtPEi0PRIQRdRayNLZxaogq",
+	"fyGKH00U2wj6k6jMp6aI9bB7aOAuIsJp5UUpeL5l8GTw3DucJLoglRe1YaZA6cgjGKORkTtjFTBij3mD",
+	"JgnsYmyJkwR0fdkny1RGMM6UuEScxDekCr4Se/6Cgh+PgspUi4WcS6Hsa6tLNIh9Sgx0gz6vimKveCzK",
+	"CzkXDIOWGDdsXc1X8FeS5IqqWkbC3Sths+FJU+JNlectTYUNpdYPi6ooMjZQmpVarwlxnBGUMGeIFrEu",
+	"Opq+B1HBI5mZ9GIcJ1U9gTFEVUlWzhrOysyHB6Ey6yVUPEfnYjv8gsYfhca3+IN/Rilmzw5rVWxnflca",
+	"fndidediY1PlN11cbWSJkXq5c6kAbuzzJ8febpMqdBGzAWc5384YN+fOhWJXQg0/3nveZ3mkI21FqXiB",
+	"x+9T2/Jo6F5RR7FKiauNmFuRM7QUuzAOL862RBY3Uub8Ns6akipp2FIoUcp5W4WVuQ9Byf5TCCZ8kQcb",
+	"VqHn3AqDKqFsvvYrwwq9/HK2PppFvNSW7IWf3oLSHvpWNa1rt+T5WlrQ1Niu7ZQMtHC+U7UWueTOMrxo",
+	"B+Q2cRJUMR6m0xFGajbzBZN+Bya9WG8KsRbqk+v+nbFvx6U3JVdmIcraPh6M1PS9Sbpq87T0L5lhAJX/",
+	"Zlg2X1XqXOQZ44VWgg2cLWAabAFHo8lJqjoIJ+tJA8YFnX6/Hk/ejnvq8anqUeSBlcXMSIqsa0HHx3I7",
+	"QwioA/FuUHdX56+ngrEFpv8EzSi6MTgvXAR7cFiQHzhDIckB9Q+1G7zi20Lz/I3W3/PyU8vD3cFv8Yd5",
+	"D1MBN7sImQn7QX7bolwbGvSD1foD3pkNR1+I1McRKSdbUJgIRomYvw8m3M8xWkgM3Mkd7zPM6iWZqXkp",
+	"WuhxdMD+CvjBWaHVMlVvf/oeTlLLHefjQk5ucnI1yFGqbrYrtsjRTWbDvy+5+cKaPxbr32j9A1dbH/P9",
+	"aTE9vLGfMTdQsORWfCjo1gzdMw5TFmiK6rVijtgzSaq4D+JacUOmq2qD7iP/GEVTt5WSVmg5oKiPLXde",
+	"OFXAeJuNUMYn03hs1yW+yYVbd2PeBz44rmH/5c51DZOc60pZEzdx2Pj3D0PcAIXwfWUYz/NSGINvdE54",
+	"zdZcbR23P8cgMpWnClYML7jkdJjmKzE/F/lNHm+GDu9UdYwV5IwU5AoEmRnU1i+H7NNYKW58unErHpi3",
+	"irvUvU8tN7dG3sODam+Ej7rBYAxiFy1BpGqM9kUG+UhE6QtNv2mInfs9yvx9wh4+RcBDF2lCMMNwhumC",
+	"9wln+EKQPpLrX3u7I0LtKbdiqcvt3eIy5+7uZpDEmQCBEyRT0PvCLakqhdFVORcujAIDRYBzbbSRVl6I",
+	"Rjx3M4qaNvYTBmbGUbCJ7uIsalrBPKS0SqZXV8yHSAIp25TA9610aRE6F33BufOVVCIBCRYQmnIwGNw8",
+	"Yi/FJX4yHoN5npP7nrO1VLr08QcYzOKC9ytjmS0FZoHDwyDrenMEO4ez5ALKndnUvdHtk5//V6YRSerT",
+	"SjoCfxRHTfodxZHS9sNCVwo+rzFxG+MVXB4mgKSreEZx1JThMGzV2Yxx9EA54miv17rnN/IPRnHUiVqK",
+	"4qj29Ow+Z/z1tmnPXWiYXoCA7I3KiN73JMiE6PE7UMwf3L1w4Cj89m6eMxep2wxbfkd4V78/DFlPkkJP",
+	"A7r3RsHt2O4zvDfzmTn91BnY/k7g2P6j4fGsve/dLfz/E7pxdJUsdeIuEl3xEL8h2OnucL8hSuh2iH92",
+	"yHwTuINX6l7wDR6o26EZSNjnCLuWEeqeEGzbi+4CyDbD+fzg2Qk0uwcw98Zw3QGseznpZwngOlDq48Hr",
+	"Ao7uD1sniXx+gP2hnn0brH+p1lzVAm3HenTpKwegFYqrnF2uRClmGHhdSCVSBaIoRsoqTdV7dNHIsCMp",
+	"v1mwZzw9uCEf8N2/punVeJyk6dXkeZpePX7+/uuewiJuVTvO67ujTMcdfDuqdITMzw9FXmr7HLWBe8MR",
+	"lYg7gpAUjs8Seh3v9/1g2PQU3w2STQXn84Nnj5v27gDd9ZjeDtJdZffzA2rTVXMvgLY8N7fDsmUk+PzA",
+	"+DpMY9fQhFUIaFAy6HRMNaPopuzqw+PjhpELIwL3mLmakbf32spm7Cwo/P2xk7fv8R0sM5/fznc9Nfcy",
+	"tNS+kzsZVeoXfZZw/P32qvuZpj4rIL4Ul6/IK8DzXFKNilcNUCx4YURPDK+z5VvNeJ5TbK6Pz+fGyKWi",
+	"2naZ7MXRlg/hpqU3vA3XvprBrbULXsJtLejyovhxEc3e3bnswfu4LmMRNf1YbejjhOLmevrMq69Ev5Lv",
+	"6+so7yrhhV5W4tPBS/aQlrdK/lK1XCm0Xz6Dp95H7bJxXbWtT+pg+eidvGvZivY+ydzXwmht1o1Gcf/6",
+	"XuZMW/eVwVjQGVWEmYzHDX3Vx1MmveosG7xVErk6umN4UXvKns5n7O3X4/F4/L/+y3+DD5PncaoYXnv8",
+	"3F07fk6By08nfmwTgrWGJ+6t4mpTyLm07EzmsqQoK14w2kgMPgnzoXxSfSHKUubC+IRnsT4TeS7V0rC3",
+	"X0/H01N8/XQ8fRZibqTRBUbUw/WjI3fD0bGLjMEEcK4wE4JxBBfLpdkUnIooUXoMzjgkRWAudoCUrzmo",
+	"tGUeaJcraQUzGz4XbODSzH+Gax9e4zV3fLYOkscOauPvYrwwHdPfJ4f093TsIDw5eoI/TT30p+PxKV2Y",
+	"PnF/j93f5/T3EP8+Go/Hw1GqUgXYAQoVAj6Ana15eW7YAEd85l6BT46PJk+HHpqp+lWUOrmUuV2xv2mp",
+	"EFPg3u+GzQLLM3KRJ1YnWBXTRSTDpom1/ptkRvxSCTUXhikhcOg1EWlnIaGgnZDCKRUTZs43FDXMLXv2",
+	"9IfT14jzOLU/668MK8VSXG0w6I7xQp6LHpPM+BaLTAV4neDfyXP88/g5fT2Gr4BiCf19hn+Ojujr0fH7",
+	"B53np+PW86fwFfYP76ebYPdotCduVHrJ4fPO4GlawQ6+/71TvFclKQy60spyLKzdtXeBSH2PA2woCi4M",
+	"fEZJDc2TErUrY/C1SAq3Ub85kpwgmja+04OuTkZNX3e5WbMWUasmU9OR3HTvuTrAQIN10S+ZvhK271VU",
+	"ua9Rz0oqxs2cxqNigbrMRYnFkKxY34VvoAzHr17Q7ZOGusTLkm+RoRgxr0ppt6/hMQLiGRZVPK0Qht1w",
+	"xVYV9RlzBRiplubpqxcf/vrsP/v633VtN73hwJ4JCCZUmsHKcdnGnH/IGNWSJn598Ii9/en7xPCF8BXw",
+	"apTAaJgtDJsqaUxVs/gQmDjIfCFIdi62S6EwmrcumlQXddNlqpwrtq/A28RXd+9GGTXrvgI8CWT1OVlZ",
+	"u6H4IKkW2ocgUfkzX77qlbDsNU7y9NULtuYSD40oTRRHVVm4Uczs4UO/mpG44utNIUZzvX7onJpRbwxS",
+	"e+xzITaY2uGFsSaeDWD0IZbvKX08Br0NyL40LNfzai0UsitXJQVr0NeqOyY7z0WdEOKQA6NJMAIGdftW",
+	"dQehcqwVTXM/EzlbCXxnqp5qdUF51cZViNZFjmmoFJ5Sl4algjCnRcHqwtIqD8YEDISlilSDviSpt2+e",
+	"J0+GM8YVMEra+K9Mt1wVsSGQd6jyFBYyddWoRuynOldBCsN8Nb1GcatmSaxZA/fgMnJoW3JZwCnPueUx",
+	"yyuaqPDFk3ACcQg5xFnHGDXjwxFhFKVVgm/qTL/ZU8AVLWTf0mQbgfMwAqVWdO6fPMrgXbmYF1idsZuo",
+	"guIVPQpjuEh5zs62Nhh3fB4HMNkR7thOiodnG6GG16yZFFNnKelGZVOG1hllpd1iswnejTf2g3eX/ybg",
+	"IQySCwpLchItYDq9jUK1sDBlSXUn6oVgSLbrIQGDkPxgmFxgOL4oBdsUFDCchNS9WTv9DhT2HawcNYCD",
+	"6j2u8x65f90FH2UwwmAnwc8XEOc1WQOdiBJStbHMbMRcLuScYQYhLpKrpStDvuYW0x963p+LOUrbfUcO",
+	"RsHNUbpRDQ0PlDtd39DBQkVAtYd/4K4iRB48fIBrULmHhrSsUoUwpKNfCgy3BBj/8s04O0FgeTByCzIn",
+	"zgaz4qn0JxzWuB5txE5V/QhVIfWhZ1gqDkV9LJ+EAy0IUAQl01srtIn5PqzfnRis/944J2zQPOB1nHvs",
+	"C0fZVamtLWDG1DxEl4zC1AKEG3kpnJ3xPBQNRpRtVGlrnG8SnhqnethaiavKH/sEfj8bmPrMMctnmAc9",
+	"A9UxgRMlVSUy2J6lsKZZ0koqY2GpeoFbCqrmU38/ba0vEyBtk3kAfGAfVIvCjGCQ11g9Qfk3+AYzPRk5",
+	"OyW/kCPhmYCBpMX9Cn0AqPh+KZqlkSY++rA1L2k7fVxqqqi2O7lCvLbmUdnBToa301l7F8D3J0jh/nWT",
+	"oRhrpUMF1drt28GjSXYCfCWwqObwscOu2I8zAFS/dPqqLln2p19/hSPpkAyVYl1SNesGu4pZKTZYDs0d",
+	"v/p12V+0sVmMjSUKOUddoDcxEoGGWIbErWYKiEQNpHMLGwMBQGd9b1orqyUXbGoTkle5OTfIiHryZTuc",
+	"KCTA0isPQXYc7Ca54mntFtxyxTQYLeHGulusW3ZrGF546Aj9TRW2kKaFF/jtrSt6UCQujNMoBuZ5W10+",
+	"cie7dzp6BGMTJ2wwr/0Imms8SXA+L3xLDFdb5xCG8WUpkGYo7Y7TzqGVhk5DfoKiFr0U3oESHQ5u2qPb",
+	"lVg3SVrMVvoSc5BMoS8LLAg152vRXk5iQVbCTh38zOiisoIKXw8Qo1APCNajlTa2kcNMxNauYrYDt0ej",
+	"6Wg6hLNCOddYZJRSswwWFVVUCsbQWZFLqRqvpZ5RhVYC9Rv3pAI0cY+c6UoBfQWyoxpwM2wQiphqkMZR",
+	"8R4yXhhNADUtEh8oaowCUV0mEc7UJQeaDvI51t6m0O2BzAuqWxqkGI8LK5ebRduT0/YQL499bxmceOzq",
+	"HtUvRPlhJQvhVQGFOd9lpRQAMBBEX2kRpcL2ECcwU1yTK5kY31aejGS4tlQNR6YlxM5aIn9NA5F/K1EL",
+	"UaAhxn1y08DXMucGoNEvJhG18XW3g9SEE/IVcpsDxVSOGzRdgDkSgEBuvEIzyApupZpkMY0xOXKfnpCI",
+	"tXXEriExYHVO1oVK4D6lE4xqqQiWjUYNrMHf4Y+1fPSCrOlkNvBlivFk8y3afpCC+XLGNWxQ5X+Rk4SZ",
+	"oW8d1oDsPEMRxlc3Pn399MWLUEqbiGdCxXACn/b61K+i1K7UOLIBVxWZDbKvJ8SJsj9Nv51kpDUjV40p",
+	"BAwFrpKE969JJidOOeyUVGaDbDx+DHDOkjFKPU4YdXwTTV1IED2f5czyM8ax8g6lNOJa2CD703SMezj5",
+	"0xgYA5Aj9xtJWJ7Ik7WADbL/+d/h9v/9P/5rNuzRE5EX4sxxLqETnTvtaw5DoI8eRkEHSjbzp8t9j1nH",
+	"j3L4ZPy41S2AwBWoKCdrsHHlTWENuyM8cSrjsIUNnRrZHDVs3EoqFu+FyUXJiXqRMRLtZmyQTYDPYnHH",
+	"iRhn/Tg69FykhgGi7bO2YYI5N41h97KXvSFe4bgJClCSmhkkUhmhKGHoJPRrwIaA7a4Jset9wFjd/QDW",
+	"5Nk4VlrstEIkFjLzfRRVXcAaZ+O6P3DXJ5E16oh5dbRhGTN1ZvJpS7MkYw+ohl7nof31xAWNGw5KbU0e",
+	"9qyZPNxg3m5jAOtvLgSCu/RzI1m4rDUoNCA6tuUyjV2ftLYsg+1sWFB9Uf8YcLashDGoX2KBwB2FEn+v",
+	"4TJEyov5z5RTbGyTb7oJOM1WhdRn7bKk2VmVLwWejQEao9q2zxlccE5e9mhc62uoTiPtdaLVEIsRsuaZ",
+	"nx6DzNoKZvLiZSs3OjT2rLscMuYzrxtZ17HbNOI9cSgxhvYDtQ0y3opfOCHJGJFT1U7AbGECRe4xUhAg",
+	"PCjPcG+6QKR+aA5GMDvX0VDkM9oXlBqsQ/1gzSn0/NypfHBdV81T3s2Oo056bTXOR2aQJza0D3PCYDMI",
+	"ioKG22EcTrHljBq+GGFBvENpD+eEBkHiUSykF3bsDQde/aDo0yEodmTnxnFI90R0JptBM7HOKQzdIQ9h",
+	"yN1MuGwYrDoABUwb9aLAiL0UWJ8APXamu48oWP3l2el3ofgFyrBk/KPrnXL7vlPqLg049KqXm8AAO9Bo",
+	"3A5XZy1YrkE0MQ6H3fo5HUv0SWA1bBKm0Z7b1A7hVDKYmpsqmq3Zpa6KnJ1J52CmwyEveNGxicNyZIOq",
+	"NRsJ6AWeIX2pnCpog+ndBAq2U4SBCjCYdie82BsaG4Q5dwAj37Uzi3Tb2cWsv/0dssVOFi3JWgQQPCWe",
+	"QuEsOsgDpGWXkgSWR49QDcwNugda9Slm1JYylKsgh4aDFlEAL+LAVL4KVS8o3fZMrCROs9A8Z2e8gEFK",
+	"mvDLMKpvSomtTRmVaao2sGMvmZW+zYFbnEIDYtD4GrB5EMRgMi6Te4OiCno7ObKBvfT6Lbn9WKkvqdex",
+	"XiN4kGvXVWXDjIeIFG+dA4usOnV/Mo+ttZS8lBeAP9RSolfAabZdXktjNqKwjQH8KZWFUKDryKXSJZDs",
+	"l54kwSuFqtYkM/a3diIhpSGhAItCBuB6GZBJPp+x7E9HT7ER6yHFtxXuS8yy7xvXuWLOi9cybBLaum6t",
+	"p3Uip9I+H7hh4vMeHJwwmhRaviT/MyjS6EwkOZM3FVsgNV8ZL8cGcuoFubZ0zQYZhallwEBwA/qC1WYM",
+	"g9VAQejZmVradYas3Z0BwkfOJ7PrgBtkMIHY866hR34s0UmDm54U7VknRZteVj9AvIQ4FOVpEy5iQxNY",
+	"ghP2gG4FX13w8pcCZkvhHbBB1FG8Nuq2+ogHvuOrKDmZ1JG44D25sVj7Kb4DW6xh6li3vTeO0ujwzW5t",
+	"8L2XbbVFLuzwHcwPvsUvsSTTspc1uNkJSM213bOe6u28khglOa+ttMWOHzqKI7fH0SyajB6NxhhggWn1",
+	"6JjDCIGD8XhPRuPB+GAnleVgfAjXenLo4cdHkz1DHY4ne3I5DmnAm/J8Oy0EnckOG+FQIAjpn83PjQZk",
+	"cUQAS5yFxHWChI8GA2ftInmCLwEOm2DBXHrOBQLQZ51vEyN/Fa7l27dbKzAO4+DJ4eOj69iXJWm1bqmv",
+	"UijBb5FzFD1tvJ/MNVEckbWGPtCE5ro0ifb1PvyFgNl0rb2dcAEIc4JyJV0AtKs/9azi6PDw0ZH/Gdij",
+	"rhBMTqaPZofXsY+NdGP+zWiVuFDE0PWN3swrH7ATvAEJxlDQNcScRGmbeMyhYB6NDyYH44MEkYwu2mTh",
+	"ErWu44hMZW4GTbggt0xAu/XTaXTcxcaHZufyRpSJZ77uR9gcXiTcJjpc9IqlDzECnsE3MppFj0bj0SMs",
+	"HWFXiJkY2wEflr1tY12vNH7X6CA28MGt9H0Yp6rRpG+BPdlI4fW6iVOmvKucWjNiIAEGCcUse/c+SxWW",
+	"wvLFaZwKjNEar/hSqqDhgybtep8649sdeqCmqtUEVdoRCbrdjvMuSIg6nmKD+mbqSKq8WMupZWrgBSR4",
+	"tvun0gS8Vb+OGkwViVH0DPeVy63vCIT97AngizCREXuOM8PNgDdkqQo9LaicNm7ghTQyKB4uUJrUc6ma",
+	"MV5InwMdf5FjR0JjMXSs3YF2T/B3fctDX33n1htbbfvucL+r0PW+00pvCrzhE5VcwgX3dhbpnIf4pnC5",
+	"P6Q6ku9tfdMQL8WVxfs+wxqKB7Ttfc8F9HjYaLOIj0xuf6Rdog0eOrr9oU5p7Tg6mB7f/lS3DOS1k05u",
+	"e+6moqnXIK3cATLtuvXXTvq5wzpbdZ/hsUd3gmmd/OHEqdue2d9eKo5MtV7zchvNou+lsf5MgojJlyiv",
+	"+Cvv28G64somBZ2b6zi65MW555gb3VuPI0ehuJGm004x6U3YQfVc5plv7OhiwX1wOf7mrLbBe9AIKLDI",
+	"J/SCeW0tRobVDSlDfhXMfdIwvZbWUpB6SIkxLGukZ6XqtKe2p2ya0IG/Pnjwmi98vTczevCAnXrdy1lS",
+	"fRPq0ANu4CK7mJPL4lRxlpd6sxF503uLzqTscPwoGzp9EOCx0xQHO5HkIlWuizb1rA+ttEm1o+db7ZO6",
+	"XbKdtcdvEBlxup1FmGu9v6gKvxzfgCS020kV9dthg+kBW+mqND7yq2UaA2nZuypAfZ7rDXanDm0uWWgv",
+	"jUVFpXUBpburCFf8RnlzTc3gnXKKJn0KxCBvXHgURSxUHr/XxA1BqV/z8hwFMtQxA+yBtm4KvhX5jNmy",
+	"Elnd9kWJS2xGCiobtTPcnW9fD6KOQW7qwkX2dSPqGRkd797301LAyd7XbdO142AYo4Phho5dcBDjutQs",
+	"NfNXjBUUOYahBmj3A5EyOO75bmMuVgbwcWfcOsZzaXWzFeKezl++qq7zOjtPlT/EvpsjJsZc6kbssXdk",
+	"wjB+Edu2DRB/842dERGDGYhOLazOOXBoRBSfRB46TJKgj451NLfEIJyHfIjY57wED5KnRIE6ea8TVyEX",
+	"I1UNykRpTUoHHIJRlS5Zrjulq5teQJOqgY+WjFn21ogyOV0Khd+c7STuBgyQFSu0E6qdwnw79FWIXaRQ",
+	"C4ouC8N5ZDzVXjSASW6hhqXOZ1zxM2rk7yy3uB/uFuccStVZZZ0HbxB8eagNYXNl1GDJYb5zykzsSBEV",
+	"ZHamwCWGIdlVeBP3W3zCRI1pLV6RKjrhbht9/KU7BlQHedQTT+rjcECLhi0hqy4GAscUzz1shDADUjmK",
+	"gTb84CV37UF9O1By4Xk3Gmy9o9nSYKcgtM81rhVan2MNaszyCO7bEHHmIjkIgTwpNk58r3WxXWZEHj0j",
+	"fFtYHxfmPA67O0ING+nM1j4Dj0A1/Dx+eMAMsoOrq4x6ZC249E3Ka4d1dnh1lRGJwgg1t/qZq7qNvQVN",
+	"TQ1TxRelMCt4J/Lc3eztbnFBr5ciBRJXcDbQ+IpSD/HGdp9ZwpiYVuk2I3TCMBrEgDJ0oG0Td6KXiF0u",
+	"hp07EuJBh8TKo6e/BbBixH6uu3k5ahC3PcRhEK78GE64+dY1kDJUsIHkGy8iYKVQjHNZoUdE1QYEaR3o",
+	"aX/D727ZmGTkXxpsxH2iDYohqRq0U1maMaJkCtfl1gG2EzXHzrRdUfSj2xRnpaeZF4JfEIKEbmotTnw4",
+	"fkw2ZZL9QgXg0J2gbrGNA/ouyI1CFbO2HNzoJdeEWOgpN2IvdaOFMQpcotUBLCyxbvXlGrthmkojcHYl",
+	"ig25cfsLZcxatYuDgaZnLyi0D4Xtmoyg+0BsbO1pa0uPfo1+15FR1+t8YR29WOhySdJg61y4QJ5uH0f0",
+	"v2pig9TmjPo2+NODlh9uQw9odP5igAUlBNfxq4HOtAMoan6wp/sajADrZp3+ayf1ofUvDwEyznfp9zPk",
+	"WlD8vMG2z0GNACQ63Y1v2SXs7eh/YJ/6QjBuHd9KlYvURGnXUREMjAMJc1Yf04ZOs2PbCt0N723cajcR",
+	"dcYoXNO31CD909ihXD2J63YGPsjl1zvWr8mntH7tqzHuyDC2K82xlUkzzyqIznkjXfUPsYL16C+3jdj3",
+	"yHUceR1p1wrwCpNdFg0u2FxmDdpGCvfRQStn++HFBO3uD99NkuP378bJ8fvfxvHkyXVPKb0vpro/2lQ3",
+	"voOpbk93a3h8cgcD2E4fqjg6mE7v+1rfXPiLebH92G7N7d9tZITnH99lmbsNfdsGytM8ry2It1oofRGZ",
+	"RDpvotPaklC65TqOgB9c8AIIWFl3ELqm2jImoQjGBEQiuixV0vTFnottUvqiru47mqroa1HTQfJ4nott",
+	"w/Uo8kTpxPHs9nWSJxPHd/1vQGH9Zyf1wErRihbNpgf0Q7lNan5xTXXm+VIk9BN3bVzcDyJBGcCQ8fY6",
+	"Jqfmw98wIv+65dzclAJj0Yh5xnvcnbVtkZ1tUXapC/s4teG7MBRoDBgwWkfSXVLPeFaKtb4QOdOKHbLv",
+	"xJx07+n40XiUqrege/352RuGs21EYQQ7CXlLfZYiSJMGxBwfJX4wPsjq5HaDwu2WZX5mGFlNmVKPDw6H",
+	"McteVwpTNfDik8PjAwrR56ly7kpn0HYWUN3rB1wK+zGC0ivYi7+7s+5mceUPk0IaW3DbSM1b7+jFe+23",
+	"53N05cURYentQFD/F+SJg0/eNpVK+vag7UvtSdCKO1OTSzHaaZvrIqy/oPfnit5fPM7/73qc/yxswyU8",
+	"qEWMYZ90d90seYR8s1ns6N17YJBk+iOu2tE8S51X6Dq9W4meiwkGT4YOGlR38jrujvva8iVVjWoPauj6",
+	"6D6Dvw+r3l/hzzSr/QRjwchXE5wFeF2/v/4/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
@@ -26,10 +27,10 @@ const maxLine = 2 << 10
 func TestLogLinesAreBounded(t *testing.T) {
 	long := strings.Repeat("p", 60<<10)
 	for _, tc := range []struct{ name, method, target string }{
-		{"60 KB path", "GET", "/v1/" + long},
-		{"60 KB path under a route", "GET", "/v1/pets/" + long},
-		{"60 KB method", "X" + long, "/v1/pets"},
-		{"60 KB of two-byte characters", "GET", "/v1/" + strings.Repeat("%C3%A9", 10<<10)},
+		{"60 KB path", "GET", apitest.Path("/") + long},
+		{"60 KB path under a route", "GET", apitest.Path("/pets/") + long},
+		{"60 KB method", "X" + long, apitest.Path("/pets")},
+		{"60 KB of two-byte characters", "GET", apitest.Path("/") + strings.Repeat("%C3%A9", 10<<10)},
 	} {
 		for _, byHand := range []bool{true, false} {
 			var log syncbuf.Buffer
@@ -72,7 +73,7 @@ func TestStorePanicLogged(t *testing.T) {
 	if aerr != nil {
 		t.Fatal(aerr)
 	}
-	req := httptest.NewRequest(http.MethodPost, "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req := httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
 	req.Header.Set("Authorization", "Bearer "+testKey)
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()

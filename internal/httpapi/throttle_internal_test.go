@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
 // guesses makes n failures from addr (host:port) on th, and returns a
 // request from addr.
 func guesses(th *throttle, addr string, n int) *http.Request {
-	r := httptest.NewRequest("GET", "/v1/pets", nil)
+	r := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	r.RemoteAddr = addr
 	for range n {
 		th.fail(r)
@@ -47,7 +48,7 @@ func TestThrottleDebtIsKept(t *testing.T) {
 // budget, the table stays at its bound, and a new address is refused.
 func TestThrottleBounded(t *testing.T) {
 	th := newThrottle(ratelimit.Limit{Count: 1, Per: time.Minute, Burst: 1}, nil, nil)
-	r := httptest.NewRequest("GET", "/v1/pets", nil)
+	r := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	for i := range maxThrottled + 1000 {
 		r.RemoteAddr = "[2001:db8:" + strconv.FormatInt(int64(i>>16), 16) + ":" + strconv.FormatInt(int64(i&0xffff), 16) + "::1]:1"
 		th.fail(r)
@@ -69,7 +70,7 @@ func TestThrottleSprayKeepsDebt(t *testing.T) {
 	if _, refused := th.refuse(r); !refused {
 		t.Fatal("the guesser is not refused")
 	}
-	spray := httptest.NewRequest("GET", "/v1/pets", nil)
+	spray := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	for i := range 3 * maxThrottled {
 		spray.RemoteAddr = netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).String() + ":1"
 		th.fail(spray)
@@ -85,7 +86,7 @@ func TestThrottleSprayKeepsDebt(t *testing.T) {
 func TestThrottleSite(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	th := newThrottle(ratelimit.Limit{Count: 1, Per: time.Second, Burst: 3}, nil, func() time.Time { return now })
-	r := httptest.NewRequest("GET", "/v1/pets", nil)
+	r := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	from := func(addr string) *http.Request { r.RemoteAddr = "[" + addr + "]:1"; return r }
 	for i := range 2 * siteClients {
 		a := from("2001:db8:1:" + strconv.FormatInt(int64(i), 16) + "::1")

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/petstore/petstore/internal/pets"
 )
 
 // Unserialised is an Option that makes a store create without the advisory
@@ -66,7 +68,7 @@ func Closing(s *Store) bool {
 }
 
 // The listing queries, for EXPLAIN.
-const (
+var (
 	ListAll      = listAll
 	ListByStatus = listByStatus
 )
@@ -77,8 +79,20 @@ var (
 	Classify     = classify
 )
 
+// ColumnArgs are one pet's arguments to the statements, in petColumns'
+// order; ColumnArrays a batch's.
+func ColumnArgs(n pets.NewPet) []any { return columnArgs(&n) }
+
+func ColumnArrays(ns ...pets.NewPet) []any {
+	ms := make([]*member, len(ns))
+	for i := range ns {
+		ms[i] = &member{pet: ns[i]}
+	}
+	return columnArrays(ms)
+}
+
 // The statements of a batch, for EXPLAIN.
-const (
+var (
 	InsertOne        = insertOne
 	InsertBatch      = insertBatch
 	InsertKeyedBatch = insertKeyedBatch
