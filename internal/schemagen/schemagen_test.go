@@ -1,0 +1,312 @@
+package schemagen_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"pgregory.net/rapid"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/schemagen"
+	"github.com/petstore/petstore/internal/schemagen/schematest"
+)
+
+// specs are openapi.yaml and openapi.yaml evolved (schematest.Evolve).
+func specs(t testing.TB) map[string]*openapi3.T {
+	t.Helper()
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evolved, err := schematest.Evolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*openapi3.T{"openapi.yaml": spec, "evolved": evolved}
+}
+
+// schemas are every schema of spec, by where: components, parameters,
+// headers, and the bodies of requests and responses.
+func schemas(spec *openapi3.T) map[string]*openapi3.Schema {
+	out := map[string]*openapi3.Schema{}
+	defer func() { // each schema once, under its first name
+		seen := map[*openapi3.Schema]bool{}
+		for _, where := range slices.Sorted(maps.Keys(out)) {
+			if seen[out[where]] {
+				delete(out, where)
+			}
+			seen[out[where]] = true
+		}
+	}()
+	c := spec.Components
+	for name, ref := range c.Schemas {
+		out["schema "+name] = ref.Value
+	}
+	for name, ref := range c.Parameters {
+		out["parameter "+name] = ref.Value.Schema.Value
+	}
+	for name, ref := range c.Headers {
+		out["header "+name] = ref.Value.Schema.Value
+	}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody != nil {
+				out[method+" "+path+" body"] = op.RequestBody.Value.Content.Get("application/json").Schema.Value
+			}
+			for status, resp := range op.Responses.Map() {
+				if mt := resp.Value.Content.Get("application/json"); mt != nil {
+					out[method+" "+path+" "+status] = mt.Schema.Value
+				}
+			}
+		}
+	}
+	return out
+}
+
+// valid checks that v, written as JSON and read back with its numbers
+// exact, is valid against s, and that its canonical form is the same
+// either way.
+func valid(t interface {
+	Helper()
+	Fatalf(string, ...any)
+	Fatal(...any)
+}, s *openapi3.Schema, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%#v: %v", v, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var back any
+	if err := dec.Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.VisitJSON(back); err != nil {
+		t.Fatalf("%s: invalid: %v", b, err)
+	}
+	c1, err1 := schemagen.Canonical(v)
+	c2, err2 := schemagen.CanonicalJSON(b)
+	if err1 != nil || err2 != nil || !bytes.Equal(c1, c2) {
+		t.Fatalf("%s: canonical %s (%v), read back %s (%v)", b, c1, err1, c2, err2)
+	}
+}
+
+// Every value drawn from every schema of both specs, seed after seed, is
+// valid against its schema, and so is every bound.
+func TestValuesValidate(t *testing.T) {
+	t.Parallel()
+	for name, spec := range specs(t) {
+		all := schemas(spec)
+		for _, where := range slices.Sorted(maps.Keys(all)) {
+			s := all[where]
+			t.Run(name+"/"+where, func(t *testing.T) {
+				t.Parallel()
+				for seed := range uint64(100) {
+					g := schemagen.New(rand.New(rand.NewPCG(seed, 1)))
+					g.Members = schemagen.Members(seed % 3)
+					v, err := g.Value(s)
+					if err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
+					valid(t, s, v)
+				}
+				for seed := range uint64(5) {
+					cs, err := schemagen.New(rand.New(rand.NewPCG(seed, 2))).Bounds(s)
+					if err != nil {
+						t.Fatalf("bounds, seed %d: %v", seed, err)
+					}
+					for _, c := range cs {
+						valid(t, s, c.Value)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The same property with rapid's choices, on the bodies a create sends:
+// a failure shrinks to its simplest body.
+func TestNewPetValuesValidateRapid(t *testing.T) {
+	t.Parallel()
+	for name, spec := range specs(t) {
+		s := spec.Components.Schemas["NewPet"].Value
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				g := schemagen.New(schematest.Rapid(rt))
+				g.Members = schemagen.Members(rapid.IntRange(0, 2).Draw(rt, "members"))
+				v, err := g.Value(s)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				valid(rt, s, v)
+			})
+		})
+	}
+}
+
+// The bounds reach the schema's limits: the longest strings, in
+// characters outside the BMP too, the most items, the extremes of int64,
+// every member.
+func TestBoundsReachTheLimits(t *testing.T) {
+	t.Parallel()
+	spec, err := schematest.Evolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := spec.Components
+	bounds := func(s *openapi3.Schema) map[string]any {
+		cs, err := schemagen.New(rand.New(rand.NewPCG(7, 7))).Bounds(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]any{}
+		for _, c := range cs {
+			out[c.Label] = c.Value
+		}
+		return out
+	}
+	name := bounds(c.Schemas["PetName"].Value)
+	for label, want := range map[string]int{"shortest": 1, "longest": 100, "longest, non-ASCII": 100, "longest, outside the BMP": 100} {
+		if s, _ := name[label].(string); utf8.RuneCountInString(s) != want {
+			t.Errorf("PetName %s: %q, want %d characters", label, s, want)
+		}
+	}
+	if s, _ := name["longest, outside the BMP"].(string); !strings.ContainsFunc(s, func(r rune) bool { return r > 0xFFFF }) {
+		t.Errorf("PetName longest, outside the BMP: %q", s)
+	}
+	cat := bounds(c.Schemas["CategoryId"].Value)
+	if cat["minimum"] != json.Number("1") || cat["maximum"] != json.Number("9223372036854775807") {
+		t.Errorf("CategoryId: %v", cat)
+	}
+	key := bounds(c.Parameters["IdempotencyKey"].Value.Schema.Value)
+	if s, _ := key["longest"].(string); len(s) != 257 {
+		t.Errorf("Idempotency-Key longest: %q, want 257 characters", s)
+	}
+	pet := bounds(c.Schemas["NewPet"].Value)
+	every, _ := pet["every member"].(map[string]any)
+	if len(every) != len(c.Schemas["NewPet"].Value.Properties) {
+		t.Errorf("NewPet every member: %v", every)
+	}
+	tags, _ := pet["tags: most items"].(map[string]any)
+	items, _ := tags["tags"].([]any)
+	if len(items) != 10 {
+		t.Errorf("tags: most items: %v", tags)
+	}
+	for _, it := range items {
+		if s, _ := it.(string); utf8.RuneCountInString(s) != 32 {
+			t.Errorf("tags: most items: item %q, want 32 characters", s)
+		}
+	}
+	for _, label := range []string{"size: every member", "chip: longest", "born: format date", "weight: maximum", "vaccinated: true", "tags: item: longest, outside the BMP", "status: enum \"sold\""} {
+		if _, ok := pet[label]; !ok {
+			t.Errorf("NewPet: no case %q in %v", label, slices.Sorted(maps.Keys(pet)))
+		}
+	}
+}
+
+// Strings drawn for a pattern match it, at every length it allows.
+func TestPatterns(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{
+		`^[0-9]{15}$`,
+		`^(ISO )?[0-9]{15}$`,
+		`^[A-Z][a-z]+( [A-Z][a-z]+)*$`,
+		`^("[A-Za-z0-9._~:+/=-]{1,255}"|[A-Za-z0-9._~:+/=-]{1,255})$`,
+		`^</v1/pets\?after=[1-9][0-9]{0,18}&limit=[1-9][0-9]{0,2}(&status=(available|pending|sold))?>; rel="next"$`,
+		`^[^\u0000-\u001F\u007F-\u009F]+$`,
+		`(?i)^abc-[a-f0-9]{4}$`,
+		`^\d{4}-\w+\s?\S$`,
+		`^.{3,5}$`,
+		`colou?r`,
+	} {
+		min := uint64(0)
+		s := &openapi3.Schema{Type: &openapi3.Types{"string"}, Pattern: p, MinLength: min}
+		for seed := range uint64(300) {
+			v, err := schemagen.New(rand.New(rand.NewPCG(seed, 3))).Value(s)
+			if err != nil {
+				t.Fatalf("%s, seed %d: %v", p, seed, err)
+			}
+			valid(t, s, v)
+		}
+	}
+}
+
+// The same seed draws the same values: the kit replays a run from its seed.
+func TestSeedReplays(t *testing.T) {
+	t.Parallel()
+	spec, err := schematest.Evolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := spec.Components.Schemas["NewPet"].Value
+	draw := func() string {
+		g := schemagen.New(rand.New(rand.NewPCG(42, 42)))
+		var b strings.Builder
+		for range 20 {
+			v, err := g.Value(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _ := schemagen.Canonical(v)
+			b.Write(c)
+		}
+		cs, _ := g.Bounds(s)
+		fmt.Fprint(&b, cs)
+		return b.String()
+	}
+	if a, b := draw(), draw(); a != b {
+		t.Errorf("seed 42 drew differently:\n%s\n%s", a, b)
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{`{"b":1,"a":[true,null,"x"]}`, `{"a":[true,null,"x"],"b":1}`},
+		{` { "a" : "\u00e9\/\"\\\n\u001f<>&\u2028" } `, "{\"a\":\"é/\\\"\\\\\\n\\u001f<>&\u2028\"}"},
+		{`9223372036854775807`, `9223372036854775807`},
+		{`-0`, `0`},
+		{`1.0`, `1`},
+		{`1e0`, `1`},
+		{`1e21`, `1e+21`},
+		{`0.0000001`, `1e-7`},
+		{`123456.789`, `123456.789`},
+		{`{"\ud83d\ude00":1,"\ufb33":2}`, "{\"\U0001F600\":1,\"\ufb33\":2}"}, // UTF-16 order: the surrogate pair first
+	} {
+		got, err := schemagen.CanonicalJSON([]byte(tc.in))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Canonical(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := schemagen.CanonicalJSON([]byte(`{} {}`)); err == nil {
+		t.Error("trailing data: no error")
+	}
+}
+
+// WithDefaults fills every member left out that has a default, at every
+// depth, and keeps the rest.
+func TestWithDefaults(t *testing.T) {
+	t.Parallel()
+	spec, err := schematest.Evolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := spec.Components.Schemas["NewPet"].Value
+	got := schemagen.WithDefaults(map[string]any{"name": "a", "categoryId": json.Number("1"), "tags": []any{"x"}}, s)
+	want := `{"categoryId":1,"name":"a","status":"available","tags":["x"],"vaccinated":false}`
+	if c, _ := schemagen.Canonical(got); string(c) != want {
+		t.Errorf("got %s, want %s", c, want)
+	}
+	if d := schemagen.Defaults(s); len(d) != 2 || d["status"] != "available" || d["vaccinated"] != false {
+		t.Errorf("Defaults: %v", d)
+	}
+}
