@@ -79,7 +79,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "petstore-chaos:", err)
 		return 2
 	}
-	r := check.Check(ops, state, opt)
+	r := audit(ops, state, opt)
 	r.Print(stdout)
 	if !r.OK() {
 		return 1
@@ -269,7 +269,7 @@ func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*che
 	if err != nil {
 		return nil, err
 	}
-	res := check.Check(ops, state, cfg.opt)
+	res := audit(ops, state, cfg.opt)
 	if r.unrecovered != nil {
 		res.Short = append(res.Short, r.unrecovered.Error()+"; the final state is taken as empty")
 	}
