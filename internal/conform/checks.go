@@ -194,6 +194,9 @@ func (r *run) start(ctx context.Context) error {
 		r.tag = "t" + strconv.FormatInt(id, 36)
 		r.mu.Unlock()
 	}
+	if err := r.makeSpare(ctx); !errors.Is(err, errBudget) {
+		return err
+	}
 	return nil
 }
 

@@ -129,6 +129,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 	if err := r.preflight(ctx); err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	r.noteUnmodelled()
 	for _, phase := range r.phases() {
 		if phase.skip != "" {
 			r.skip(phase.checks[0], phase.skip)
@@ -182,6 +183,7 @@ type run struct {
 	executions int    // sequences of -examples run, shrinking's re-runs included: in their names
 	sequences  int    // of those, the ones Config.Examples asked for (Report.Examples)
 	tag        string // in every name of this run: the first pet's id
+	spare      string // the id of the pet the operations the kit has no model for name (unmodelled.go)
 }
 
 func newRun(cfg Config) (*run, error) {

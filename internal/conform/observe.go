@@ -101,6 +101,7 @@ func idempotencyKey(h http.Header) string {
 // sending notes a request as it leaves: its time, and for a create, the
 // members it sends.
 func (r *run) sending(x *exchange) {
+	r.releaseFor(x)
 	x.sentAt = r.clock.Add(1)
 	if x.in.trace {
 		x.in.mu.Lock()
