@@ -111,7 +111,7 @@ func (r *run) sending(x *exchange) {
 	if r.roles.create == nil || x.op != r.roles.create.id {
 		return
 	}
-	x.sent, _ = members(x.reqBody)
+	x.sent, _ = r.sentMembers(x.reqBody)
 	blame, _ := x.req.Context().Value(blameKey{}).(string)
 	x.in.model.sending(x.sent, idempotencyKey(x.req.Header) != "", blame)
 }
@@ -124,7 +124,7 @@ func members(b []byte) (map[string]string, bool) {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = string(mustJSON(v))
+		out[k] = canonical(v)
 	}
 	return out, true
 }

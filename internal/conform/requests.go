@@ -65,7 +65,9 @@ func (r *run) newModel(tracked func(string) bool) *model {
 	if r.roles.create != nil {
 		name = r.nameMember()
 	}
-	return newModel(r.defaults(), r.roles.filter, name, tracked)
+	m := newModel(r.defaults(), r.roles.filter, name, tracked)
+	m.rules = r.memberRules()
+	return m
 }
 
 // defaults are the defaults of the created resource's members, as canonical
@@ -77,7 +79,7 @@ func (r *run) defaults() map[string]string {
 	}
 	for name, ref := range r.roles.create.body.Properties {
 		if s := flat(ref.Value); s != nil && s.Default != nil {
-			d[name] = string(mustJSON(s.Default))
+			d[name] = canonical(s.Default)
 		}
 	}
 	return d
