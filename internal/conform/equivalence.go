@@ -119,7 +119,7 @@ func (r *run) changeMember(body map[string]any, name string) (map[string]any, st
 	}
 	for _, v := range candidates {
 		c := canonical(v.json)
-		if c != was && !(isEmpty(c) && isEmpty(was)) {
+		if c != was {
 			return with(body, name, v.json), "changed to " + cutText(c)
 		}
 	}

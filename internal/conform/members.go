@@ -19,26 +19,21 @@ import (
 // schema does not have (the id the service assigns, a member of a rival's
 // own: the contract's response schemas are open) is the response schema's
 // business alone. An array or object member left out and the same member
-// empty are taken as one: the contract says nothing to tell them apart.
+// sent empty are two pets: "stored and answered as it was sent".
 
-// memberRules say which members a create may send, and which of them are
-// arrays or objects.
+// memberRules say which members a create may send.
 type memberRules struct {
 	request map[string]bool // nil: every member is one (the model's unit tests)
-	empty   map[string]bool // arrays and objects: absent and empty are one
 }
 
 // memberRules of the create's body schema.
 func (r *run) memberRules() memberRules {
-	mr := memberRules{request: map[string]bool{}, empty: map[string]bool{}}
+	mr := memberRules{request: map[string]bool{}}
 	if r.roles.create == nil {
 		return mr
 	}
-	for name, ref := range r.roles.create.body.Properties {
+	for name := range r.roles.create.body.Properties {
 		mr.request[name] = true
-		if s := flat(ref.Value); s != nil && (isType(s, "array") || isType(s, "object")) {
-			mr.empty[name] = true
-		}
 	}
 	return mr
 }
@@ -55,8 +50,6 @@ func (mr memberRules) alters(sent, answer map[string]string) string {
 		got, ok := answer[k]
 		switch {
 		case ok && got == v:
-		case ok && mr.empty[k] && isEmpty(got) && isEmpty(v):
-		case !ok && mr.empty[k] && isEmpty(v):
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("%s (%s) dropped", k, cutText(v)))
 		default:
@@ -65,7 +58,7 @@ func (mr memberRules) alters(sent, answer map[string]string) string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(answer)) {
 		got := answer[k]
-		if _, ok := sent[k]; ok || mr.request != nil && !mr.request[k] || mr.empty[k] && isEmpty(got) {
+		if _, ok := sent[k]; ok || mr.request != nil && !mr.request[k] {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("%s %s added", k, cutText(got)))
