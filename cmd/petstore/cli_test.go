@@ -3,15 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/petstore/petstore/internal/apikey"
 )
 
 // runCLI runs the program with args and an empty environment.
@@ -29,11 +23,11 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Fatalf("petstore %s: %v, want exit 0", strings.Join(args, " "), err)
 		}
 		for _, c := range []string{"serve", "keygen", "conform", "help"} {
-			cmd := findCommand(c)
+			cmd := program.Find(c)
 			if cmd == nil {
 				t.Fatalf("no command %s", c)
 			}
-			if !regexp.MustCompile(`(?m)^  ` + c + ` +` + regexp.QuoteMeta(cmd.summary) + `$`).MatchString(out) {
+			if !regexp.MustCompile(`(?m)^  ` + c + ` +` + regexp.QuoteMeta(cmd.Summary) + `$`).MatchString(out) {
 				t.Errorf("petstore %s: no line for %s with its summary:\n%s", strings.Join(args, " "), c, out)
 			}
 		}
@@ -46,26 +40,26 @@ func TestHelpListsCommands(t *testing.T) {
 // Every command's -h, and help COMMAND alike, prints a description and an
 // example on stdout and exits 0.
 func TestCommandHelp(t *testing.T) {
-	for _, c := range commands {
-		t.Run(c.name, func(t *testing.T) {
-			out, _, err := runCLI(t, c.name, "-h")
+	for _, c := range program.Commands {
+		t.Run(c.Name, func(t *testing.T) {
+			out, _, err := runCLI(t, c.Name, "-h")
 			if err != nil {
-				t.Fatalf("petstore %s -h: %v, want exit 0", c.name, err)
+				t.Fatalf("petstore %s -h: %v, want exit 0", c.Name, err)
 			}
 			if !strings.HasPrefix(out, "usage: petstore ") {
-				t.Errorf("petstore %s -h does not start with its usage line:\n%s", c.name, out)
+				t.Errorf("petstore %s -h does not start with its usage line:\n%s", c.Name, out)
 			}
 			// A description: a paragraph of prose after the usage line.
 			paras := strings.Split(out, "\n\n")
 			if len(paras) < 3 || len(strings.Fields(paras[1])) < 8 {
-				t.Errorf("petstore %s -h has no description:\n%s", c.name, out)
+				t.Errorf("petstore %s -h has no description:\n%s", c.Name, out)
 			}
-			if !regexp.MustCompile(`(?m)^Example:\n  (\S+=\S+ )?petstore ` + c.name).MatchString(out) {
-				t.Errorf("petstore %s -h has no example running it:\n%s", c.name, out)
+			if !regexp.MustCompile(`(?m)^Example:\n  (\S+=\S+ )?petstore ` + c.Name).MatchString(out) {
+				t.Errorf("petstore %s -h has no example running it:\n%s", c.Name, out)
 			}
-			via, _, err := runCLI(t, "help", c.name)
+			via, _, err := runCLI(t, "help", c.Name)
 			if err != nil || via != out {
-				t.Errorf("petstore help %s: got %v and\n%s\nwant petstore %s -h's output", c.name, err, via, c.name)
+				t.Errorf("petstore help %s: got %v and\n%s\nwant petstore %s -h's output", c.Name, err, via, c.Name)
 			}
 		})
 	}
@@ -115,64 +109,4 @@ func TestHelpHidesEnvironment(t *testing.T) {
 	if strings.Contains(out.String(), "secret") {
 		t.Errorf("serve -h prints a value from the environment:\n%s", out.String())
 	}
-}
-
-// configDocs returns the lines of README.md and docs/*.md.
-func configDocs(t *testing.T) string {
-	t.Helper()
-	files, _ := filepath.Glob("../../docs/*.md")
-	var all strings.Builder
-	for _, f := range append([]string{"../../README.md"}, files...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-	}
-	return all.String()
-}
-
-// Every serve flag has a row in the docs' configuration table naming its
-// variable, and its default prints as that row writes it.
-func TestFlagsAsDocumented(t *testing.T) {
-	docs := configDocs(t)
-	fs, _ := serveFlags()
-	fs.VisitAll(func(f *flag.Flag) {
-		row := regexp.MustCompile("(?m)^\\| `-" + regexp.QuoteMeta(f.Name) + "` \\| `([A-Z_]+)` \\|\\s*([^|]*?)\\s*\\|.*$").FindStringSubmatch(docs)
-		if row == nil {
-			t.Errorf("-%s: no row | `-%s` | `VARIABLE` | default | … | in README.md or docs/", f.Name, f.Name)
-			return
-		}
-		if row[1] != envOf[f.Name] {
-			t.Errorf("-%s: the docs name %s, the code %s", f.Name, row[1], envOf[f.Name])
-		}
-		def := strings.Trim(strings.TrimSpace(row[2]), "`")
-		if f.DefValue == "" && (def == "" || def == "off") {
-			return
-		}
-		if def != f.DefValue {
-			t.Errorf("-%s: default %q in the docs, %q in -h", f.Name, def, f.DefValue)
-		}
-	})
-	// The key syntax in errors is the docs' (their backticks dropped).
-	if !strings.Contains(strings.ReplaceAll(docs, "`", ""), apikey.Syntax) {
-		t.Errorf("the docs do not give the key syntax as errors do: %q", apikey.Syntax)
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[string]string{"24h": "24h", "5s": "5s", "0s": "0s", "90m": "1h30m", "1h0m1s": "1h0m1s", "720h": "720h", "1m": "1m", "1500ms": "1.5s"} {
-		if got := shortDuration(mustDuration(t, d)); got != want {
-			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	t.Helper()
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore/internal/server"
 )
 
 // Set in the environment of this package's test binary, these make it a
@@ -45,7 +47,7 @@ func serveUnderNofile(n string) int {
 		err = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: limit, Max: limit})
 	}
 	if err == nil {
-		err = run(signals(context.Background()), []string{"petstore", "serve"}, os.Getenv, os.Stdout, os.Stderr)
+		err = run(server.Signals(context.Background()), []string{"petstore", "serve"}, os.Getenv, os.Stdout, os.Stderr)
 	}
 	if err != nil {
 		os.Stderr.WriteString("petstore: " + err.Error() + "\n")

@@ -14,14 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/petstore/petstore/internal/cli"
 	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/server"
 )
 
 func main() {
-	ctx := signals(context.Background())
+	ctx := server.Signals(context.Background())
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "petstore: %v\n", err)
 		os.Exit(exitStatus(err))
@@ -37,52 +37,15 @@ const (
 	exitUsage   = 2
 )
 
-// usageError marks an error of the command line; its text is unchanged.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// usageErrorf is a usage error with fmt.Errorf's text.
+// usageErrorf is a usage error (cli.UsageError) with fmt.Errorf's text.
 func usageErrorf(format string, a ...any) error {
-	return usageError{fmt.Errorf(format, a...)}
+	return cli.Usagef(format, a...)
 }
 
 // exitStatus is the process's exit status for run's error.
 func exitStatus(err error) int {
-	if errors.As(err, new(usageError)) || errors.Is(err, conform.ErrCannotRun) {
+	if errors.As(err, new(cli.UsageError)) || errors.Is(err, conform.ErrCannotRun) {
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// signals returns a context that ends at the first SIGTERM or SIGINT and
-// whose skipDelay channel closes at the second. After the second, the
-// signals' default action is back: a third ends the process at once.
-func signals(parent context.Context) context.Context {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(parent)
-	skip := make(chan struct{})
-	go func() {
-		<-ch
-		cancel()
-		<-ch
-		close(skip)
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
-	}()
-	return withSkipDelay(ctx, skip)
-}
-
-type skipDelayKey struct{}
-
-// withSkipDelay returns ctx carrying skip: once it is closed, serve cuts its
-// shutdown delay short.
-func withSkipDelay(ctx context.Context, skip <-chan struct{}) context.Context {
-	return context.WithValue(ctx, skipDelayKey{}, skip)
-}
-
-// skipDelay returns ctx's skip channel; nil (never closed) when it has none.
-func skipDelay(ctx context.Context) <-chan struct{} {
-	skip, _ := ctx.Value(skipDelayKey{}).(<-chan struct{})
-	return skip
 }

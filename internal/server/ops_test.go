@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The whole program serves the operational endpoints without a key.
+// The server serves the operational endpoints without a key.
 func TestOperationalEndpoints(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": "e2e-key-0123456789abcdef0123456789"})
 	get := func(path string) (*http.Response, string) {

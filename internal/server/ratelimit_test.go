@@ -1,8 +1,6 @@
-package main
+package server
 
 import (
-	"bytes"
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,9 +22,9 @@ func TestRateLimitConfig(t *testing.T) {
 		{"long value clipped", nil, map[string]string{"PETSTORE_RATE_LIMIT": strings.Repeat("9", 500)}, "PETSTORE_RATE_LIMIT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(context.Background(), append([]string{"petstore"}, tc.args...), func(k string) string { return tc.env[k] }, &bytes.Buffer{}, &bytes.Buffer{})
+			_, err := configure(tc.args, func(k string) string { return tc.env[k] })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("run: got %v, want an error containing %q", err, tc.want)
+				t.Fatalf("configure: got %v, want an error containing %q", err, tc.want)
 			}
 			if strings.Contains(err.Error(), "\n") || len(err.Error()) > 200 {
 				t.Errorf("error %q: want one short line", err)

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package server
 
 // descriptorLimit returns 0: unknown outside Unix.
 func descriptorLimit() int { return 0 }

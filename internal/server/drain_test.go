@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -33,11 +33,11 @@ func testDrain(t *testing.T, env map[string]string) {
 	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(withSkipDelay(ctx, skip), []string{"petstore"}, func(k string) string { return env[k] }, stdout, stderr)
+		done <- runEnv(WithSkipDelay(ctx, skip), func(k string) string { return env[k] }, stdout, stderr)
 	}()
 	var base string
 	apitest.Eventually(t, "the listening log line", func() bool {
-		base = logAddr(stdout.String(), "listening")
+		base = apitest.LogAddr(stdout.String(), "listening")
 		return base != ""
 	})
 	base = "http://" + base
@@ -183,14 +183,14 @@ func TestDrainDelayEnds(t *testing.T) {
 // TestShutdownDelayDefault: 5s unless set; 0 turns it off.
 func TestShutdownDelayDefault(t *testing.T) {
 	for env, want := range map[string]time.Duration{"": 5 * time.Second, "0": 0, "1m": time.Minute} {
-		cfg, err := parseConfig(nil, func(k string) string {
+		cfg, err := configure(nil, func(k string) string {
 			if k == "PETSTORE_SHUTDOWN_DELAY" {
 				return env
 			}
 			return ""
-		}, io.Discard)
-		if err != nil || cfg.shutdownDelay != want {
-			t.Errorf("PETSTORE_SHUTDOWN_DELAY=%q: got %v %v, want %v", env, cfg.shutdownDelay, err, want)
+		})
+		if err != nil || cfg.ShutdownDelay != want {
+			t.Errorf("PETSTORE_SHUTDOWN_DELAY=%q: got %v %v, want %v", env, cfg.ShutdownDelay, err, want)
 		}
 	}
 }
@@ -198,7 +198,7 @@ func TestShutdownDelayDefault(t *testing.T) {
 // TestSignals sends the process two real signals: the first ends the
 // context, the second closes its skip channel.
 func TestSignals(t *testing.T) {
-	ctx := signals(context.Background())
+	ctx := Signals(context.Background())
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

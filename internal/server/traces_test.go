@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -74,7 +74,7 @@ func (r *otlpReceiver) traceOf(name string) (string, bool) {
 	return id, ok
 }
 
-// TestTracesReachOTLPReceiver runs the whole program configured for traces
+// TestTracesReachOTLPReceiver runs the server configured for traces
 // by the standard environment alone, and sees its spans arrive, as OTLP
 // over HTTP/protobuf, at a receiver; they are flushed when the server stops
 // (the batch delay is the SDK's default 5s, longer than the test waits).

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // TestMemoryStoreBounded: the memory store at its bounds, through the whole
-// program, every answer checked against openapi.yaml. A keyed create beyond
+// server, every answer checked against openapi.yaml. A keyed create beyond
 // the kept outcomes is refused 507 idempotency_keys_full with Retry-After
 // (no outcome is forgotten to make room), an unkeyed one still stores; a
 // create beyond the pets is refused 507 store_full; a refusal writes
@@ -88,12 +88,12 @@ func TestMemoryStoreBounded(t *testing.T) {
 // TestBoundsFlags: the bounds' defaults are memstore's, and a bound that is
 // not a positive integer stops the start with one line naming it.
 func TestBoundsFlags(t *testing.T) {
-	cfg, err := parseConfig(nil, func(string) string { return "" }, nil)
+	cfg, err := configure(nil, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.maxPets != memstore.DefaultMaxPets || cfg.maxIdempotencyKeys != memstore.DefaultMaxKeys {
-		t.Errorf("defaults: got %d pets, %d keys; want %d, %d", cfg.maxPets, cfg.maxIdempotencyKeys, memstore.DefaultMaxPets, memstore.DefaultMaxKeys)
+	if cfg.MaxPets != memstore.DefaultMaxPets || cfg.MaxIdempotencyKeys != memstore.DefaultMaxKeys {
+		t.Errorf("defaults: got %d pets, %d keys; want %d, %d", cfg.MaxPets, cfg.MaxIdempotencyKeys, memstore.DefaultMaxPets, memstore.DefaultMaxKeys)
 	}
 	for _, tc := range []struct{ env, value string }{
 		{"PETSTORE_MAX_PETS", "0"},
@@ -102,12 +102,12 @@ func TestBoundsFlags(t *testing.T) {
 		{"PETSTORE_MAX_CONNECTIONS", "0"},
 		{"PETSTORE_MAX_CONNECTIONS", "many"},
 	} {
-		_, err := parseConfig(nil, func(k string) string {
+		_, err := configure(nil, func(k string) string {
 			if k == tc.env {
 				return tc.value
 			}
 			return ""
-		}, nil)
+		})
 		if err == nil {
 			t.Errorf("%s=%s: got no error", tc.env, tc.value)
 			continue
