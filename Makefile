@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -55,6 +55,11 @@ test-image:
 test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
 	$(GO) -C tools/compat test -race -count=1 ./...
+
+## test-plants: plant each defect of .ci/plants (a store that drops a member, a fingerprint that ignores one, a memory
+## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one
+test-plants:
+	.ci/plants/run
 
 ## test-docs: run every marked shell block of the repository's Markdown as written (internal/doctest), each in a
 ## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
@@ -142,17 +147,21 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./internal/$$p || exit 1; \
 	done
 
-## generate: regenerate gen/ from openapi.yaml, and copy openapi.yaml there to be served byte for byte
+## generate: regenerate gen/ (gen/shape included) from openapi.yaml, and copy openapi.yaml there to be served byte for byte;
+## then the documents' figures derived from the schema's bounds (tools/docbounds)
 generate:
 	cd gen && $(GO) generate ./...
+	$(GO) run ./tools/docbounds
 
 # FRESH_GEN generates gen/'s files from openapi.yaml into a temporary
 # directory $$fresh (removed when the recipe ends), leaving gen/ as it is.
 FRESH_GEN = fresh=$$(mktemp -d) && trap 'rm -rf "$$fresh"' EXIT && (cd gen && GEN_OUT=$$fresh/ $(GO) generate ./...)
 
-## check-generate: fail when gen/ is not what openapi.yaml generates: a fresh generation compared file by file with gen/ (committed or not)
+## check-generate: fail when gen/ is not what openapi.yaml generates: a fresh generation compared file by file with gen/ (committed or not),
+## or the documents' figures are not what the schema's bounds make them
 check-generate:
 	@$(FRESH_GEN) && $(COMPAT) drift -dir $(CURDIR) -generated $$fresh
+	@$(GO) run ./tools/docbounds -check
 
 ## check-compat: the gate (docs/evolving-the-contract.md): one line "ok", or what the tree needs: gen/ as openapi.yaml generates it,
 ## info.version carrying every change since the released contract, a new major naming only its own base path, CHANGELOG.md up to date
@@ -187,7 +196,7 @@ lint:
 
 ## ci: every check CI makes, in order: what .ci/run runs once it has installed the tools
 ## (npm packages, chromium, docker or podman, PostgreSQL, HAProxy); each target is also run on its own
-ci: check-compat lint test test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
+ci: check-compat lint test test-plants test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed

@@ -1,9 +1,10 @@
 // Package gen holds the code oapi-codegen generates from openapi.yaml: the
 // Echo server interface, the typed client (ClientWithResponses), the models
 // and the embedded spec; and openapi.yaml itself, copied here to be embedded
-// byte for byte, and its JSON form (tools/specjson). Nothing here is written
-// by hand but this file, config.yaml and example_test.go, the client's
-// runnable example.
+// byte for byte, and its JSON form (tools/specjson); and package shape
+// (gen/shape, by tools/shapegen): the facts of the spec that the domain and
+// the stores need, without Echo. Nothing here is written by hand but this
+// file, config.yaml and example_test.go, the client's runnable example.
 package gen
 
 import _ "embed" // SpecYAML, SpecJSON
@@ -14,6 +15,7 @@ import _ "embed" // SpecYAML, SpecJSON
 //
 //go:generate cp ../openapi.yaml ${GEN_OUT}openapi.yaml
 //go:generate go run ../tools/specjson -in ../openapi.yaml -out ${GEN_OUT}openapi.json
+//go:generate go run ../tools/shapegen -in ../openapi.yaml -out ${GEN_OUT}shape/shape.go
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen --config=config.yaml -o ${GEN_OUT}petstore.gen.go ../openapi.yaml
 
 // SpecYAML is openapi.yaml byte for byte, as served: the embedded spec of

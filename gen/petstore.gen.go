@@ -387,7 +387,11 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -450,7 +454,11 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -553,7 +561,11 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -626,7 +638,11 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -950,7 +966,11 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1013,7 +1033,11 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Another API key sending the same
+	// `available` make no difference. Every member of `NewPet` counts. A
+	// member that is absent and the same member present but empty (an
+	// empty array or object) are different requests, unless the schema
+	// gives the member a default; either way the animal is stored and
+	// answered as it was sent. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1727,7 +1751,11 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1796,7 +1824,11 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Another API key sending the same
+// `available` make no difference. Every member of `NewPet` counts. A
+// member that is absent and the same member present but empty (an
+// empty array or object) are different requests, unless the schema
+// gives the member a default; either way the animal is stored and
+// answered as it was sent. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -3409,37 +3441,39 @@ var swaggerSpec = []string{
 	"XCmaZm5EBucix0EKnvCLatTQi5I6mgL3niw3uGMvwKnQf8IvTpPLpIpVNmhzv0J97E5jvyxHNHsbOMLQ",
 	"bYM9w/EKKMyWOxibNZGHOh7UBePVjEfEFG+9553t2LrHWuDWGhQu1SXyD/f6uAFM1c2U0UTdyNw1Bgin",
 	"VOVSI7RXS20KyW5MbudcextaTZwr8RBqNbxB4DmxcuvdUq+BMhCfQU2+KP2o21uZRmm0V4aPdle+Ubq0",
-	"NSO1V66MotCAlSWHbZmxDaFziuCmNsbrqX5cpLE84+CIUy7fi3MMooG39gfzwcFkNpkOrqMB2rRiowbz",
-	"wcPJdPKQsr7cioJRFPzAX5a9fRR9eyRx1/AZDEMCB/89imLdaK61oDZMDKyCDvRKOzih2SYgFz1F0SJI",
-	"3r1PYk3FAyGH10MtCme8FEulKySJiM33CfQ2zR36Bca61TBQuQkL1G5DYx9F4+6A1P+4mXEV66oZObcX",
-	"rJiZBVy71yBPwImCEnXryHis+bjyPSLUwbvQfJnaJTPBF9VEJvCMZkabgU9IYl11Q+HibNrAS2VVpeB8",
-	"MhDDQKWbQVBisIoRn2fUhMw6iq22uzXekP1UX/IgZNV+9MJWp647XO9rGt53umfNptPfLWGdFtzbk6Zz",
-	"HqLb4sl/StZzaPZ62xBVn+9/wlKzQ972vvsq9njQ6KxGtxx8/JZWuQzddPzxm9q14HjX7OTjd3Wr5fC+",
-	"h3eY4m3VpNfR4OgulGl3QaC7Ht6JOK00Rluu16LYDeaDH5R14XCgshJLS8kc/pP319FgY2yPyjnLSHM2",
-	"ckHbqYq9WaEEtVSWhO5pPqcoJCnRd94Cr1wsDVe1I1lsFpBw5moSkVLoBkRJJ1SmG9pja+UcJztVqZUW",
-	"krrqZBLrs56KQ+obGkoOUYfdv/9aLEJ9hZ3cvw9nwWT1VnHolVpVagx9XJIgqCnR1haQFWazkVnT8Uwe",
-	"xuRo+jAZ+awApMdexQj1jslkrH2z1/CyAb8uhox8f6u5VbeZq0fuYYMYkHd7wYT+04syD8sJLWOqrkix",
-	"9k3Uh7NDWJmysCFu2TJzrHRVTt8oApuaDTVRrXrJ1W3kqbZFOZ/VsL+K6pOwUQF610rUI1hyz3C8eEY+",
-	"pupWgjGEMH8wrHGSUUSpeAR6CIj2vH9iDvS6ibpRj5Zb6vhHndFP++fb1yqqY1zNfFT7pqZRPSNTzCB0",
-	"/WmhdLbduk3U9pxFU3IW3dJPDQ9iVBfAcgdptPU47smd1BGmIGyrYg5iv22afxkHuQW8oXJC59KZZrXS",
-	"DX3ZQq2vd5h7r2M4xKHgihIst6aRABO8vThMWMSubc/Rd6FfKjFiECw+mwBX551x/gUxCFFkVtWBMZim",
-	"mAAKKxshAK7y6qKQO1l5A4MkqqRT8CAKXeX0xbohmTg9VpuKh1JZRTyqgk3r4UyNTfcFB3vSrAzldyH+",
-	"5i39fR7l7sZM39pW93l/jch/yMIN4nOYHF5dJdyBaiFU6NNaO4qTo6urhNmJIoFe4sx93TZ16bM158Za",
-	"LAppV/hMko977ra96r+A04lb5BUqeHJLNyr6QuUel+3x+Y14lV4A+rOEW40iu+gp6EPahxfNIB0XvhMB",
-	"b3cgHTFW4NhwCUqQCfxc98qC8DKkdg15GEToMIZXRN/49kyWW5qxLgrinIqeKFK6Ik+Erg0q5TzpeX+r",
-	"7/2yKSsxPLQy+vvUEKmMWA/buW/e8UOuSKXxWJhi5wnbCc7CuXGrEUWZ/aZ4vwXPPJfikhmk6lXWkppH",
-	"00fsJGA9Ta/f4U6PnjPqnqM0YKg2bbRQm7cxS6NTW5NiVce2CbygKFqowUTlKFv9taol1o205tVbJhr9",
-	"WwFWMt+w+7S/hde8VfLafHtWdy84gkzAyHOud/JcyI2rPVxtTR/WGHadhGq9zufOy4uFKZasuVvnwkem",
-	"uq0Rye9pWGRxEzFu9yF6G8h7pysFNrgIoM4TqORMO3CxVJeh13p/bzMcAdcNne5mp/WhDQ+vAlPeZxj2",
-	"s8rq4kwdS1W0FeRDJjrbjyvds03q0wxaeUYWxLm5lCAcSN+5wicEEDLxUoSisIgG5vUxbeDPPVu/qmz+",
-	"ZGO/84YBNs5pTd+YbPe72eW+wOy6XXWDGOp6zxtw8Ht6A24qXm+8x4sqQlvtoWuYkzXy2/8Ur8AN7zq7",
-	"bcS+W66jQcCz+xbbS0qrWzS0YHOZvS8LOD5s1WmEl8I86L5p686vxPriuvjjXBfTO7gubmgOjbcf3MGP",
-	"0G1/Rh6T2ac+1nf//f/E3YL3PLrLk/bb1LZdNWdZVjtcen011xHHCR78RrlD1614Ab/jsX6Rw00vWKg7",
-	"EPCbNut6UI88v62GQtD5pvWmJthyA29+oRO9cAbojUzsy5lNH079y32Svzx9AzTbRmSmMos4ABFSahGQ",
-	"WNSUIXPmcHqY1AUVlvDRDpLG6y4TGIb3W44iSPgFVP7Dx0cnh1xYJ2LtIwDef1W94KpP3S6l+xxdy2/u",
-	"+KP937drvD9NkXXeOHrbSM1L7+gYb78y7Z+uI1D9mrTbiaD/ASrp8I/vLvTCBNGzEt5L4ZMg95qc+qSY",
-	"L2z9z8rWX4I3dwje/EW6RghmWOv4UT88aNS5kuJqVri+e48ait03rNY61kNhspJCFXery7w8oArnqicN",
-	"97q4jvZezenEkkuF24Na/nzyKYO/r1Z9c2cG2yzxrAy+SePlfp5e1++v/18AAAD//w==",
+	"NSO1V66MotCAlSWHbZmxDaFziuCmNsbrqX5cpLE84+CIUy7fi3MMooG39gfzwcHk4WQ6uI4GaNOKjRrM",
+	"Bw8n08lDyvpyKwpGUfADf1n29lH07ZHEXcNnMAwJHPz3KIp1o7nWgtowMbAKOtAr7eCEZpuAXPQURYsg",
+	"efc+iTUVD4QcXg+1KJzxUiyVrpAkIjbfJ9DbNHfoFxjrVsNA5SYsULsNjX0UjbsDUv/jZsZVrKtm5Nxe",
+	"sGJmFnDtXoM8AScKStStI+Ox5uPK94hQB+9C82Vql8wEX1QTmcAzmhltBj4hiXXVDYWLs2kDL5VVlYLz",
+	"yUAMA5VuBkGJwSpGfJ5REzLrKLba7tZ4Q/ZTfcmDkFX70QtbnbrucL2vaXjf6Z41m05/t4R1WnBvT5rO",
+	"eYhuiyf/KVnPodnrbUNUfb7/CUvNDnnb++6r2ONBo7Ma3XLw8Vta5TJ00/HHb2rXguNds5OP39WtlsP7",
+	"Ht5hirdVk15Hg6O7UKbdBYHuengn4rTSGG25XotiN5gPflDWhcOBykosLSVz+E/eX0eDjbE9KucsI83Z",
+	"yAVtpyr2ZoUS1FJZErqn+ZyikKRE33kLvHKxNFzVjmSxWUDCmatJREqhGxAlnVCZbmiPrZVznOxUpVZa",
+	"SOqqk0msz3oqDqlvaCg5RB12//5rsQj1FXZy/z6cBZPVW8WhV2pVqTH0cUmCoKZEW1tAVpjNRmZNxzN5",
+	"GJOj6cNk5LMCkB57FSPUOyaTsfbNXsPLBvy6GDLy/a3mVt1mrh65hw1iQN7tBRP6Ty/KPCwntIypuiLF",
+	"2jdRH84OYWXKwoa4ZcvMsdJVOX2jCGxqNtREteolV7eRp9oW5XxWw/4qqk/CRgXoXStRj2DJPcPx4hn5",
+	"mKpbCcYQwvzBsMZJRhGl4hHoISDa8/6JOdDrJupGPVpuqeMfdUY/7Z9vX6uojnE181Htm5pG9YxMMYPQ",
+	"9aeF0tl26zZR23MWTclZdEs/NTyIUV0Ayx2k0dbjuCd3UkeYgrCtijmI/bZp/mUc5BbwhsoJnUtnmtVK",
+	"N/RlC7W+3mHuvY7hEIeCK0qw3JpGAkzw9uIwYRG7tj1H34V+qcSIQbD4bAJcnXfG+RfEIESRWVUHxmCa",
+	"YgIorGyEALjKq4tC7mTlDQySqJJOwYModJXTF+uGZOL0WG0qHkrlxPuxgnysxaH3pVHgzn8bcmQFv4ok",
+	"2Lu0cn9JeDfIeem823ModKz5V8L21CuUMn4413SPn23UPPSMymKN1ip/4p8kAjFPQdZ72pbK/iUDFCiu",
+	"4/Se4bgKrwr5VBWr1uO5GpzvS052JVoZ6g9DANK7OvYXxe2dmcFqZ4VPfGykPgQSB/0xTA6vrhJuwbUQ",
+	"KjSqrT3lydHVVcILpVCoF7lzX7hObQptfXRjLRaFtCt8JimIPX/jXvljMFTouMgrRDjkl2+UNIbSRa5b",
+	"ZKpHvEqvAbwwQV5HnVX0VDQi7cObdpCOC79NzO+BdHSywg6HS1CETuDnulkYhLdBtYvowyDIklUvPNTE",
+	"3/j+VJZ7urEyDvqMqr4oVLwiV4yuLUrlPOl5f6vv/bIpLTM8tPJ69Olh0pmxHraT/7zni3yxSiPnm2Ln",
+	"CduJTsO5casRnVa/Kd5xwzPPpbhkBqmatbXUxtH0EXtJGKjQ+4e41aXnjLrpKg0Yym0bPeTmbdDWaFXX",
+	"pFjVsm4CLyiMGIpQER3IVoOxaol1J7F59ZqNRgNbgJXMN+w/7u9hNm/V/DZfH9bdCw6hEzL0nOu9XBdy",
+	"42oXXxvqhDWGXSetUq/zufPyYmGKJUOX1rnwoblub0hy/BqW2dxFjfudiN4O+t7rTJEdroKoEyUqOdOO",
+	"3NQi9YbmbjgCrhs67d1O60MbHl5F5rzTNOxnldbGqUqWyogrzItMdLYfWLtnm9SnGbQSrVADmUsJwnnR",
+	"H2ufEUHQzEsRCkMjHJrXx7QBwPecHVVp9yd7OzqvWGDvBK3pG5PtfjfHhK+wu26XHSGIvN5zhxz8nu6Q",
+	"m6r3Gy8yo5LYVn/sGudljQT/P8UtcsPL3m4bse+W62gQAP2+yfqS8goXDS3YXGbv2xKOD1uFKuGtOA+6",
+	"rxq78zvBvvhu/jjfzfQOvpsbumPj7Qd3cKR0+7+Ry2j2qY/17Y//P/E34T2P7vKk/T69bV/VWZbVHqde",
+	"Z9V1xIGSB79R8tR1K2DCL7ms32Rx0xsm6hYM/KrRuiDWI89vq6EQdL5pvaoKttzBnN9oRW/cAXolFVtA",
+	"s+nDqX+7UfKXp2+AZtsITVV2IUdgQk4xAhKLmjKkDh1OD5O6osQSPtpB0njfZwLD8ILPUQQJv4HLf/j4",
+	"6OSQKwtFrH0IxDvwqjd89anbpXSfo2v51SV/dADgdo33pymyzitXbxupeekdIwPtd8b907VEqt8TdzsR",
+	"9D9AJR3+8e2VXpggelbCeyl8Fuhel1efFfSFrf9Z2fpL9OoO0au/SNeIQQ1rHT/qhweNQl9SXM0S33fv",
+	"UUOx+4bVWsd6KExWUqzmboWplwdU4l015eFmH9fR3rtJnVhyrXR7UMufTz5l8PfVqm9uTWGbNa6VwTdp",
+	"vN3Q0+v6/fX/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,22 +18,61 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/gen/shape"
 	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/schemagen"
 )
 
 // rssBoundMiB is the documented bound on the real binary's resident memory
 // (its peak, VmHWM) with the memory store filled to its default bounds by
-// the largest pets and Idempotency-Keys the contract allows
-// (docs/operating.md, "Bounds").
-const rssBoundMiB = 640
+// the largest pets and Idempotency-Keys the contract allows, computed from
+// the schema's bounds (memstore.WorstAt; docs/operating.md, "Bounds").
+var rssBoundMiB = memstore.WorstAt(memstore.DefaultMaxPets, memstore.DefaultMaxKeys).BoundMiB
+
+// largestPet is the body of the largest pet the contract allows: the
+// longest name of four-byte characters, int64's largest category, and each
+// other member of NewPet at its largest canonical JSON among the values at
+// its bounds (schemagen.Bounds).
+func largestPet(t *testing.T) []byte {
+	t.Helper()
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{
+		"name":       strings.Repeat("\U0001D513", shape.MaxNameLength), // four bytes each in UTF-8
+		"categoryId": json.Number("9223372036854775807"),
+		"status":     shape.DefaultStatus,
+	}
+	props := spec.Components.Schemas["NewPet"].Value.Properties
+	g := schemagen.New(rand.New(rand.NewPCG(1, 2)))
+	for _, name := range shape.ExtraMembers {
+		cases, err := g.Bounds(props[name].Value)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		longest := 0
+		for _, c := range cases {
+			if b, _ := schemagen.Canonical(c.Value); len(b) > longest {
+				longest, body[name] = len(b), c.Value
+			}
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // TestFillMemoryStore builds the real binary, serves with the default
 // bounds, and fills it over loopback: creates with a new 255-character
 // Idempotency-Key each until the answer is 507 idempotency_keys_full, then
-// creates without a key until 507 store_full; each pet's name is 100
-// four-byte characters. It then reads the server's VmRSS and VmHWM from
-// /proc and holds VmHWM under rssBoundMiB. A million creates: a minute or
-// two, so it runs only with PETSTORE_TEST_FILL=1 (make bench-bounds).
+// creates without a key until 507 store_full; each pet is the largest the
+// schema allows (largestPet). It then reads the server's VmRSS and VmHWM
+// from /proc and holds VmHWM under rssBoundMiB. A million creates: a minute
+// or two, so it runs only with PETSTORE_TEST_FILL=1 (make bench-bounds).
 // PETSTORE_TEST_FILL_BIN runs another binary instead (an older build, for a
 // before figure); PETSTORE_TEST_FILL_MAX bounds the creates sent.
 func TestFillMemoryStore(t *testing.T) {
@@ -58,8 +98,10 @@ func TestFillMemoryStore(t *testing.T) {
 	addr, _ := startProcess(t, cmd, "listening")
 	base := "http://" + addr
 
-	name := strings.Repeat("\U0001D513", 100) // 400 bytes of UTF-8
-	body := []byte(`{"name":"` + name + `","categoryId":9223372036854775807,"status":"available"}`)
+	if _, ok := memstore.PetBytes(); !ok {
+		t.Skipf("a member of NewPet is unbounded (%s): no bound to hold the server to", shape.Unbounded)
+	}
+	body := largestPet(t)
 	var seq atomic.Int64
 	var sent atomic.Int64
 	fill := func(keyed bool) (codes map[string]int) {

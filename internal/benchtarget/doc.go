@@ -46,6 +46,10 @@ func Bare(store pets.Store) (*echo.Echo, error) {
 			AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
 		},
 	}))
-	gen.RegisterHandlersWithBaseURL(e, httpapi.Handlers(store), httpapi.BasePath())
+	h, err := httpapi.Handlers(store)
+	if err != nil {
+		return nil, err
+	}
+	gen.RegisterHandlersWithBaseURL(e, h, httpapi.BasePath())
 	return e, nil
 }

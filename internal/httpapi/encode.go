@@ -1,22 +1,29 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/canon"
+	"github.com/petstore/petstore/internal/pets"
 )
 
-// petJSON is Echo's JSONSerializer: a Pet or a list of them, the bodies of
-// every 2xx operation response, is appended by hand, with no reflection
-// (encoding/json's was a large part of listPets's CPU; BENCHMARKS.md); any
-// other value, or an indented one, goes to Echo's default. The bytes are
-// encoding/json's exactly (TestPetJSON): the same member order, the same
-// escaping (HTML characters, U+2028, U+2029, invalid UTF-8), and the
-// newline its Encoder ends a value with.
+// petJSON is Echo's JSONSerializer: a pets.Pet or a list of them, the
+// bodies of every 2xx operation response, is appended by hand, with no
+// reflection (encoding/json's was a large part of listPets's CPU;
+// BENCHMARKS.md); any other value goes to Echo's default. A pet's typed
+// members are written as encoding/json writes gen.Pet's (TestPetJSON): the
+// same escaping (HTML characters, U+2028, U+2029, invalid UTF-8), and the
+// newline its Encoder ends a value with; its Extra's members, kept in
+// canonical JSON (package canon), are spliced in as they are stored, in
+// canonical order among the others. So a pet without Extra is the bytes
+// encoding/json writes for gen.Pet, and one with Extra is the same members
+// in the same order, its other members as canonical JSON writes them.
 type petJSON struct{ echo.DefaultJSONSerializer }
 
 // bufs holds the buffers of petJSON and the access log, as encoding/json
@@ -35,41 +42,59 @@ func (s petJSON) Serialize(c echo.Context, v any, indent string) error {
 	}()
 	var b []byte
 	switch v := v.(type) {
-	case gen.Pet:
-		if indent == "" {
-			b = appendPet((*buf)[:0], v)
-		}
-	case gen.Pets:
-		if indent == "" && v != nil { // nil is "null": the default's
-			b = append((*buf)[:0], '[')
-			for i, p := range v {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendPet(b, p)
+	case pets.Pet:
+		b = appendPet((*buf)[:0], v)
+	case []pets.Pet:
+		b = append((*buf)[:0], '[')
+		for i, p := range v {
+			if i > 0 {
+				b = append(b, ',')
 			}
-			b = append(b, ']')
+			b = appendPet(b, p)
 		}
-	}
-	if b == nil {
+		b = append(b, ']')
+	default:
 		return s.DefaultJSONSerializer.Serialize(c, v, indent)
 	}
-	*buf = append(b, '\n')
-	_, err := c.Response().Write(*buf)
+	if indent != "" {
+		var out bytes.Buffer
+		if err := json.Indent(&out, b, "", indent); err != nil {
+			return err
+		}
+		b = append(out.Bytes(), '\n')
+	} else {
+		b = append(b, '\n')
+	}
+	*buf = b
+	_, err := c.Response().Write(b)
 	return err
 }
 
-// appendPet appends p as encoding/json encodes a gen.Pet.
-func appendPet(b []byte, p gen.Pet) []byte {
-	b = append(b, `{"categoryId":`...)
-	b = strconv.AppendInt(b, p.CategoryId, 10)
-	b = append(b, `,"id":`...)
-	b = strconv.AppendInt(b, p.Id, 10)
-	b = append(b, `,"name":`...)
-	b = appendString(b, string(p.Name), encodingJSON)
-	b = append(b, `,"status":`...)
+// appendPet appends p: its members in order, the typed ones as
+// encoding/json encodes a gen.Pet's, its Extra's as they are stored.
+// Each member is followed by a comma; the last one becomes the brace.
+func appendPet(b []byte, p pets.Pet) []byte {
+	m := canon.MembersOf(string(p.Extra))
+	b = append(b, '{')
+	b = m.AppendBefore(b, "categoryId")
+	b = append(b, `"categoryId":`...)
+	b = strconv.AppendInt(b, p.CategoryID, 10)
+	b = append(b, ',')
+	b = m.AppendBefore(b, "id")
+	b = append(b, `"id":`...)
+	b = strconv.AppendInt(b, p.ID, 10)
+	b = append(b, ',')
+	b = m.AppendBefore(b, "name")
+	b = append(b, `"name":`...)
+	b = appendString(b, p.Name, encodingJSON)
+	b = append(b, ',')
+	b = m.AppendBefore(b, "status")
+	b = append(b, `"status":`...)
 	b = appendString(b, string(p.Status), encodingJSON)
-	return append(b, '}')
+	b = append(b, ',')
+	b = m.AppendRest(b)
+	b[len(b)-1] = '}'
+	return b
 }
 
 // jsonStyle is a way of quoting a string in JSON.

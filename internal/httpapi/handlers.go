@@ -5,16 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/newpet"
 	"github.com/petstore/petstore/internal/pets"
-	"github.com/petstore/petstore/internal/strict"
 )
 
 // Headers of the deprecated getPet operation (see openapi.yaml).
@@ -31,6 +33,8 @@ type handler struct {
 	idempotencyTTL time.Duration
 	// base is the base path of the operations, which links name.
 	base string
+	// plain answers through Echo's default JSON serializer (Handlers).
+	plain bool
 }
 
 var _ gen.ServerInterface = (*handler)(nil)
@@ -38,13 +42,32 @@ var _ gen.ServerInterface = (*handler)(nil)
 // Handlers returns the handlers alone, without the app around them (no
 // auth, logs, metrics or strict checks): for the bare baseline `make bench`
 // measures the app against (internal/benchtarget/bare). Serve New instead.
-func Handlers(store pets.Store) gen.ServerInterface {
-	return bareHandler{&handler{store: store, base: BasePath()}}
+func Handlers(store pets.Store) (gen.ServerInterface, error) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	var schema *openapi3.Schema
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.OperationID == "createPet" && op.RequestBody != nil {
+				schema = bodySchema(op.RequestBody.Value)
+			}
+		}
+	}
+	m, err := newpet.New(schema)
+	if err != nil {
+		return nil, err
+	}
+	return bareHandler{&handler{store: store, base: BasePath(), plain: true}, m}, nil
 }
 
 // bareHandler is handler without decodeBody in front of it: its CreatePet
 // decodes the body itself, as a handler of the plain stack would.
-type bareHandler struct{ *handler }
+type bareHandler struct {
+	*handler
+	newPet *newpet.Mapper
+}
 
 func (h bareHandler) CreatePet(c echo.Context, params gen.CreatePetParams) error {
 	var body any
@@ -53,24 +76,43 @@ func (h bareHandler) CreatePet(c echo.Context, params gen.CreatePetParams) error
 	if err := d.Decode(&body); err != nil {
 		return invalid("body: %v", err)
 	}
-	n, err := newPetOf(body)
+	n, err := h.newPet.NewPet(body)
 	if err != nil {
 		return err
 	}
 	return h.createPet(c, nil, n, params)
 }
 
-// bodyBinder hands an operation's body, decoded and checked (decodeBody),
-// to its handler, typed, on the call.
-type bodyBinder func(cl *call, body any) error
+// bodyBinder makes, from an operation's body schema, what hands the body,
+// decoded and checked (decodeBody), to its handler, typed, on the call.
+type bodyBinder func(schema *openapi3.Schema) (bindFunc, error)
+
+// bindFunc hands a decoded, checked body to its handler, on the call.
+type bindFunc func(cl *call, body any) error
 
 // bodyBinders are the binders of the operations that take a body, by
 // operationId: New fails for an operation with a body and no binder.
 var bodyBinders = map[string]bodyBinder{
-	"createPet": func(cl *call, body any) (err error) {
-		cl.newPet, err = newPetOf(body)
-		return err
+	// createPet's body is the NewPet of the spec the app serves: its
+	// members without behaviour become the pet's Extra (package newpet).
+	"createPet": func(schema *openapi3.Schema) (bindFunc, error) {
+		m, err := newpet.New(schema)
+		if err != nil {
+			return nil, err
+		}
+		return func(cl *call, body any) (err error) {
+			cl.newPet, err = m.NewPet(body)
+			return err
+		}, nil
 	},
+}
+
+// bodySchema is the JSON schema of a request body, or nil.
+func bodySchema(body *openapi3.RequestBody) *openapi3.Schema {
+	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil {
+		return mt.Schema.Value
+	}
+	return nil
 }
 
 // ListPets answers GET /v1/pets.
@@ -89,14 +131,10 @@ func (h *handler) ListPets(c echo.Context, params gen.ListPetsParams) error {
 	if err != nil {
 		return err
 	}
-	out := make(gen.Pets, len(page.Pets))
-	for i, p := range page.Pets {
-		out[i] = toGen(p)
-	}
 	if page.More {
 		c.Response().Header().Set("Link", nextLink(h.base, q, page.Pets[len(page.Pets)-1].ID))
 	}
-	return c.JSON(http.StatusOK, out)
+	return h.json(c, http.StatusOK, page.Pets)
 }
 
 // nextLink is the RFC 8288 link to the page after the one that ends at last.
@@ -162,35 +200,17 @@ func (h *handler) createPet(c echo.Context, caller *apikey.Key, n pets.NewPet, p
 	return h.created(c, p)
 }
 
-// newPetOf is the pets.NewPet of a createPet body as decodeBody decodes it,
-// checked against its schema. categoryId is held to int64 to the letter
-// here, which the schema check, in float64, cannot do.
-func newPetOf(body any) (pets.NewPet, error) {
-	m, _ := body.(map[string]any)
-	name, _ := m["name"].(string)
-	num, _ := m["categoryId"].(json.Number)
-	id, err := strict.Int64.JSON("categoryId", num)
-	if err != nil {
-		return pets.NewPet{}, err
-	}
-	n := pets.NewPet{Name: name, CategoryID: id}
-	if s, ok := m["status"].(string); ok {
-		n.Status = pets.Status(s)
-	}
-	return n, nil
-}
-
 // created answers 201 with the pet and its Location.
 func (h *handler) created(c echo.Context, p pets.Pet) error {
 	c.Response().Header().Set(echo.HeaderLocation, h.base+"/pets/"+strconv.FormatInt(p.ID, 10))
-	return c.JSON(http.StatusCreated, toGen(p))
+	return h.json(c, http.StatusCreated, p)
 }
 
 // headerReplayed marks an answer replayed for an Idempotency-Key.
 const headerReplayed = "Idempotent-Replayed"
 
 // maxIdempotencyKey is the longest Idempotency-Key, without its quotes.
-const maxIdempotencyKey = 255
+const maxIdempotencyKey = pets.MaxKeyLength
 
 // idempotencyKey returns the key an Idempotency-Key header names: the value,
 // or, in the draft's structured-field form, the string inside its double
@@ -221,9 +241,46 @@ func (h *handler) GetPet(c echo.Context, petID gen.PetId) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toGen(p))
+	return h.json(c, http.StatusOK, p)
 }
 
-func toGen(p pets.Pet) gen.Pet {
+// json answers a pet or a page of them: through the app's petJSON, or,
+// for the bare baseline (plain), through encoding/json, Echo's default, as
+// a plain stack would: the generated model's struct, by reflection, for
+// pets with no other members; as json.Marshalers (petBody) when one has.
+func (h *handler) json(c echo.Context, code int, v any) error {
+	if !h.plain {
+		return c.JSON(code, v)
+	}
+	switch v := v.(type) {
+	case pets.Pet:
+		if v.Extra == "" {
+			return c.JSON(code, genPet(v))
+		}
+		return c.JSON(code, petBody(v))
+	case []pets.Pet:
+		if !slices.ContainsFunc(v, func(p pets.Pet) bool { return p.Extra != "" }) {
+			out := make(gen.Pets, len(v))
+			for i, p := range v {
+				out[i] = genPet(p)
+			}
+			return c.JSON(code, out)
+		}
+		out := make([]petBody, len(v))
+		for i, p := range v {
+			out[i] = petBody(p)
+		}
+		return c.JSON(code, out)
+	}
+	return c.JSON(code, v)
+}
+
+// genPet is the generated model of a pet's typed members.
+func genPet(p pets.Pet) gen.Pet {
 	return gen.Pet{Id: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: gen.PetStatus(p.Status)}
 }
+
+// petBody is a pet as a json.Marshaler, for encoders other than petJSON.
+type petBody pets.Pet
+
+func (p petBody) MarshalJSON() ([]byte, error) { return appendPet(nil, pets.Pet(p)), nil }

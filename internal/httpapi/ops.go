@@ -27,9 +27,10 @@ type operation struct {
 	auth bool
 	// spec is the operation as the validator routes it (under base).
 	spec *routers.Route
-	// bind hands the decoded body to the handler, typed (bodyBinders);
-	// nil for an operation without a request body.
-	bind bodyBinder
+	// bind hands the decoded body to the handler, typed (bodyBinders,
+	// made for the operation's body schema); nil for an operation without
+	// a request body.
+	bind bindFunc
 }
 
 // key names an operation as Echo names its route: "METHOD route".
@@ -69,8 +70,10 @@ func operationsOf(spec *openapi3.T, base string, binders map[string]bodyBinder) 
 				errs = append(errs, fmt.Errorf("%s %s: %w", method, path, err))
 			}
 			if op.RequestBody != nil {
-				if o.bind = binders[op.OperationID]; o.bind == nil {
+				if binder := binders[op.OperationID]; binder == nil {
 					errs = append(errs, fmt.Errorf("%s %s (%s): a request body no handler takes: add its binder", method, path, op.OperationID))
+				} else if o.bind, err = binder(bodySchema(op.RequestBody.Value)); err != nil {
+					errs = append(errs, fmt.Errorf("%s %s (%s): %w", method, path, op.OperationID, err))
 				}
 			}
 			t.list = append(t.list, o)

@@ -60,11 +60,8 @@ func pathParams(c echo.Context) map[string]string {
 // refuses without touching it (so that net/http can answer a refusal to a
 // request with Expect: 100-continue at once; bodyUnread). A body declared or
 // found over MaxBodyBytes is refused 413, the first without a byte read.
-func decodeBody(body *openapi3.RequestBody, bind bodyBinder, check bool) echo.MiddlewareFunc {
-	var schema *openapi3.Schema
-	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil {
-		schema = mt.Schema.Value
-	}
+func decodeBody(body *openapi3.RequestBody, bind bindFunc, check bool) echo.MiddlewareFunc {
+	schema := bodySchema(body)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			cl := callOf(c)

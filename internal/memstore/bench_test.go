@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/gen/shape"
 	"github.com/petstore/petstore/internal/cputime"
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -156,37 +157,61 @@ func heapAfterGC() uint64 {
 }
 
 // TestWorstCaseSizes measures the heap of a pet with the longest name the
-// contract allows (100 four-byte characters) and of an outcome with the
-// longest Idempotency-Key (255 characters), and holds them under the
-// figures docs/operating.md sizes the bounds with: 480 and 460 bytes.
+// contract allows (MaxNameLength four-byte characters) and the longest
+// members without behaviour (shape.MaxExtraBytes of canonical JSON), and
+// of an outcome with the longest Idempotency-Key, and holds them under the
+// figures computed from the schema (PetBytes, OutcomeBytes), from which
+// docs/operating.md sizes the bounds. A pet with 2 000 bytes of members
+// more checks that the computation follows a larger pet.
 func TestWorstCaseSizes(t *testing.T) {
+	perPet, ok := PetBytes()
+	if !ok {
+		t.Skipf("a member of NewPet is unbounded (%s): no worst case to measure", shape.Unbounded)
+	}
+	perPetMeasured := measurePets(t, shape.MaxExtraBytes)
+	bigger := sizeClass(shape.MaxNameBytes+shape.MaxExtraBytes+2000) + petOverhead
+	biggerMeasured := measurePets(t, shape.MaxExtraBytes+2000)
+
 	const n = 50_000
 	ctx := context.Background()
-	name := strings.Repeat("\U0001D513", 99)
 	before := heapAfterGC()
 	s := New()
-	for i := range n {
-		p := pets.NewPet{Name: name + string(rune('a'+i%26)), CategoryID: 1}
-		if _, err := s.Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	perPet := float64(heapAfterGC()-before) / n
-	runtime.KeepAlive(s)
-
-	before = heapAfterGC()
-	s = New()
 	owner := strings.Repeat("f", 64)
 	for i := range n {
-		k := pets.IdempotencyKey{Owner: strings.Clone(owner), Key: fmt.Sprintf("%0255d", i), TTL: time.Hour}
+		k := pets.IdempotencyKey{Owner: strings.Clone(owner), Key: fmt.Sprintf("%0*d", pets.MaxKeyLength, i), TTL: time.Hour}
 		if _, _, err := s.CreateOnce(ctx, pets.NewPet{Name: "x", CategoryID: 1}, k); err != nil {
 			t.Fatal(err)
 		}
 	}
 	perKey := float64(heapAfterGC()-before)/n - 50 // less its pet's record, id and one-byte name
 	runtime.KeepAlive(s)
-	t.Logf("heap: %.0f B a pet with a 400-byte name, %.0f B an outcome with a 255-character key", perPet, perKey)
-	if perPet > 480 || perKey > 460 {
-		t.Errorf("got %.0f B a pet, %.0f B an outcome; want at most 480 and 460", perPet, perKey)
+	t.Logf("heap: %.0f B a pet (computed %d), %.0f B with 2 000 B more members (computed %d), %.0f B an outcome with a %d-character key (computed %d)",
+		perPetMeasured, perPet, biggerMeasured, bigger, perKey, pets.MaxKeyLength, OutcomeBytes())
+	if perPetMeasured > float64(perPet) || biggerMeasured > float64(bigger) || perKey > float64(OutcomeBytes()) {
+		t.Errorf("got %.0f B a pet, %.0f B a bigger one, %.0f B an outcome; want at most the computed %d, %d and %d",
+			perPetMeasured, biggerMeasured, perKey, perPet, bigger, OutcomeBytes())
 	}
+}
+
+// measurePets is the heap a stored pet takes, with the longest name and
+// members of extraBytes of canonical JSON, each pet its own strings.
+func measurePets(t *testing.T, extraBytes int) float64 {
+	const n = 20_000
+	ctx := context.Background()
+	name := strings.Repeat("\U0001D513", shape.MaxNameLength-1)
+	var extra string
+	if extraBytes > 0 {
+		extra = `{"a":"` + strings.Repeat("x", max(extraBytes-len(`{"a":""}`), 0)) + `"}`
+	}
+	before := heapAfterGC()
+	s := New()
+	for i := range n {
+		p := pets.NewPet{Name: name + string(rune('a'+i%26)), CategoryID: 1, Extra: pets.Extra(extra)}
+		if _, err := s.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perPet := float64(heapAfterGC()-before) / n
+	runtime.KeepAlive(s)
+	return perPet
 }

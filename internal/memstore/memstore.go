@@ -21,22 +21,33 @@ import (
 	"time"
 	"unique"
 
+	"github.com/petstore/petstore/gen/shape"
 	"github.com/petstore/petstore/internal/pets"
 )
 
-// record is a stored pet. Its ID is its index in Store.pets plus one, and its
-// status an index into pets.Statuses, which keeps it at 32 bytes.
+// record is a stored pet. Its ID is its index in Store.pets plus one; text
+// is its name followed by its Extra (one string, one header: most pets
+// have no Extra, and the record stays at 32 bytes), nameLen where the name
+// ends; status is an index into pets.Statuses.
 type record struct {
-	name       string
+	text       string
 	categoryID int64
+	nameLen    uint32
 	status     uint8
 }
+
+// A status is held in a byte: the build fails when PetStatus has more
+// values than a byte holds.
+const _ = uint8(len(shape.PetStatuses) - 1)
+
+func (r *record) name() string      { return r.text[:r.nameLen] }
+func (r *record) extra() pets.Extra { return pets.Extra(r.text[r.nameLen:]) }
 
 // Store is an in-memory pets.Store. The zero value is not usable; call New.
 type Store struct {
 	mu       sync.RWMutex
 	pets     []record
-	byStatus [len(pets.Statuses)][]int64 // IDs with each status, ascending
+	byStatus [len(shape.PetStatuses)][]int64 // IDs with each status, ascending
 
 	// The outcomes of CreateOnce, and their expiries in a min-heap: each
 	// CreateOnce first drops those expired, so the keys held are those
@@ -64,10 +75,11 @@ type outcome struct {
 var _ pets.Store = (*Store)(nil)
 
 // Default bounds of the server's memory store (petstore serve's -max-pets
-// and -max-idempotency-keys). At both, with the longest names and keys the
-// contract allows, the store holds about 275 MB of heap (TestWorstCaseSizes)
-// and the server peaks at about 550 MiB resident (cmd/petstore's
-// TestFillMemoryStore).
+// and -max-idempotency-keys). What the store and the server take at both,
+// with the largest pets and keys the contract allows, is computed from the
+// schema's bounds (WorstAt, bounds.go), checked by TestWorstCaseSizes and
+// cmd/petstore's TestFillMemoryStore, and written into docs/operating.md by
+// make generate.
 const (
 	DefaultMaxPets = 500_000
 	DefaultMaxKeys = 100_000
@@ -123,10 +135,14 @@ func (s *Store) full() bool { return s.maxPets > 0 && len(s.pets) >= s.maxPets }
 // add stores a normalized n; the caller holds mu.
 func (s *Store) add(n pets.NewPet) pets.Pet {
 	si, _ := statusIndex(n.Status)
-	s.pets = append(s.pets, record{name: n.Name, categoryID: n.CategoryID, status: si})
+	text := n.Name
+	if n.Extra != "" {
+		text += string(n.Extra)
+	}
+	s.pets = append(s.pets, record{text: text, categoryID: n.CategoryID, nameLen: uint32(len(n.Name)), status: si})
 	id := int64(len(s.pets))
 	s.byStatus[si] = append(s.byStatus[si], id)
-	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}
+	return pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status, Extra: n.Extra}
 }
 
 // CreateOnce stores n unless k was recorded, within its TTL, for an earlier
@@ -221,8 +237,8 @@ func (s *Store) Count(context.Context) (int64, error) {
 
 // pet returns the pet with an ID known to exist; the caller holds mu.
 func (s *Store) pet(id int64) pets.Pet {
-	r := s.pets[id-1]
-	return pets.Pet{ID: id, Name: r.name, CategoryID: r.categoryID, Status: pets.Statuses[r.status]}
+	r := &s.pets[id-1]
+	return pets.Pet{ID: id, Name: r.name(), CategoryID: r.categoryID, Status: pets.Statuses[r.status], Extra: r.extra()}
 }
 
 // List returns the page of pets that q selects.

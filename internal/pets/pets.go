@@ -8,74 +8,146 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/petstore/petstore/gen/shape"
+	"github.com/petstore/petstore/internal/canon"
 )
 
-// Status is the availability of a pet.
+// Status is the availability of a pet: one of openapi.yaml's PetStatus.
 type Status string
 
-// The statuses a pet can have.
-const (
-	Available Status = "available"
-	Pending   Status = "pending"
-	Sold      Status = "sold"
-)
+// Statuses lists every valid Status, in the spec's order (gen/shape, which
+// make generate writes: a value added to the spec needs no edit here).
+var Statuses = func() (out [len(shape.PetStatuses)]Status) {
+	for i, s := range shape.PetStatuses {
+		out[i] = Status(s)
+	}
+	return out
+}()
 
-// Statuses lists every valid Status, in a fixed order.
-var Statuses = [...]Status{Available, Pending, Sold}
+// The statuses named in code (the default) and in tests, from the
+// generated table: a value the spec drops stops the build where it is
+// named.
+const (
+	Available = Status(shape.PetStatusAvailable)
+	Pending   = Status(shape.PetStatusPending)
+	Sold      = Status(shape.PetStatusSold)
+	// DefaultStatus is a new pet's status when it has none.
+	DefaultStatus = Status(shape.DefaultStatus)
+)
 
 // Valid reports whether s is one of the defined statuses.
 func (s Status) Valid() bool {
-	return s == Available || s == Pending || s == Sold
+	return slices.Contains(Statuses[:], s)
 }
 
-// Limits of the domain, mirrored by openapi.yaml.
+// Limits of the domain, from openapi.yaml (gen/shape).
 const (
-	MaxNameLength = 100 // characters (runes), not bytes
-	DefaultLimit  = 20
-	MaxLimit      = 100
+	MaxNameLength = shape.MaxNameLength // characters (runes), not bytes
+	DefaultLimit  = shape.DefaultLimit
+	MaxLimit      = shape.MaxLimit
+	// MaxKeyLength is the longest Idempotency-Key, in characters: the
+	// rule openapi.yaml's pattern for it writes.
+	MaxKeyLength = 255
 )
 
-// Pet is an animal in the catalogue.
+// Pet is an animal in the catalogue. It is comparable: Extra holds every
+// member without behaviour of its own as one string.
 type Pet struct {
 	ID         int64
 	Name       string
 	CategoryID int64
 	Status     Status
+	Extra      Extra
 }
 
 // NewPet is an animal to add; the store assigns its ID.
 type NewPet struct {
 	Name       string
 	CategoryID int64
-	Status     Status // empty means Available
+	Status     Status // empty means DefaultStatus
+	Extra      Extra
+}
+
+// Extra is the members of a pet that have no behaviour of their own: every
+// member of openapi.yaml's NewPet but name, categoryId and status, with
+// their schema defaults applied, as one JSON object in canonical form
+// (package canon: members sorted, strings minimally escaped, numbers
+// exact), or "" when there are none. The domain and the stores keep it as
+// it is, byte for byte; the HTTP layer makes it from the request body and
+// splices it into every answer, so a member added to the spec needs no Go.
+type Extra string
+
+// typedMembers are the members of a pet that have fields of their own, and
+// so must not be in its Extra.
+var typedMembers = []string{"categoryId", "id", "name", "status"}
+
+// WithID is the pet n becomes when stored with id.
+func (n NewPet) WithID(id int64) Pet {
+	return Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status, Extra: n.Extra}
 }
 
 // Normalize returns n with its defaults applied, or an error naming the first
 // field that breaks a rule of the domain. Stores accept only normalized pets.
 func (n NewPet) Normalize() (NewPet, error) {
 	if n.Status == "" {
-		n.Status = Available
+		n.Status = DefaultStatus
+	}
+	if n.Extra == "{}" {
+		n.Extra = ""
 	}
 	switch {
 	case !validNameLength(n.Name):
-		return n, &ValidationError{Field: "name", Reason: "must be 1 to 100 characters of valid UTF-8"}
+		return n, &ValidationError{Field: "name", Reason: nameLengthRule}
 	case !validNameText(n.Name):
 		return n, &ValidationError{Field: "name", Reason: nameTextRule}
 	case n.CategoryID < 1:
 		return n, &ValidationError{Field: "categoryId", Reason: "must be at least 1"}
 	case !n.Status.Valid():
-		return n, &ValidationError{Field: "status", Reason: `must be one of "available", "pending", "sold"`}
+		return n, &ValidationError{Field: "status", Reason: statusRule}
 	}
-	return n, nil
+	return n, checkExtra(n.Extra)
+}
+
+// statusRule is the rule on a status, in the spec's values.
+var statusRule = func() string {
+	quoted := make([]string, len(Statuses))
+	for i, s := range Statuses {
+		quoted[i] = strconv.Quote(string(s))
+	}
+	return "must be one of " + strings.Join(quoted, ", ")
+}()
+
+// checkExtra refuses an Extra that is not one object in canonical form, or
+// that holds a member with a field of its own.
+func checkExtra(e Extra) error {
+	if e == "" {
+		return nil
+	}
+	if err := canon.Object(string(e)); err != nil {
+		return &ValidationError{Field: "extra", Reason: err.Error()}
+	}
+	for _, name := range canon.Names(string(e)) {
+		if slices.Contains(typedMembers, name) {
+			return &ValidationError{Field: "extra", Reason: "holds " + name + ", a member with a field of its own"}
+		}
+	}
+	return nil
 }
 
 func validNameLength(s string) bool {
-	return s != "" && utf8.ValidString(s) && utf8.RuneCountInString(s) <= MaxNameLength
+	n := utf8.RuneCountInString(s)
+	return utf8.ValidString(s) && n >= shape.MinNameLength && n <= MaxNameLength
 }
+
+// nameLengthRule is the rule on a name's length, in the spec's bounds.
+var nameLengthRule = fmt.Sprintf("must be %d to %d characters of valid UTF-8", shape.MinNameLength, MaxNameLength)
 
 // nameTextRule is the rule on a name's characters, in the words of
 // openapi.yaml's PetName (x-pattern-message), whose pattern says the same.
@@ -116,7 +188,7 @@ func (q Query) Check() error {
 	case q.After < 0:
 		return &ValidationError{Field: "after", Reason: "must be at least 0"}
 	case q.Status != "" && !q.Status.Valid():
-		return &ValidationError{Field: "status", Reason: `must be one of "available", "pending", "sold"`}
+		return &ValidationError{Field: "status", Reason: statusRule}
 	}
 	return nil
 }
@@ -160,15 +232,75 @@ type IdempotencyKey struct {
 
 // Fingerprint is the SHA-256 of a normalized NewPet: two requests are the
 // same when they describe the same pet, whatever their JSON looked like.
-// NUL separates the fields: a valid name has no control characters.
+// What is hashed is the canonical JSON of the whole NewPet, every member
+// (AppendCanonical), but for two things that keep outcomes kept before an
+// upgrade replaying after it. A member of Extra at its schema default
+// (extraDefaults) is left out: it is what a request without it means, so
+// leaving it out tells no two requests apart, and a member added to the
+// spec with a default leaves older requests' fingerprints as they were. A
+// pet with no other Extra hashes as before pets had other members (1.2.0):
+// its name, categoryId in base 10 and status, separated by NUL bytes. The
+// two forms never meet: canonical JSON holds no raw control character, so
+// never a NUL byte, and the older form always holds two.
 func (n NewPet) Fingerprint() [sha256.Size]byte {
-	b := make([]byte, 0, len(n.Name)+40)
-	b = append(b, n.Name...)
-	b = append(b, 0)
+	n.Extra = withoutDefaults(n.Extra)
+	if n.Extra == "" {
+		b := make([]byte, 0, len(n.Name)+40)
+		b = append(b, n.Name...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, n.CategoryID, 10)
+		b = append(b, 0)
+		b = append(b, n.Status...)
+		return sha256.Sum256(b)
+	}
+	return sha256.Sum256(n.AppendCanonical(make([]byte, 0, 64+len(n.Name)+len(n.Extra))))
+}
+
+// extraDefaults are the defaults of the members kept in Extra, in
+// canonical JSON, by name (gen/shape).
+var extraDefaults = shape.ExtraDefaults
+
+// withoutDefaults is e without its members at their defaults.
+func withoutDefaults(e Extra) Extra {
+	if e == "" || len(extraDefaults) == 0 {
+		return e
+	}
+	b := []byte{'{'}
+	m := canon.MembersOf(string(e))
+	for _, name := range canon.Names(string(e)) {
+		member := m.AppendFirst(nil)
+		if d, ok := extraDefaults[name]; ok && string(member) == string(canon.AppendString(nil, name))+":"+d {
+			continue
+		}
+		b = append(append(b, member...), ',')
+	}
+	if len(b) == 1 {
+		return ""
+	}
+	b[len(b)-1] = '}'
+	return Extra(b)
+}
+
+// AppendCanonical appends n as one JSON object in canonical form: its
+// typed members and its Extra's, in canonical order.
+func (n NewPet) AppendCanonical(b []byte) []byte {
+	m := canon.MembersOf(string(n.Extra))
+	b = append(b, '{')
+	b = m.AppendBefore(b, "categoryId")
+	b = append(b, `"categoryId":`...)
 	b = strconv.AppendInt(b, n.CategoryID, 10)
-	b = append(b, 0)
-	b = append(b, n.Status...)
-	return sha256.Sum256(b)
+	b = append(b, ',')
+	b = m.AppendBefore(b, "name")
+	b = append(b, `"name":`...)
+	b = canon.AppendString(b, n.Name)
+	b = append(b, ',')
+	b = m.AppendBefore(b, "status")
+	b = append(b, `"status":`...)
+	b = canon.AppendString(b, string(n.Status))
+	b = append(b, ',')
+	b = m.AppendRest(b)
+	b[len(b)-1] = '}'
+	return b
 }
 
 // Errors stores return, wrapped with context.

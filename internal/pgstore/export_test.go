@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/petstore/petstore/internal/pets"
 )
 
 // Unserialise makes s create without the advisory lock, to measure what the
@@ -53,7 +55,7 @@ func Closing(s *Store) bool {
 }
 
 // The listing queries, for EXPLAIN.
-const (
+var (
 	ListAll      = listAll
 	ListByStatus = listByStatus
 )
@@ -64,8 +66,20 @@ var (
 	Classify     = classify
 )
 
+// ColumnArgs are one pet's arguments to the statements, in petColumns'
+// order; ColumnArrays a batch's.
+func ColumnArgs(n pets.NewPet) []any { return columnArgs(&n) }
+
+func ColumnArrays(ns ...pets.NewPet) []any {
+	ms := make([]*member, len(ns))
+	for i := range ns {
+		ms[i] = &member{pet: ns[i]}
+	}
+	return columnArrays(ms)
+}
+
 // The statements of a batch, for EXPLAIN.
-const (
+var (
 	InsertOne        = insertOne
 	InsertBatch      = insertBatch
 	InsertKeyedBatch = insertKeyedBatch

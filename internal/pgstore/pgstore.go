@@ -144,8 +144,8 @@ func migrateUp(ctx context.Context, pool *pgxpool.Pool) error {
 		return classify("migrate", err)
 	}
 	if encoding != "UTF8" {
-		// char_length, and so the name length check, counts characters
-		// only in UTF8; pets.MaxNameLength is in characters.
+		// Names are checked in characters, which PostgreSQL counts as
+		// the application does only in UTF8.
 		return fmt.Errorf("pgstore: database encoding is %s; want UTF8", encoding)
 	}
 	m, err := migrate.NewMigrator(ctx, conn.Conn(), versionTable)
@@ -207,8 +207,7 @@ func (s *Store) Get(ctx context.Context, id int64) (pets.Pet, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	p := pets.Pet{ID: id}
-	err := s.pool.QueryRow(ctx, `select name, category_id, status from pets where id = $1`, id).
-		Scan(&p.Name, &p.CategoryID, &p.Status)
+	err := s.pool.QueryRow(ctx, getOne, id).Scan(petDest(&p)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return pets.Pet{}, fmt.Errorf("pet %d: %w", id, pets.ErrNotFound)
 	}
@@ -241,7 +240,7 @@ func (s *Store) List(ctx context.Context, q pets.Query) (pets.Page, error) {
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pets.Pet, error) {
 		var p pets.Pet
-		err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status)
+		err := row.Scan(append([]any{&p.ID}, petDest(&p)...)...)
 		return p, err
 	})
 	if err != nil {
@@ -257,10 +256,12 @@ func (s *Store) List(ctx context.Context, q pets.Query) (pets.Page, error) {
 	return page, nil
 }
 
-// The listing queries. Their plans are checked by TestPostgresListPlans.
-const (
-	listAll      = `select id, name, category_id, status from pets where id > $1 order by id limit $2`
-	listByStatus = `select id, name, category_id, status from pets where status = $1 and id > $2 order by id limit $3`
+// The reading queries, over petColumns. The listings' plans are checked by
+// TestPostgresListPlans.
+var (
+	getOne       = expand(`select {cols} from pets where id = $1`)
+	listAll      = expand(`select id, {cols} from pets where id > $1 order by id limit $2`)
+	listByStatus = expand(`select id, {cols} from pets where status = $1 and id > $2 order by id limit $3`)
 )
 
 // classify wraps err with the operation's name, and with pets.ErrUnavailable

@@ -125,23 +125,29 @@ const (
 	sweepKeys = `delete from idempotency_keys where (owner, key) in (
 		select owner, key from idempotency_keys where expires_at <= now()
 		order by expires_at limit $1 for update skip locked)`
-	insertOne = `insert into pets (name, category_id, status) values ($1, $2, $3)
-		returning id, set_config('petstore.inserted', '1', true) is not null`
-	insertBatch = `with m as materialized (
-			select u.ord, nextval('pets_id_seq') as id, u.name, u.category_id, u.status
-			from unnest($1::text[], $2::bigint[], $3::text[]) with ordinality as u(name, category_id, status, ord)
+	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint
+		where current_setting('petstore.inserted')::bigint > 0`
+)
+
+// The inserts, over the columns of petColumns (expand).
+var (
+	insertOne = expand(`insert into pets ({cols}) values ({params})
+		returning id, set_config('petstore.inserted', '1', true) is not null`)
+	insertBatch = expand(`with m as materialized (
+			select u.ord, nextval('pets_id_seq') as id, {cols}
+			from unnest({arrays}) with ordinality as u({cols}, ord)
 		), p as (
-			insert into pets (id, name, category_id, status) overriding system value
-			select id, name, category_id, status from m
+			insert into pets (id, {cols}) overriding system value
+			select id, {cols} from m
 		), n as (
 			select set_config('petstore.inserted', (select count(*) from m)::text, true)
 		)
-		select m.id, true from m, n order by m.ord`
-	insertKeyedBatch = `with m as materialized (
-			select u.ord, nextval('pets_id_seq') as id, u.name, u.category_id, u.status,
+		select m.id, true from m, n order by m.ord`)
+	insertKeyedBatch = expand(`with m as materialized (
+			select u.ord, nextval('pets_id_seq') as id, {cols},
 				u.owner, u.key, u.fingerprint, u.ttl
-			from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::float8[])
-				with ordinality as u(name, category_id, status, owner, key, fingerprint, ttl, ord)
+			from unnest({arrays}, {keys})
+				with ordinality as u({cols}, owner, key, fingerprint, ttl, ord)
 		), k as (
 			insert into idempotency_keys as old (owner, key, fingerprint, pet_id, expires_at)
 			select owner, key, fingerprint, id, now() + make_interval(secs => ttl) from m where key is not null
@@ -150,20 +156,18 @@ const (
 				where old.expires_at <= now()
 			returning pet_id
 		), p as (
-			insert into pets (id, name, category_id, status) overriding system value
-			select id, name, category_id, status from m where key is null or id in (select pet_id from k)
+			insert into pets (id, {cols}) overriding system value
+			select id, {cols} from m where key is null or id in (select pet_id from k)
 			returning id
 		), n as (
 			select set_config('petstore.inserted', (select count(*) from p)::text, true)
 		)
-		select coalesce(o.pet_id, m.id), p.id is not null, o.fingerprint, r.name, r.category_id, r.status
+		select coalesce(o.pet_id, m.id), p.id is not null, o.fingerprint, {r.cols}
 		from m cross join n
 		left join p using (id)
 		left join (idempotency_keys o join pets r on r.id = o.pet_id)
 			on (o.owner, o.key) = (m.owner, m.key) and o.expires_at > now() and p.id is null
-		order by m.ord`
-	countBatch = `update pet_count set n = n + current_setting('petstore.inserted')::bigint
-		where current_setting('petstore.inserted')::bigint > 0`
+		order by m.ord`)
 )
 
 // Create stores n and returns it with its new ID, committed in a batch
@@ -432,9 +436,7 @@ func (s *Store) send(batch []*member) (outs []outcome, sent bool, err error) {
 // fills outs.
 func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 	k, keyed := len(batch), 0
-	names, statuses, categories := make([]string, k), make([]string, k), make([]int64, k)
-	for i, m := range batch {
-		names[i], categories[i], statuses[i] = m.pet.Name, m.pet.CategoryID, string(m.pet.Status)
+	for _, m := range batch {
 		if m.key != nil {
 			keyed++
 		}
@@ -458,12 +460,12 @@ func (s *Store) queue(batch []*member, outs []outcome) *pgx.Batch {
 			}
 		case st.Name != insert && slices.Contains(inserts, st.Name):
 		case st.Name == StepInsertOne:
-			b.Queue(st.SQL, names[0], categories[0], statuses[0]).Query(scan)
+			b.Queue(st.SQL, columnArgs(&batch[0].pet)...).Query(scan)
 		case st.Name == StepInsert:
-			b.Queue(st.SQL, names, categories, statuses).Query(scan)
+			b.Queue(st.SQL, columnArrays(batch)...).Query(scan)
 		case st.Name == StepInsertKeyed:
 			owners, keys, fingerprints, ttls := keyArgs(batch)
-			b.Queue(st.SQL, names, categories, statuses, owners, keys, fingerprints, ttls).Query(scan)
+			b.Queue(st.SQL, append(columnArrays(batch), owners, keys, fingerprints, ttls)...).Query(scan)
 		default: // count, or a step without parameters
 			b.Queue(st.SQL)
 		}
@@ -489,8 +491,9 @@ func keyArgs(batch []*member) (owners, keys []*string, fingerprints [][]byte, tt
 
 // scanBatch reads the insert's answer, a row a member in input order, into
 // outs. The keyed insert's rows also carry the key's record a member met
-// instead of being inserted (NULL when none): its pet's id in the id
-// column, its fingerprint and its pet's values.
+// instead of being inserted (a NULL fingerprint and zero values when
+// none): its pet's id in the id column, its fingerprint and its pet's
+// columns.
 func scanBatch(rows pgx.Rows, batch []*member, outs []outcome, keyed bool) error {
 	// One set of destinations serves every row: Scan sets each of the
 	// nullable ones, NULL to nil.
@@ -498,13 +501,11 @@ func scanBatch(rows pgx.Rows, batch []*member, outs []outcome, keyed bool) error
 		id       int64
 		inserted bool
 		seen     []byte
-		name     *string
-		category *int64
-		status   *pets.Status
+		met      pets.Pet // the record's pet, zero where none was met
 	)
 	dest := []any{&id, &inserted}
 	if keyed {
-		dest = append(dest, &seen, &name, &category, &status)
+		dest = append(append(dest, &seen), petDest(&met)...)
 	}
 	i := 0
 	for rows.Next() {
@@ -512,10 +513,9 @@ func scanBatch(rows pgx.Rows, batch []*member, outs []outcome, keyed bool) error
 			return err
 		}
 		if i < len(batch) {
-			n := batch[i].pet
-			p := pets.Pet{ID: id, Name: n.Name, CategoryID: n.CategoryID, Status: n.Status}
+			p := batch[i].pet.WithID(id)
 			if seen != nil {
-				p = pets.Pet{ID: id, Name: *name, CategoryID: *category, Status: *status}
+				p, p.ID = met, id
 			}
 			outs[i] = outcome{pet: p, exists: !inserted, seen: seen}
 		}

@@ -65,6 +65,35 @@ func Schema(t testing.TB) string {
 	return u.String()
 }
 
+// Restore loads a plain SQL dump of one schema (pg_dump --schema S
+// --inserts) into a new schema of its own, dropped when t ends, and returns
+// dbURL with that schema first in its search_path. The dump's schema name
+// is replaced wherever it is written; psql's meta-commands (\restrict) are
+// left out.
+func Restore(t testing.TB, dump []byte, schema string) string {
+	t.Helper()
+	base := URL(t)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "restored_" + hex.EncodeToString(b[:])
+	var sql bytes.Buffer
+	for _, line := range bytes.SplitAfter(dump, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("\\")) {
+			sql.Write(bytes.ReplaceAll(line, []byte(schema), []byte(name)))
+		}
+	}
+	t.Cleanup(func() { Exec(t, base, "drop schema if exists "+name+" cascade") })
+	Exec(t, base, sql.String())
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("pgtest: %s: %v", EnvURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // Exec runs one SQL statement on a connection of its own to dbURL.
 func Exec(t testing.TB, dbURL, sql string) {
 	t.Helper()

@@ -1,8 +1,6 @@
 package schemagen
 
 import (
-	"unicode/utf8"
-
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -97,7 +95,3 @@ func (g *Generator) char(alpha int) rune {
 	set := alphabets[alpha]
 	return set[g.pick(len(set))]
 }
-
-// runeLen is the length of a string as JSON Schema and kin-openapi count
-// it: in characters.
-func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"IdempotentOwners", testIdempotentOwners},
 		{"IdempotentExpiry", testIdempotentExpiry},
 		{"IdempotentConcurrent", testIdempotentConcurrent},
+		{"RoundTrip", testRoundTrip},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newStore(t)) })
 	}

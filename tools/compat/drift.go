@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,25 +12,33 @@ import (
 
 // drift lists the files of gen that differ from a fresh generation in
 // fresh (every file make generate writes, written there instead with
-// GEN_OUT): the working tree's files are compared, committed or not.
+// GEN_OUT, in gen's subdirectories too: gen/shape): the working tree's
+// files are compared, committed or not.
 func drift(gen, fresh string) ([]string, error) {
-	entries, err := os.ReadDir(fresh)
+	var files []string
+	err := filepath.WalkDir(fresh, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
+	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: the fresh generation is empty", fresh)
 	}
 	var differ []string
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		want, err := os.ReadFile(filepath.Join(fresh, e.Name()))
+	for _, path := range files {
+		want, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		name := filepath.Join(gen, e.Name())
+		rel, err := filepath.Rel(fresh, path)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Join(gen, rel)
 		got, err := os.ReadFile(name)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err

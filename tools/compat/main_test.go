@@ -120,4 +120,12 @@ func TestDrift(t *testing.T) {
 	if _, err := drift(gen, t.TempDir()); err == nil {
 		t.Errorf("an empty generation: no error")
 	}
+	// A subdirectory's files (gen/shape) are compared too.
+	write(t, filepath.Join(fresh, "a.go"), []byte("same"))
+	write(t, filepath.Join(gen, "b.json"), []byte("new"))
+	write(t, filepath.Join(fresh, "shape", "shape.go"), []byte("table"))
+	got, err = drift(gen, fresh)
+	if err != nil || strings.Join(got, " ") != filepath.ToSlash(filepath.Join(gen, "shape", "shape.go")) {
+		t.Errorf("drift: %v %v, want shape/shape.go", got, err)
+	}
 }
