@@ -27,7 +27,21 @@ import (
 // wrap around it, and returns its base URL under spec's base path.
 func serveSpec(t *testing.T, spec *openapi3.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2))})
+	return serveApp(t, httpapi.Config{}, spec, wrap)
+}
+
+// serveApp is serveSpec with the app built from cfg (its store and keys
+// set when not): cfg.Spec is what the app serves, spec what the URL is
+// under.
+func serveApp(t *testing.T, cfg httpapi.Config, spec *openapi3.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	if cfg.Store == nil {
+		cfg.Store = memstore.New()
+	}
+	if cfg.Keys == nil {
+		cfg.Keys = apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2))
+	}
+	app, err := httpapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
