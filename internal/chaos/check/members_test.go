@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
 
@@ -37,7 +38,7 @@ func withMembers() ([]history.Op, []history.Pet) {
 		{Kind: history.Create, Invoke: 21, Complete: 25, Key: "k1", Body: a, Attempt: 2, Outcome: history.OK, Status: 201, Pet: ptr(p1), Replayed: true, Requests: 1, Answered: 1},
 		{Kind: history.Create, Invoke: 11, Complete: 22, Body: b, Outcome: history.OK, Status: 201, Pet: ptr(p2), Requests: 1, Answered: 1},
 		{Kind: history.Walk, Invoke: 30, Complete: 40, Outcome: history.OK, Limit: 2, IDs: []int64{1, 2}, Requests: 2, Answered: 2,
-			Pages: []history.Page{page(0, 2, "/v1/pets?after=2&limit=2"), page(2, 0, "")}, Pets: []history.Pet{p1, p2}},
+			Pages: []history.Page{page(0, 2, apitest.Path("/pets?after=2&limit=2")), page(2, 0, "")}, Pets: []history.Pet{p1, p2}},
 		{Kind: history.Get, Invoke: 41, Complete: 42, ID: 1, Outcome: history.OK, Status: 200, Pet: ptr(p1), Requests: 1, Answered: 1},
 	}
 	return ops, []history.Pet{p1, p2}
