@@ -354,8 +354,8 @@ func runKit(t *testing.T, cfg conform.Config) (*conform.Report, string) {
 func passes(t *testing.T, cfg conform.Config, target string) *conform.Report {
 	t.Helper()
 	rep, text := runKit(t, cfg)
-	if !rep.OK() || rep.Truncated {
-		t.Fatalf("%s fails the kit (seed %d):\n%s", target, cfg.Seed, text)
+	if rep.Verdict() != conform.Pass {
+		t.Fatalf("%s does not pass the kit (seed %d): %s\n%s", target, cfg.Seed, rep.Verdict(), text)
 	}
 	return rep
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // An operation the kit has no model for (neither the create, the listing
@@ -142,4 +143,56 @@ func (r *run) releaseFor(x *exchange) {
 	if x.in.model != r.model {
 		r.model.release(ids, len(ids) == 0)
 	}
+}
+
+// deferUnsafe keeps back, for the end of the run, the cases whose request
+// goes to an operation the kit has no model for with a method that is not
+// safe: whatever they change or remove (the run's own first pet, named by
+// a bound of an id), no later case relies on. It returns the others.
+func (r *run) deferUnsafe(ks []kase) []kase {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deferDone {
+		return ks
+	}
+	var now []kase
+	for _, k := range ks {
+		if op := r.opOf(k.req); op != nil && !r.modelled(op) && !safeMethod(op.method) {
+			r.deferred = append(r.deferred, k)
+			continue
+		}
+		now = append(now, k)
+	}
+	return now
+}
+
+// sendDeferred sends the cases deferUnsafe kept back: the last phase.
+func (r *run) sendDeferred(ctx context.Context) error {
+	r.mu.Lock()
+	r.deferDone = true
+	ks := r.deferred
+	r.deferred = nil
+	r.mu.Unlock()
+	return r.sendCases(ctx, ks)
+}
+
+// opOf is the operation the contract routes req to, or nil.
+func (r *run) opOf(req request) *operation {
+	if req.wire != nil || strings.HasPrefix(req.target, "http://") || strings.HasPrefix(req.target, "https://") {
+		return nil
+	}
+	hr, err := http.NewRequest(req.method, r.base.String()+req.target, nil)
+	if err != nil {
+		return nil
+	}
+	route, _, err := r.contract.Route(hr)
+	if err != nil {
+		return nil
+	}
+	for _, op := range r.ops {
+		if op.op == route.Operation {
+			return op
+		}
+	}
+	return nil
 }
