@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-plants test-docs new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -60,6 +60,16 @@ test:
 ## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one
 test-plants:
 	.ci/plants/run
+
+## evolve-drill: the evolution drill (docs/evolving-the-contract.md#the-drill): in a copy of the tree, each change of
+## EVOLVE_DRILL made to openapi.yaml alone (a: a string member with a pattern, b: an array, c: an object, d: a new PetStatus
+## value; letters together: their changes at once; :full, :vet or :none after one, its tests), then what a user runs:
+## generate, changelog, the gate (it must name the raise), build, the tests, both stores and the kit through the
+## binary (PostgreSQL: root, as test-postgres); fails unless every change needed no hand-written file beside the spec
+EVOLVE_DRILL ?= a b c d
+DRILL_JOBS ?= 1
+evolve-drill:
+	DRILL_JOBS=$(DRILL_JOBS) .ci/evolve-drill $(EVOLVE_DRILL)
 
 ## test-docs: run every marked shell block of the repository's Markdown as written (internal/doctest), each in a
 ## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
