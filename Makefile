@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -55,6 +55,12 @@ test-image:
 test:
 	$(GO) test -race -count=1 -skip '^TestPostgres' ./...
 	$(GO) -C tools/compat test -race -count=1 ./...
+
+## test-new-major: the proof that the spec alone names the base path: a copy of the tree moved to the next major (make
+## new-major, generate, changelog, check-compat, nothing else) passes make test there (.ci/new-major-proof; as long as
+## make test again, so not in make ci: make test's TestNoBasePathWritten keeps tests and scripts free of the literal)
+test-new-major:
+	.ci/new-major-proof
 
 ## test-plants: plant each defect of .ci/plants (a store that drops a member, a fingerprint that ignores one, a memory
 ## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one
@@ -134,7 +140,7 @@ bench-postgres:
 	$(GO) run golang.org/x/perf/cmd/benchstat -col /store bench-postgres.out
 
 ## bench-writes: the create ceiling on PostgreSQL (fsync on), in one run: pgbench's plain insert at 1 and 32 clients,
-## POST /v1/pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
+## POST /pets with one replica and two, before and after, a lone create, listPets while creating (.ci/bench-writes)
 bench-writes:
 	PG_FSYNC=on .ci/with-postgres .ci/bench-writes
 

@@ -27,6 +27,7 @@ wait_port() {
 	done
 }
 
+base=$(.ci/base-path) # the spec's; the kit takes a server's address and base path
 key="conformance-key-$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')"
 key2="conformance-key2-$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')"
 seed=$(node -e 'console.log(require("crypto").randomBytes(4).readUInt32BE(0) + 1)')
@@ -52,8 +53,8 @@ tails() {
 
 PETSTORE_API_KEYS="$key,$key2" bin/petstore serve -addr "127.0.0.1:$srv_port" -log-format text >"$logs/server.log" 2>&1 &
 pids+=($!)
-# The proxy forwards the path as sent: the kit calls it at /v1, so the
-# server's Location and Link (/v1/pets...) lead back through it.
+# The proxy forwards the path as sent: the kit calls it at the base path, so
+# the server's Location and Link (under the base path) lead back through it.
 node_modules/.bin/prism proxy openapi.yaml "http://127.0.0.1:$srv_port" \
 	--host 127.0.0.1 --port "$proxy_port" --cors=false --errors=false >"$logs/proxy.log" 2>&1 &
 pids+=($!)
@@ -64,12 +65,12 @@ wait_port "$srv_port" server && wait_port "$proxy_port" "Prism proxy" && wait_po
 
 echo "== 1. petstore conform, straight to the server"
 if ! PETSTORE_CONFORM_KEY="$key" PETSTORE_CONFORM_KEY2="$key2" bin/petstore conform -seed "$seed" \
-	-junit "$out/direct.junit.xml" -json "$out/direct.json" "http://127.0.0.1:$srv_port/v1" | tee "$out/direct.txt"; then
+	-junit "$out/direct.junit.xml" -json "$out/direct.json" "http://127.0.0.1:$srv_port$base" | tee "$out/direct.txt"; then
 	failed=1
 fi
 
 echo "== 2. the same cases through Prism's proxy; 3. against Prism's mock"
-if ! PETSTORE_PRISM_PROXY_URL="http://127.0.0.1:$proxy_port/v1" PETSTORE_PRISM_MOCK_URL="http://127.0.0.1:$mock_port" \
+if ! PETSTORE_PRISM_PROXY_URL="http://127.0.0.1:$proxy_port$base" PETSTORE_PRISM_MOCK_URL="http://127.0.0.1:$mock_port" \
 	PETSTORE_CONFORM_KEY="$key" PETSTORE_CONFORM_KEY2="$key2" PETSTORE_CONFORM_SEED="$seed" \
 	go test -race -count=1 -v -run '^TestPrism(Proxy|Mock)$' ./internal/conformance | tee "$out/prism.txt"; then
 	failed=1

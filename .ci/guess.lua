@@ -1,4 +1,5 @@
--- wrk script of .ci/guess: every request presents a new wrong key; counts
+-- wrk script of .ci/guess: every request (GET of the URL's path, the
+-- listing under the spec's base path) presents a new wrong key; counts
 -- the answers by status and prints one machine-readable line at the end:
 -- how many keys were checked (401) and refused unchecked (429), and the
 -- checked ones a second.
@@ -7,7 +8,7 @@ function setup(thread) table.insert(threads, thread) end
 function init(args) n401, n429, nother, i = 0, 0, 0, 0 end
 function request()
 	i = i + 1
-	return wrk.format("GET", "/v1/pets", {["Authorization"] = string.format("Bearer guess-%08d-%024d", math.random(0, 99999999), i)})
+	return wrk.format("GET", wrk.path, {["Authorization"] = string.format("Bearer guess-%08d-%024d", math.random(0, 99999999), i)})
 end
 function response(status, headers, body)
 	if status == 401 then n401 = n401 + 1 elseif status == 429 then n429 = n429 + 1 else nother = nother + 1 end

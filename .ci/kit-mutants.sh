@@ -60,6 +60,18 @@ func listen(t *testing.T, h http.Handler) *httptest.Server {
 }
 GO
 fi
+# The mutants address the API through apitest.Path and apitest.Base: an
+# older tree without them gets both, with the base path of its own spec.
+if ! grep -q '^func Path(' "$old"/internal/apitest/*.go; then
+	cat >"$old/internal/apitest/path_shim.go" <<GO
+package apitest
+
+// Base and Path as this tree's apitest has them (.ci/kit-mutants.sh).
+func Base() string { return "$(.ci/base-path "$old/openapi.yaml")" }
+
+func Path(p string) string { return Base() + p }
+GO
+fi
 evidence() {
 	CONFORM_MUTANT_EVIDENCE=1 go -C "$1" test -v -count=1 -run '^TestMutantEvidence$' ./internal/conform/ | grep '^MUTANT' | cut -f2-
 }

@@ -40,7 +40,7 @@ cpus=()
 cpu=$(mktemp)
 for i in $(seq 1 "$runs"); do
 	seed=$((1000 + i))
-	if out=$(PETSTORE_CONFORM_KEY=$key PETSTORE_CONFORM_KEY2=$key2 /usr/bin/time -f '%U %S' -o "$cpu" bin/petstore conform -seed "$seed" "$@" "http://127.0.0.1:$port/v1"); then
+	if out=$(PETSTORE_CONFORM_KEY=$key PETSTORE_CONFORM_KEY2=$key2 /usr/bin/time -f '%U %S' -o "$cpu" bin/petstore conform -seed "$seed" "$@" "http://127.0.0.1:$port$(.ci/base-path)"); then
 		verdict=pass
 	else
 		verdict=FAIL

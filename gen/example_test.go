@@ -6,6 +6,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
@@ -26,8 +28,9 @@ func serve(store pets.Store) (*gen.ClientWithResponses, func()) {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(app)
-	// Every request carries the key; the server's base path is /v1.
-	client, err := gen.NewClientWithResponses(srv.URL+"/v1", gen.WithRequestEditorFn(
+	// Every request carries the key; the server serves under the path of
+	// the spec's servers URL, its base path.
+	client, err := gen.NewClientWithResponses(srv.URL+basePath(), gen.WithRequestEditorFn(
 		func(_ context.Context, req *http.Request) error {
 			req.Header.Set("Authorization", "Bearer "+key)
 			return nil
@@ -36,6 +39,19 @@ func serve(store pets.Store) (*gen.ClientWithResponses, func()) {
 		log.Fatal(err)
 	}
 	return client, srv.Close
+}
+
+// basePath is the path of the embedded spec's servers URL.
+func basePath() string {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		log.Fatal(err)
+	}
+	u, err := url.Parse(spec.Servers[0].URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return u.Path
 }
 
 // A consumer adds two animals and lists those still available, with the
@@ -58,7 +74,9 @@ func ExampleClientWithResponses() {
 		if created.JSON201 == nil {
 			log.Fatalf("create %s: %s %s", p.Name, created.Status(), created.Body)
 		}
-		fmt.Printf("created %d %s at %s\n", created.JSON201.Id, created.JSON201.Name, created.HTTPResponse.Header.Get("Location"))
+		// Location: where the pet lives, under the base path.
+		where := strings.TrimPrefix(created.HTTPResponse.Header.Get("Location"), basePath())
+		fmt.Printf("created %d %s at …%s\n", created.JSON201.Id, created.JSON201.Name, where)
 	}
 
 	limit, available := gen.Limit(10), gen.Available
@@ -73,8 +91,8 @@ func ExampleClientWithResponses() {
 		fmt.Printf("available: %d %s (category %d)\n", p.Id, p.Name, p.CategoryId)
 	}
 	// Output:
-	// created 1 Rex at /v1/pets/1
-	// created 2 Tom at /v1/pets/2
+	// created 1 Rex at …/pets/1
+	// created 2 Tom at …/pets/2
 	// available: 1 Rex (category 1)
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
@@ -47,8 +48,8 @@ func TestFinals(t *testing.T) {
 		{Kind: history.Walk, Outcome: history.Failed, Complete: end + 1, Error: "context canceled"},
 		// One stopped by the end of the load between two pages: cut; one
 		// refused a page after the end: failed.
-		{Kind: history.Walk, Outcome: history.Failed, Complete: end + 1, Pages: []history.Page{{Status: 200, Next: "/v1/pets?after=2"}}},
-		{Kind: history.Walk, Outcome: history.Failed, Complete: end + 1, Pages: []history.Page{{Status: 200, Next: "/v1/pets?after=2"}, {Status: 500}}},
+		{Kind: history.Walk, Outcome: history.Failed, Complete: end + 1, Pages: []history.Page{{Status: 200, Next: apitest.Path("/pets?after=2")}}},
+		{Kind: history.Walk, Outcome: history.Failed, Complete: end + 1, Pages: []history.Page{{Status: 200, Next: apitest.Path("/pets?after=2")}, {Status: 500}}},
 		{Kind: history.Fault, Fault: faultDeploy},
 	}
 	got := finals(ops, end)
@@ -322,7 +323,7 @@ func TestHAProxyTakesOutDraining(t *testing.T) {
 	before := served[0].Load()
 	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
 	for range 20 {
-		resp, err := client.Get("http://" + p.addr + "/v1/pets")
+		resp, err := client.Get("http://" + p.addr + apitest.Path("/pets"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/ratelimit"
@@ -51,7 +52,7 @@ func TestHAProxyThrottlesEachClient(t *testing.T) {
 		}
 		guesser, client := from(t, "127.0.0.2"), from(t, "127.0.0.3")
 		get := func(c *http.Client, k string) int {
-			req, _ := http.NewRequest(http.MethodGet, "http://"+p.addr+"/v1/pets", nil)
+			req, _ := http.NewRequest(http.MethodGet, "http://"+p.addr+apitest.Path("/pets"), nil)
 			req.Header.Set("Authorization", "Bearer "+k)
 			resp, err := c.Do(req)
 			if err != nil {

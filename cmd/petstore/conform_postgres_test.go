@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestPostgresConform(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": bothKeys, "PETSTORE_DATABASE_URL": pgtest.Schema(t)})
 	jsonFile := filepath.Join(t.TempDir(), "report.json")
-	stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-json", jsonFile, base+"/v1")
+	stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-json", jsonFile, base+apitest.Base())
 	if err != nil {
 		t.Fatalf("conform on PostgreSQL: got %v (exit %d), want exit 0\n%s", err, exitStatus(err), stdout)
 	}

@@ -90,7 +90,7 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
-			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, base+"/v1")
+			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, base+apitest.Base())
 			stdout, stderr, err := conformRun(tc.env, args...)
 			if err != nil {
 				t.Fatalf("conform: got %v (exit %d), want exit 0\n%s", err, exitStatus(err), stdout)
@@ -102,7 +102,7 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 			if !rep.OK || rep.Seed != 42 || rep.Requests == 0 || rep.Requests > conform.DefaultMaxRequests || len(rep.Failures) > 0 {
 				t.Errorf("-json: ok %v, seed %d, %d requests, %d failures; want ok, seed 42, 1..%d requests", rep.OK, rep.Seed, rep.Requests, len(rep.Failures), conform.DefaultMaxRequests)
 			}
-			for _, want := range []string{base + "/v1", "seed 42", "All checks passed."} {
+			for _, want := range []string{base + apitest.Base(), "seed 42", "All checks passed."} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, stdout)
 				}
@@ -143,7 +143,7 @@ func TestConformFailedChecks(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
 	spec := stricterSpec(t)
 	jsonFile := filepath.Join(t.TempDir(), "report.json")
-	stdout, _, err := conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection,positive_data_acceptance", "-seed", "7", "-json", jsonFile, base+"/v1")
+	stdout, _, err := conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection,positive_data_acceptance", "-seed", "7", "-json", jsonFile, base+apitest.Base())
 	if err == nil || exitStatus(err) != exitFailure {
 		t.Fatalf("conform: got %v (exit %d), want exit 1\n%s", err, exitStatus(err), stdout)
 	}
@@ -181,7 +181,7 @@ func TestConformSeedReplays(t *testing.T) {
 	for i := range runs {
 		base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
 		jsonFile := filepath.Join(t.TempDir(), "report.json")
-		conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection", "-seed", "99", "-json", jsonFile, base+"/v1")
+		conformRun(nil, "-key", conformKey, "-spec", spec, "-checks", "negative_data_rejection", "-seed", "99", "-json", jsonFile, base+apitest.Base())
 		for _, f := range readJSONReport(t, jsonFile).Failures {
 			runs[i] = append(runs[i], f.Want+"\n"+strings.ReplaceAll(f.Curl, base, "BASE"))
 		}
@@ -195,7 +195,7 @@ func TestConformSeedReplays(t *testing.T) {
 // with one line saying which, and leaves no report file behind.
 func TestConformCannotRun(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
-	closed := "http://" + apitest.RefusedAddr(t) + "/v1"
+	closed := "http://" + apitest.RefusedAddr(t) + apitest.Base()
 	dir := t.TempDir()
 	badSpec := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(badSpec, []byte("openapi: 3.0.3\ninfo: {}\npaths: 7\n"), 0o600); err != nil {
@@ -208,27 +208,27 @@ func TestConformCannotRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", nil, []string{"-bogus", base + "/v1"}, "cannot run: flag provided but not defined: -bogus"},
+		{"unknown flag", nil, []string{"-bogus", base + apitest.Base()}, "cannot run: flag provided but not defined: -bogus"},
 		{"no BASE_URL", nil, key, "cannot run: want one BASE_URL argument, got 0"},
-		{"two BASE_URLs", nil, append(key, base+"/v1", base+"/v1"), "cannot run: want one BASE_URL argument, got 2"},
-		{"not a URL", nil, append(key, "127.0.0.1:8080/v1"), `cannot run: BASE_URL "127.0.0.1:8080/v1"`},
-		{"no key", nil, []string{base + "/v1"}, "cannot run: no key"},
-		{"unknown check", nil, append(key, "-checks", "not_a_check", base+"/v1"), `cannot run: unknown check "not_a_check"`},
-		{"unknown excluded check", nil, append(key, "-exclude-checks", "ordering,nope", base+"/v1"), `cannot run: unknown check "nope"`},
-		{"zero max requests", nil, append(key, "-max-requests", "0", base+"/v1"), "cannot run: -max-requests 0"},
-		{"negative examples", nil, append(key, "-examples", "-1", base+"/v1"), "cannot run: -examples -1"},
-		{"second key refused", nil, append(key, "-key2", "wrong-key-0123456789abcdef", base+"/v1"), "cannot run: the target refused the second key"},
-		{"bad timeout", nil, append(key, "-timeout", "-1s", base+"/v1"), "cannot run: -timeout -1s"},
-		{"missing spec", nil, append(key, "-spec", filepath.Join(dir, "nope.yaml"), base+"/v1"), "cannot run: -spec"},
-		{"invalid spec", nil, append(key, "-spec", badSpec, base+"/v1"), "cannot run: -spec"},
-		{"report in a missing directory", nil, append(key, "-junit", filepath.Join(dir, "no", "junit.xml"), base+"/v1"), "cannot run: -junit"},
-		{"key refused", nil, []string{"-key", "wrong-key-0123456789abcdef0123456789", base + "/v1"}, "cannot run: the target refused the key (GET /pets answered 401)"},
-		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef0123456789"}, []string{base + "/v1"}, "cannot run: the target refused the key"},
+		{"two BASE_URLs", nil, append(key, base+apitest.Base(), base+apitest.Base()), "cannot run: want one BASE_URL argument, got 2"},
+		{"not a URL", nil, append(key, "127.0.0.1:8080"+apitest.Base()), `cannot run: BASE_URL "127.0.0.1:8080` + apitest.Base() + `"`},
+		{"no key", nil, []string{base + apitest.Base()}, "cannot run: no key"},
+		{"unknown check", nil, append(key, "-checks", "not_a_check", base+apitest.Base()), `cannot run: unknown check "not_a_check"`},
+		{"unknown excluded check", nil, append(key, "-exclude-checks", "ordering,nope", base+apitest.Base()), `cannot run: unknown check "nope"`},
+		{"zero max requests", nil, append(key, "-max-requests", "0", base+apitest.Base()), "cannot run: -max-requests 0"},
+		{"negative examples", nil, append(key, "-examples", "-1", base+apitest.Base()), "cannot run: -examples -1"},
+		{"second key refused", nil, append(key, "-key2", "wrong-key-0123456789abcdef", base+apitest.Base()), "cannot run: the target refused the second key"},
+		{"bad timeout", nil, append(key, "-timeout", "-1s", base+apitest.Base()), "cannot run: -timeout -1s"},
+		{"missing spec", nil, append(key, "-spec", filepath.Join(dir, "nope.yaml"), base+apitest.Base()), "cannot run: -spec"},
+		{"invalid spec", nil, append(key, "-spec", badSpec, base+apitest.Base()), "cannot run: -spec"},
+		{"report in a missing directory", nil, append(key, "-junit", filepath.Join(dir, "no", "junit.xml"), base+apitest.Base()), "cannot run: -junit"},
+		{"key refused", nil, []string{"-key", "wrong-key-0123456789abcdef0123456789", base + apitest.Base()}, "cannot run: the target refused the key (GET /pets answered 401)"},
+		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef0123456789"}, []string{base + apitest.Base()}, "cannot run: the target refused the key"},
 		{"unreachable", nil, append(key, closed), "cannot run: target unreachable"},
 		{"base path left out", nil, append(key, base), "cannot run: GET /pets answered 404: is " + base + " the API's base address"},
-		{"BASE_URL ends in an operation's path", nil, append(key, base+"/v1/pets"), "cannot run: BASE_URL " + base + "/v1/pets ends in the path of listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + "/v1"},
-		{"BASE_URL ends in a templated path", nil, append(key, base+"/v1/pets/7/"), "ends in the path of getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try " + base + "/v1"},
-		{"two BASE_URLs, flags between", nil, []string{base + "/v1", "-key", conformKey, base + "/v1"}, "cannot run: want one BASE_URL argument, got 2; flags go before or after it"},
+		{"BASE_URL ends in an operation's path", nil, append(key, base+apitest.Path("/pets")), "cannot run: BASE_URL " + base + apitest.Path("/pets") + " ends in the path of listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
+		{"BASE_URL ends in a templated path", nil, append(key, base+apitest.Path("/pets/7/")), "ends in the path of getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
+		{"two BASE_URLs, flags between", nil, []string{base + apitest.Base(), "-key", conformKey, base + apitest.Base()}, "cannot run: want one BASE_URL argument, got 2; flags go before or after it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report.json")
@@ -260,16 +260,16 @@ func TestConformCannotRun(t *testing.T) {
 func TestConformFlagsAfterBaseURL(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
 	for _, args := range [][]string{
-		{base + "/v1", "-key", conformKey, "-checks", "unknown_path", "-seed", "3"},
-		{"-key", conformKey, base + "/v1", "-checks", "unknown_path"},
-		{"-key", conformKey, "-checks", "unknown_path", "--", base + "/v1"},
+		{base + apitest.Base(), "-key", conformKey, "-checks", "unknown_path", "-seed", "3"},
+		{"-key", conformKey, base + apitest.Base(), "-checks", "unknown_path"},
+		{"-key", conformKey, "-checks", "unknown_path", "--", base + apitest.Base()},
 	} {
 		stdout, _, err := conformRun(nil, args...)
 		if err != nil || !containsRow(stdout, "unknown_path", "PASS") {
 			t.Errorf("conform %q: got %v, want exit 0 and unknown_path passed\n%s", args, err, stdout)
 		}
 	}
-	if _, _, err := conformRun(nil, "-key", conformKey, "--", base+"/v1", "-checks", "unknown_path"); err == nil || !strings.Contains(err.Error(), "want one BASE_URL argument, got 3") {
+	if _, _, err := conformRun(nil, "-key", conformKey, "--", base+apitest.Base(), "-checks", "unknown_path"); err == nil || !strings.Contains(err.Error(), "want one BASE_URL argument, got 3") {
 		t.Errorf(`after "--", flags are arguments: got %v, want 3 arguments refused`, err)
 	}
 }
@@ -279,7 +279,7 @@ func TestConformHelp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("-h: got %v, want nil", err)
 	}
-	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY", "-key2", "PETSTORE_CONFORM_KEY2", "-examples", "not …/v1/pets", "before or after it", "make build", "bin/petstore conform"} {
+	for _, want := range []string{"usage: petstore conform [flags] BASE_URL", "CREATES PETS on the target", "Exit status: 0", "-max-requests", "-exclude-checks", "PETSTORE_CONFORM_KEY", "-key2", "PETSTORE_CONFORM_KEY2", "-examples", "not …/", "before or after it", "make build", "bin/petstore conform"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-h lacks %q:\n%s", want, stdout)
 		}

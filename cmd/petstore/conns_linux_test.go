@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/server"
 )
 
@@ -140,7 +141,7 @@ func slowClient(ctx context.Context, addr string, open, reopened *atomic.Int64) 
 			continue
 		}
 		stop := context.AfterFunc(ctx, func() { c.Close() })
-		if _, err := io.WriteString(c, "GET /v1/pets HTTP/1.1\r\nHost: petstore\r\n"); err == nil {
+		if _, err := io.WriteString(c, "GET "+apitest.Base()+"/pets HTTP/1.1\r\nHost: petstore\r\n"); err == nil {
 			if first {
 				open.Add(1)
 				first = false

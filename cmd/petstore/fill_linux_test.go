@@ -20,6 +20,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/gen/shape"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/schemagen"
 )
@@ -115,7 +116,7 @@ func TestFillMemoryStore(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for ctx.Err() == nil && sent.Add(1) <= int64(limit) {
-					req, _ := http.NewRequest("POST", base+"/v1/pets", bytes.NewReader(body))
+					req, _ := http.NewRequest("POST", base+apitest.Path("/pets"), bytes.NewReader(body))
 					req.Header.Set("Authorization", "Bearer "+key)
 					req.Header.Set("Content-Type", "application/json")
 					if keyed {

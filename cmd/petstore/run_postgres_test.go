@@ -39,7 +39,7 @@ func TestPostgresReplicas(t *testing.T) {
 	// Written on one, read on the other.
 	for i, c := range replicas {
 		p := c.Create(t, fmt.Sprintf(`{"name":"from %d","categoryId":%d}`, i, i+1))
-		res := replicas[1-i].Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id, 10), "")
+		res := replicas[1-i].Do(t, "GET", apitest.Path("/pets/")+strconv.FormatInt(p.Id, 10), "")
 		var got gen.Pet
 		res.JSON(t, &got)
 		if res.Status != http.StatusOK || got != p {
@@ -84,7 +84,7 @@ func TestPostgresReplicas(t *testing.T) {
 			done = true // one more pass to the end, then stop
 		default:
 		}
-		for path := fmt.Sprintf("/v1/pets?after=%d&limit=9", last); path != ""; turn++ {
+		for path := apitest.Path(fmt.Sprintf("/pets?after=%d&limit=9", last)); path != ""; turn++ {
 			var page []gen.Pet
 			page, path = listPage(t, replicas[turn%2], path)
 			for _, p := range page {
@@ -114,7 +114,7 @@ func TestPostgresReplicas(t *testing.T) {
 
 	// A filtered walk, alternating replicas, after the writes.
 	var pending int
-	for path, i := "/v1/pets?status=pending&limit=7", 0; path != ""; i++ {
+	for path, i := apitest.Path("/pets?status=pending&limit=7"), 0; path != ""; i++ {
 		var page []gen.Pet
 		page, path = listPage(t, replicas[i%2], path)
 		pending += len(page)
@@ -124,7 +124,7 @@ func TestPostgresReplicas(t *testing.T) {
 	}
 }
 
-var nextLink = regexp.MustCompile(`^<(/v1/pets\?[^>]+)>; rel="next"$`)
+var nextLink = regexp.MustCompile(`^<(` + apitest.Base() + `/pets\?[^>]+)>; rel="next"$`)
 
 // listPage gets one page and returns it with the path of the next, if any.
 func listPage(t *testing.T, c *apitest.Client, path string) ([]gen.Pet, string) {
@@ -173,14 +173,14 @@ func TestPostgresSurvivesKill9(t *testing.T) {
 	_, base = startBinary(t, bin, db)
 	c.BaseURL = base
 	for _, p := range acked {
-		res := c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id, 10), "")
+		res := c.Do(t, "GET", apitest.Path("/pets/")+strconv.FormatInt(p.Id, 10), "")
 		var got gen.Pet
 		res.JSON(t, &got)
 		if res.Status != http.StatusOK || got != p {
 			t.Fatalf("after kill -9: GET pet %d: got %d %+v, want %+v", p.Id, res.Status, got, p)
 		}
 	}
-	page, _ := listPage(t, c, "/v1/pets?limit=100")
+	page, _ := listPage(t, c, apitest.Path("/pets?limit=100"))
 	if !slices.Equal(page, acked) {
 		t.Fatalf("after kill -9: listed %+v, want %+v", page, acked)
 	}

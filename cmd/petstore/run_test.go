@@ -31,24 +31,24 @@ func TestServeEndToEnd(t *testing.T) {
 	base, stdout, stderr, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 
-	res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":3}`, "X-Request-Id", "e2e-create-1")
+	res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "X-Request-Id", "e2e-create-1")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: got %d %s", res.Status, res.Body)
 	}
 	var p gen.Pet
 	res.JSON(t, &p)
-	res = c.Do(t, "GET", "/v1/pets?status=available", "")
+	res = c.Do(t, "GET", apitest.Path("/pets?status=available"), "")
 	var list []gen.Pet
 	res.JSON(t, &list)
 	if res.Status != http.StatusOK || len(list) != 1 || list[0] != p {
 		t.Fatalf("list: got %d %+v, want [%+v]", res.Status, list, p)
 	}
-	if res := c.Do(t, "GET", "/v1/pets/999", ""); res.Status != http.StatusNotFound {
+	if res := c.Do(t, "GET", apitest.Path("/pets/999"), ""); res.Status != http.StatusNotFound {
 		t.Fatalf("get unknown: got %d", res.Status)
 	}
 	anon := *c
 	anon.Key = ""
-	if res := anon.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+	if res := anon.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusUnauthorized {
 		t.Fatalf("no key: got %d", res.Status)
 	}
 
@@ -65,7 +65,7 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("run after cancel: got %v, want nil (clean shutdown)", err)
 	}
 	logs := stdout.String()
-	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"/v1/pets"`, `"status":201`, `"request_id":"e2e-create-1"`, `"latency":`, `"msg":"stopped"`} {
+	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"` + apitest.Base() + `/pets"`, `"status":201`, `"request_id":"e2e-create-1"`, `"latency":`, `"msg":"stopped"`} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("log lacks %s:\n%s", want, logs)
 		}

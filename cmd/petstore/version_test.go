@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // petstore version, and -version on every command, print the same facts on
@@ -30,7 +32,7 @@ func TestVersionOnEveryCommand(t *testing.T) {
 		argss = append(argss, []string{c.Name, "-version"}, []string{c.Name, "--version"})
 	}
 	// A bad flag before it does not matter: -version asks for nothing else.
-	argss = append(argss, []string{"serve", "-addr", ":99999", "-version"}, []string{"conform", "http://127.0.0.1:1/v1", "-version"})
+	argss = append(argss, []string{"serve", "-addr", ":99999", "-version"}, []string{"conform", "http://127.0.0.1:1" + apitest.Base(), "-version"})
 	for _, args := range argss {
 		out, errOut, err := runCLI(t, args...)
 		if err != nil || out != want || errOut != "" {

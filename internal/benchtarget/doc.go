@@ -32,7 +32,8 @@ func Bare(store pets.Store) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The example clears servers; this spec's operations live under /v1.
+	// The example clears servers; this spec's operations live under the
+	// base path its servers name.
 	spec.Servers = openapi3.Servers{{URL: httpapi.BasePath()}}
 
 	e := echo.New()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/benchtarget"
 	"github.com/petstore/petstore/internal/memstore"
 )
@@ -21,10 +22,10 @@ func TestBareServes(t *testing.T) {
 		method, path, body string
 		want               int
 	}{
-		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1,"status":"available"}`, http.StatusCreated},
-		{"GET", "/v1/pets?limit=20", "", http.StatusOK},
-		{"GET", "/v1/pets?status=available", "", http.StatusOK},
-		{"GET", "/v1/pets/1", "", http.StatusOK},
+		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1,"status":"available"}`, http.StatusCreated},
+		{"GET", apitest.Path("/pets?limit=20"), "", http.StatusOK},
+		{"GET", apitest.Path("/pets?status=available"), "", http.StatusOK},
+		{"GET", apitest.Path("/pets/1"), "", http.StatusOK},
 	} {
 		req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
 		if tt.body != "" {

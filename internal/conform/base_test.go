@@ -16,10 +16,10 @@ func TestBaseURLEndingInAnOperationPath(t *testing.T) {
 	t.Parallel()
 	addr := apitest.RefusedAddr(t) // nothing listens: a request would fail otherwise
 	for _, tc := range []struct{ base, want string }{
-		{"http://" + addr + "/v1/pets", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + "/v1"},
-		{"http://" + addr + "/v1/pets/", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + "/v1"},
-		{"http://" + addr + "/v1/pets/42", "getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + "/v1"},
-		{"https://api.example/shop/v1/pets?x=1", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try https://api.example/shop/v1"},
+		{"http://" + addr + apitest.Path("/pets"), "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"http://" + addr + apitest.Path("/pets/"), "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"http://" + addr + apitest.Path("/pets/42"), "getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"https://api.example/shop" + apitest.Base() + "/pets?x=1", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try https://api.example/shop" + apitest.Base()},
 		{"http://" + addr + "/pets", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr},
 	} {
 		_, err := conform.Run(context.Background(), conform.Config{BaseURL: tc.base, Key: "k"})
@@ -29,7 +29,7 @@ func TestBaseURLEndingInAnOperationPath(t *testing.T) {
 	}
 	// Paths that only resemble an operation's pass this check (and fail to
 	// reach the target instead).
-	for _, base := range []string{"http://" + addr + "/v1", "http://" + addr + "/v1/petshop", "http://" + addr} {
+	for _, base := range []string{"http://" + addr + apitest.Base(), "http://" + addr + apitest.Path("/petshop"), "http://" + addr} {
 		_, err := conform.Run(context.Background(), conform.Config{BaseURL: base, Key: "k"})
 		if err == nil || strings.Contains(err.Error(), "ends in the path of") {
 			t.Errorf("BASE_URL %s: got %v, want only the unreachable target", base, err)

@@ -163,7 +163,7 @@ func (r *run) reach(ctx context.Context, op *operation, tenant int, which string
 		return fmt.Errorf("the target refused the %s (%s %s answered %d)", which, op.method, op.path, x.status)
 	}
 	if x.status == http.StatusNotFound { // the likeliest cause: BASE_URL lacks the base path
-		return fmt.Errorf("%s %s answered 404: is %s the API's base address (e.g. ending in /v1)?", op.method, x.req.URL.Path, r.base)
+		return fmt.Errorf("%s %s answered 404: is %s the API's base address%s?", op.method, x.req.URL.Path, r.base, r.baseHint())
 	}
 	return nil
 }
@@ -294,4 +294,13 @@ func (r *run) judgesEvery() bool {
 		}
 	}
 	return false
+}
+
+// baseHint names the base path the spec's servers give, for a BASE_URL
+// that reaches no operation: " (the spec's servers end in /vN)", or "".
+func (r *run) baseHint() string {
+	if b, err := contract.BasePath(r.spec); err == nil && b != "" {
+		return " (the spec's servers end in " + b + ")"
+	}
+	return ""
 }

@@ -42,7 +42,7 @@ const (
 
 // Config says what to check and how.
 type Config struct {
-	BaseURL     string        // the API's base address: http://127.0.0.1:8080/v1, or http://127.0.0.1:4010 for an API at the root
+	BaseURL     string        // the API's base address: scheme, host and base path (the path of the spec's servers here), or no path for an API at the root
 	Key         string        // a key the target accepts
 	Key2        string        // a second key, another tenant; "" skips the checks across keys
 	Spec        *openapi3.T   // the contract; nil = the embedded one
@@ -187,7 +187,7 @@ type run struct {
 func newRun(cfg Config) (*run, error) {
 	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("BASE_URL %q: want an http or https URL such as http://127.0.0.1:8080/v1", cfg.BaseURL)
+		return nil, fmt.Errorf("BASE_URL %q: want an http or https URL: the API's scheme, host and base path", cfg.BaseURL)
 	}
 	if cfg.Key == "" {
 		return nil, errors.New("no key: give one with -key or PETSTORE_CONFORM_KEY")
@@ -266,8 +266,8 @@ func newRun(cfg Config) (*run, error) {
 // it (contract.New routes a copy).
 var embeddedSpec = sync.OnceValues(gen.GetSpec)
 
-// checkBase refuses a BASE_URL that ends in an operation's path
-// (…/v1/pets, …/v1/pets/7): an easy slip from a curl line, which would make
+// checkBase refuses a BASE_URL that ends in an operation's path (the base
+// path then /pets, or /pets/7): an easy slip from a curl line, which would make
 // every case miss the API. It names the base address to use instead.
 func (r *run) checkBase() error {
 	have := strings.Split(strings.Trim(r.base.Path, "/"), "/")

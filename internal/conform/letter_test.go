@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // The corners where a lenient server answers what the contract refuses
@@ -63,8 +65,8 @@ var (
 var letterMutants = []mutant{
 	{"sign and leading zeros on petId accepted", "illegal", "negative_data_rejection", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if id, ok := strings.CutPrefix(r.URL.Path, "/v1/pets/"); ok {
-				r.URL.Path = "/v1/pets/" + lenientInt.ReplaceAllString(id, "$1")
+			if id, ok := strings.CutPrefix(r.URL.Path, apitest.Path("/pets/")); ok {
+				r.URL.Path = apitest.Path("/pets/") + lenientInt.ReplaceAllString(id, "$1")
 				r.URL.RawPath = ""
 			}
 			app.ServeHTTP(w, r)

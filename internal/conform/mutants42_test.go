@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // The mutants of issue 42, one table a family of defect. Each breaks a
@@ -40,7 +42,7 @@ var meaningMutants = []mutant{
 	})},
 	{"the default limit not applied", "meaning", "pagination", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if q := r.URL.Query(); r.URL.Path == "/v1/pets" && r.Method == http.MethodGet && !q.Has("limit") {
+			if q := r.URL.Query(); r.URL.Path == apitest.Path("/pets") && r.Method == http.MethodGet && !q.Has("limit") {
 				r.URL.RawQuery = strings.TrimPrefix(r.URL.RawQuery+"&limit=100", "&")
 			}
 			app.ServeHTTP(w, r)
@@ -122,7 +124,7 @@ var illegalMutants = []mutant{
 	}},
 	{"a trailing slash served as the path without it", "illegal", "unknown_path", func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasPrefix(r.URL.Path, "/v1/") && strings.HasSuffix(r.URL.Path, "/") {
+			if strings.HasPrefix(r.URL.Path, apitest.Path("/")) && strings.HasSuffix(r.URL.Path, "/") {
 				r.URL.Path, r.URL.RawPath = strings.TrimSuffix(r.URL.Path, "/"), ""
 			}
 			app.ServeHTTP(w, r)
@@ -209,7 +211,7 @@ var headerMutants = []mutant{
 	})},
 	{"a second Location, another pet's", "headers", "response_headers_conformance", rewriteResponse(func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if status == http.StatusCreated {
-			h.Add("Location", "/v1/pets/1")
+			h.Add("Location", apitest.Path("/pets/1"))
 		}
 		return body
 	})},
@@ -272,9 +274,9 @@ func forgetful(keep int) func(http.Handler) http.Handler {
 			return i >= 0 && i < len(order)-keep
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			seg := strings.TrimPrefix(r.URL.Path, "/v1/pets/")
+			seg := strings.TrimPrefix(r.URL.Path, apitest.Path("/pets/"))
 			if id, err := strconv.ParseInt(seg, 10, 64); err == nil && strconv.FormatInt(id, 10) == seg && r.Method == http.MethodGet && forgotten(id) {
-				r.URL.Path = "/v1/pets/9223372036854775807" // a pet that is not there: the app's own 404
+				r.URL.Path = apitest.Path("/pets/9223372036854775807") // a pet that is not there: the app's own 404
 			}
 			rec := httptest.NewRecorder()
 			app.ServeHTTP(rec, r)
@@ -285,7 +287,7 @@ func forgetful(keep int) func(http.Handler) http.Handler {
 				mu.Unlock()
 			}
 			var page []json.RawMessage
-			if r.URL.Path == "/v1/pets" && rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &page) == nil {
+			if r.URL.Path == apitest.Path("/pets") && rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &page) == nil {
 				page = slices.DeleteFunc(page, func(p json.RawMessage) bool {
 					var pet struct{ ID int64 }
 					return json.Unmarshal(p, &pet) == nil && forgotten(pet.ID)

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // FuzzReportWellFormed feeds the report writers any text a target can send
@@ -32,7 +34,7 @@ func FuzzReportWellFormed(f *testing.F) {
 			t.Fatalf("describe: invalid UTF-8 %q", got)
 		}
 		rep := &Report{
-			Seed: 1, BaseURL: "http://127.0.0.1/v1?" + text, Requests: 1,
+			Seed: 1, BaseURL: "http://127.0.0.1" + apitest.Base() + "?" + text, Requests: 1,
 			Results: []Result{{Check: "negative_data_rejection", Operation: text, Cases: 1, Failed: 1}},
 			Failures: []Failure{{
 				Check: "negative_data_rejection", Operation: text,

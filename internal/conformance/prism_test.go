@@ -18,7 +18,7 @@ import (
 
 // The environment `make conformance` sets.
 const (
-	envProxyURL = "PETSTORE_PRISM_PROXY_URL" // Prism's proxy in front of bin/petstore, e.g. http://127.0.0.1:4010/v1
+	envProxyURL = "PETSTORE_PRISM_PROXY_URL" // Prism's proxy in front of bin/petstore and the base path, e.g. http://127.0.0.1:4010 then .ci/base-path's
 	envMockURL  = "PETSTORE_PRISM_MOCK_URL"  // prism mock openapi.yaml, at its root
 	envKey      = "PETSTORE_CONFORM_KEY"     // a key the server behind the proxy accepts
 	envKey2     = "PETSTORE_CONFORM_KEY2"    // and a second one, another tenant

@@ -48,6 +48,18 @@ type Contract struct {
 	spec     *openapi3.T
 	router   routers.Router
 	basePath string
+	strict   bool
+}
+
+// Strict returns c holding every JSON body to exactly the members the
+// contract documents. The contract's response objects are open (a later
+// minor version may add members, and a client must ignore those it does not
+// know), so another implementation may send more; the reference's own
+// tests (internal/apitest) hold it to none but the documented ones.
+func (c *Contract) Strict() *Contract {
+	s := *c
+	s.strict = true
+	return &s
 }
 
 // New routes spec under basePath ("/v1", or "" for an API served at the
@@ -188,17 +200,31 @@ func (c *Contract) checkOperation(req *http.Request, route *routers.Route, param
 		vs = append(vs, Violation{kind, fmt.Sprintf("%s: %v; body: %.300s", what, err, body)})
 	}
 	if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber()
-		if dec.Decode(&v) == nil {
-			for _, m := range exactIntegers(mt.Schema.Value, v, "") {
-				vs = append(vs, Violation{ResponseSchema, fmt.Sprintf("%s: %s", what, m)})
-			}
-		}
+		vs = append(vs, c.checkJSON(what, status, mt.Schema.Value, body)...)
 	}
 	if len(ref.Value.Content) == 0 && len(body) > 0 {
 		vs = append(vs, Violation{ContentType, fmt.Sprintf("%s: the contract documents no body, got %d bytes", what, len(body))})
+	}
+	return vs
+}
+
+// checkJSON holds a JSON body to schema s where kin-openapi does not: its
+// integers written exactly, and for a strict contract, every member
+// documented (an error body's members: checkErrorBody).
+func (c *Contract) checkJSON(what string, status int, s *openapi3.Schema, body []byte) []Violation {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	ms := exactIntegers(s, v, "")
+	if c.strict && status < 400 {
+		ms = append(ms, undocumented(s, v, "")...)
+	}
+	vs := make([]Violation, len(ms))
+	for i, m := range ms {
+		vs[i] = Violation{ResponseSchema, fmt.Sprintf("%s: %s", what, m)}
 	}
 	return vs
 }
@@ -232,6 +258,11 @@ func (c *Contract) checkErrorBody(req *http.Request, status int, header http.Hea
 	if ref := c.spec.Components.Schemas["Error"]; ref != nil && ref.Value != nil {
 		if err := ref.Value.VisitJSON(v); err != nil {
 			vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s body is not an Error: %v: %.300s", what, err, body)})
+		}
+		if c.strict {
+			for _, m := range undocumented(ref.Value, v, "") {
+				vs = append(vs, Violation{ErrorBody, fmt.Sprintf("%s: %s", what, m)})
+			}
 		}
 	}
 	if e.Status.String() != fmt.Sprint(status) {
@@ -279,6 +310,60 @@ func exactIntegers(s *openapi3.Schema, v any, at string) []string {
 		}
 	}
 	return out
+}
+
+// undocumented returns where v, a JSON value, has an object member that
+// schema s does not name: not among the properties of s or of its allOf,
+// anyOf and oneOf parts, none of which takes additional members by a
+// schema (or additionalProperties: true).
+func undocumented(s *openapi3.Schema, v any, at string) []string {
+	parts := schemaParts(s, nil)
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		open := false
+		for _, p := range parts {
+			ap := p.AdditionalProperties
+			open = open || ap.Schema != nil || ap.Has != nil && *ap.Has
+		}
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			named := false
+			for _, p := range parts {
+				if m := p.Properties[name]; m != nil {
+					named = true
+					out = append(out, undocumented(m.Value, v[name], at+"/"+name)...)
+				}
+			}
+			if !named && !open {
+				out = append(out, fmt.Sprintf("%s/%s: a member the contract does not document", at, name))
+			}
+		}
+	case []any:
+		for _, p := range parts {
+			if p.Items == nil {
+				continue
+			}
+			for i, item := range v {
+				out = append(out, undocumented(p.Items.Value, item, fmt.Sprintf("%s/%d", at, i))...)
+			}
+		}
+	}
+	return out
+}
+
+// schemaParts is s and the schemas of its allOf, anyOf and oneOf, and
+// theirs, appended to parts.
+func schemaParts(s *openapi3.Schema, parts []*openapi3.Schema) []*openapi3.Schema {
+	if s == nil || slices.Contains(parts, s) {
+		return parts
+	}
+	parts = append(parts, s)
+	for _, subs := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, sub := range subs {
+			parts = schemaParts(sub.Value, parts)
+		}
+	}
+	return parts
 }
 
 // BasePath returns the base path the contract's servers name: the path of

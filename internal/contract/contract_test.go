@@ -3,12 +3,14 @@ package contract_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/contract"
 )
 
@@ -20,7 +22,7 @@ func TestExactIntegers(t *testing.T) {
 		"Content-Type": {"application/json"},
 		"Deprecation":  {"@1767225600"},
 		"Sunset":       {"Thu, 05 Dec 2030 00:00:00 GMT"},
-		"Link":         {`</v1/pets>; rel="successor-version"`},
+		"Link":         {`<` + apitest.Base() + `/pets>; rel="successor-version"`},
 	}
 	pet := func(id, categoryID string) string {
 		return `{"id":` + id + `,"name":"Rex","categoryId":` + categoryID + `,"status":"available"}`
@@ -29,14 +31,14 @@ func TestExactIntegers(t *testing.T) {
 		path, body string
 		bad        bool
 	}{
-		{"/v1/pets/1", pet("1", "9223372036854775807"), false},
-		{"/v1/pets/1", pet("9223372036854775807", "1"), false},
-		{"/v1/pets/1", pet("9223372036854775808", "1"), true},
-		{"/v1/pets/1", pet("1", "9223372036854776000"), true},
-		{"/v1/pets/1", pet("1.0", "1"), true},
-		{"/v1/pets/1", pet("1", "1e0"), true},
-		{"/v1/pets", "[" + pet("1", "1") + "," + pet("2", "9223372036854775808") + "]", true},
-		{"/v1/pets", "[" + pet("1", "1") + "," + pet("9223372036854775807", "9223372036854775807") + "]", false},
+		{apitest.Path("/pets/1"), pet("1", "9223372036854775807"), false},
+		{apitest.Path("/pets/1"), pet("9223372036854775807", "1"), false},
+		{apitest.Path("/pets/1"), pet("9223372036854775808", "1"), true},
+		{apitest.Path("/pets/1"), pet("1", "9223372036854776000"), true},
+		{apitest.Path("/pets/1"), pet("1.0", "1"), true},
+		{apitest.Path("/pets/1"), pet("1", "1e0"), true},
+		{apitest.Path("/pets"), "[" + pet("1", "1") + "," + pet("2", "9223372036854775808") + "]", true},
+		{apitest.Path("/pets"), "[" + pet("1", "1") + "," + pet("9223372036854775807", "9223372036854775807") + "]", false},
 	} {
 		var bad []string
 		for _, v := range c.Check(httptest.NewRequest("GET", tc.path, nil), http.StatusOK, header, []byte(tc.body)) {
@@ -68,7 +70,7 @@ func TestEveryHeaderValue(t *testing.T) {
 	} {
 		header := http.Header{"Content-Type": {"application/json"}, "Www-Authenticate": tc.challenges}
 		var got []string
-		for _, v := range c.Check(httptest.NewRequest("GET", "/v1/pets", nil), http.StatusUnauthorized, header, body) {
+		for _, v := range c.Check(httptest.NewRequest("GET", apitest.Path("/pets"), nil), http.StatusUnauthorized, header, body) {
 			if v.Kind == contract.ResponseHeaders {
 				got = append(got, v.Message)
 			}
@@ -89,12 +91,12 @@ func TestHeaderValueBlame(t *testing.T) {
 	c := embedded(t)
 	header := http.Header{
 		"Content-Type":        {"application/json"},
-		"Location":            {"/v1/pets/1", "/v1/pets/1"},
+		"Location":            {apitest.Path("/pets/1"), apitest.Path("/pets/1")},
 		"Idempotent-Replayed": {"yes"},
 	}
 	body := []byte(`{"id":1,"name":"Rex","status":"available"}`)
 	var got []string
-	for _, v := range c.Check(httptest.NewRequest("POST", "/v1/pets", nil), http.StatusCreated, header, body) {
+	for _, v := range c.Check(httptest.NewRequest("POST", apitest.Path("/pets"), nil), http.StatusCreated, header, body) {
 		if v.Kind == contract.ResponseHeaders {
 			got = append(got, v.Message)
 		}
@@ -105,14 +107,14 @@ func TestHeaderValueBlame(t *testing.T) {
 	}
 }
 
-// embedded is the embedded spec's contract under /v1.
+// embedded is the embedded spec's contract under its base path.
 func embedded(t *testing.T) *contract.Contract {
 	t.Helper()
 	spec, err := gen.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.New(spec, "/v1")
+	c, err := contract.New(spec, apitest.Base())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,8 @@ func embedded(t *testing.T) *contract.Contract {
 }
 
 // TestFromServers: the embedded spec is routed under its servers' base
-// path, and a spec whose servers disagree on it is refused.
+// path, servers that agree on it in their own words give it, and a spec
+// whose servers disagree on it is refused.
 func TestFromServers(t *testing.T) {
 	spec, err := gen.GetSpec()
 	if err != nil {
@@ -130,12 +133,58 @@ func TestFromServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.BasePath(); got != "/v1" {
-		t.Errorf("base path: got %q, want /v1", got)
+	u, err := url.Parse(spec.Servers[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.BasePath(); got != u.Path || got == "" {
+		t.Errorf("base path: got %q, want %q, the path of %s", got, u.Path, u)
+	}
+	agree := *spec
+	agree.Servers = openapi3.Servers{{URL: "https://a.example/api/v7/"}, {URL: "http://b.example:8080/api/v7"}}
+	if c, err := contract.FromServers(&agree); err != nil {
+		t.Errorf("servers that agree on /api/v7: %v", err)
+	} else if got := c.BasePath(); got != "/api/v7" {
+		t.Errorf("servers that agree on /api/v7: got %q", got)
 	}
 	bad := *spec
-	bad.Servers = openapi3.Servers{{URL: "https://a.example/v1"}, {URL: "https://b.example/v2"}}
+	bad.Servers = openapi3.Servers{{URL: "https://a.example/api/v7"}, {URL: "https://b.example/api/v8"}}
 	if _, err := contract.FromServers(&bad); err == nil {
 		t.Error("servers that disagree on the base path: no error")
+	}
+}
+
+// The response objects are open: a member the contract does not name is
+// no violation, but for a Strict contract (the reference's own tests),
+// where it is one, wherever it is: in a pet, a pet of a page, an Error.
+func TestStrictMembers(t *testing.T) {
+	c := embedded(t)
+	plain := http.Header{"Content-Type": {"application/json"}}
+	created := plain.Clone()
+	created.Set("Location", apitest.Path("/pets/1"))
+	pet := `{"id":1,"name":"Rex","categoryId":1,"status":"available"`
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		header       http.Header
+		body, extra  string // extra: the member a strict check names; "" for none
+	}{
+		{"POST", apitest.Path("/pets"), 201, created, pet + `}`, ""},
+		{"POST", apitest.Path("/pets"), 201, created, pet + `,"tags":["a"]}`, "/tags"},
+		{"GET", apitest.Path("/pets"), 200, plain, `[` + pet + `},` + pet + `,"age":{"years":2}}]`, "/1/age"},
+		{"GET", apitest.Path("/pets"), 400, plain, `{"code":"invalid_request","message":"limit","status":400,"field":"limit"}`, "/field"},
+		{"GET", "/nowhere", 404, plain, `{"code":"not_found","message":"no","status":404,"hint":"x"}`, "/hint"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		if vs := c.Check(req, tc.status, tc.header, []byte(tc.body)); len(vs) > 0 {
+			t.Errorf("%s %s -> %d %s: got %v, want none (open)", tc.method, tc.path, tc.status, tc.body, vs)
+		}
+		vs := c.Strict().Check(req, tc.status, tc.header, []byte(tc.body))
+		switch {
+		case tc.extra == "" && len(vs) > 0:
+			t.Errorf("strict, %s: got %v, want none", tc.body, vs)
+		case tc.extra != "" && (len(vs) != 1 || !strings.Contains(vs[0].Message, tc.extra+": a member the contract does not document")):
+			t.Errorf("strict, %s: got %v, want one violation naming %s", tc.body, vs, tc.extra)
+		}
 	}
 }

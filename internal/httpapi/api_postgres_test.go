@@ -36,18 +36,18 @@ func TestPostgresUnavailable(t *testing.T) {
 	before := c.Create(t, `{"name":"Rex","categoryId":1}`)
 
 	proxy.Cut()
-	for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Lost","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
+	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
 		wantError(t, c.Do(t, r[0], r[1], r[2]), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "unavailable")
 	}
 	for _, key := range []string{"", "k"} {
-		wantError(t, c.Do(t, "POST", "/v1/pets", `{"name":"Lost","categoryId":1}`, "Idempotency-Key", key),
+		wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`, "Idempotency-Key", key),
 			http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "nothing was written")
 	}
 
 	proxy.Restore()
 	var after gen.Pet
 	apitest.Eventually(t, "the API to create again", func() bool {
-		res := c.Do(t, "POST", "/v1/pets", `{"name":"Tom","categoryId":2}`)
+		res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Tom","categoryId":2}`)
 		if res.Status != http.StatusCreated {
 			return false
 		}
@@ -55,7 +55,7 @@ func TestPostgresUnavailable(t *testing.T) {
 		return true
 	})
 	var list []gen.Pet
-	res := c.Do(t, "GET", "/v1/pets", "")
+	res := c.Do(t, "GET", apitest.Path("/pets"), "")
 	res.JSON(t, &list)
 	if len(list) != 2 || list[0] != before || list[1] != after {
 		t.Fatalf("after the outage: got %+v, want [%+v %+v]", list, before, after)
@@ -73,12 +73,12 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	const body = `{"name":"Rex","categoryId":1}`
 	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
 	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
-	wantError(t, c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeOutcomeUnknown,
+	wantError(t, c.Do(t, "POST", apitest.Path("/pets"), body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeOutcomeUnknown,
 		"the pet may have been created; retry with the same Idempotency-Key")
 
 	var res apitest.Response
 	apitest.Eventually(t, "the retry to be answered", func() bool {
-		res = c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", "lost-1")
+		res = c.Do(t, "POST", apitest.Path("/pets"), body, "Idempotency-Key", "lost-1")
 		return res.Status != http.StatusServiceUnavailable && res.Status != http.StatusConflict
 	})
 	p, replayed := created(t, res)
@@ -86,7 +86,7 @@ func TestPostgresRetryAfterLostCommit(t *testing.T) {
 		t.Fatalf("retry: got %+v not marked as a replay: the lost create was not found", p)
 	}
 	var list []gen.Pet
-	c.Do(t, "GET", "/v1/pets", "").JSON(t, &list)
+	c.Do(t, "GET", apitest.Path("/pets"), "").JSON(t, &list)
 	if len(list) != 1 || list[0] != p {
 		t.Fatalf("after the lost commit and the retry: got %+v, want exactly [%+v]", list, p)
 	}
@@ -132,22 +132,22 @@ func TestPostgresUpgrade(t *testing.T) {
 		`{"categoryId":3,"id":5,"name":"` + strings.Repeat("x", 100) + `","status":"available"}`,
 	}
 	for i, w := range want {
-		if res := c.Do(t, "GET", fmt.Sprintf("/v1/pets/%d", i+1), ""); res.Status != http.StatusOK || string(res.Body) != w+"\n" {
+		if res := c.Do(t, "GET", apitest.Path(fmt.Sprintf("/pets/%d", i+1)), ""); res.Status != http.StatusOK || string(res.Body) != w+"\n" {
 			t.Errorf("getPet %d: %d %s, want %s", i+1, res.Status, res.Body, w)
 		}
 	}
 	list := "[" + strings.Join(want, ",") + "]\n"
-	if res := c.Do(t, "GET", "/v1/pets", ""); string(res.Body) != list {
+	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("listPets: %s, want %s", res.Body, list)
 	}
 	keyed := `{"status":"sold","categoryId":7,"name":"Keyed"}`
-	res := c.Do(t, "POST", "/v1/pets", keyed, "Idempotency-Key", "upgrade-1")
+	res := c.Do(t, "POST", apitest.Path("/pets"), keyed, "Idempotency-Key", "upgrade-1")
 	if res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" || string(res.Body) != want[3]+"\n" {
 		t.Errorf("the kept create, retried: %d %q %s; want 201 replayed %s", res.Status, res.Header.Get("Idempotent-Replayed"), res.Body, want[3])
 	}
-	res = c.Do(t, "POST", "/v1/pets", `{"name":"Keyed","categoryId":7}`, "Idempotency-Key", "upgrade-1")
+	res = c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Keyed","categoryId":7}`, "Idempotency-Key", "upgrade-1")
 	wantError(t, res, http.StatusUnprocessableEntity, gen.ErrorCodeIdempotencyKeyReused, "")
-	if res := c.Do(t, "GET", "/v1/pets", ""); string(res.Body) != list {
+	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("after the retries: %s, want %s (nothing new)", res.Body, list)
 	}
 	// (A keyed batch takes an id for each member, even one that replays:

@@ -89,23 +89,23 @@ func testAuthentication(t *testing.T, c *apitest.Client) {
 		wantStatus               int
 		wantAuth                 string
 	}{
-		{"no header", "GET", "/v1/pets", "", nil, 401, plain},
-		{"no header on create", "POST", "/v1/pets", `{"name":"x","categoryId":1}`, nil, 401, plain},
-		{"no header on get", "GET", "/v1/pets/" + strconv.FormatInt(p.Id, 10), "", nil, 401, plain},
-		{"basic scheme", "GET", "/v1/pets", "", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, plain},
-		{"empty bearer", "GET", "/v1/pets", "", []string{"Authorization", "Bearer "}, 401, invalid},
-		{"wrong key", "GET", "/v1/pets", "", []string{"Authorization", "Bearer test-key-0123456789abcdef012345678X"}, 401, invalid},
-		{"key with trailing junk", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey + " x"}, 401, invalid},
-		{"two headers", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + testKey, "Authorization", "Bearer " + testKey}, 401, invalid},
-		{"huge header", "GET", "/v1/pets", "", []string{"Authorization", "Bearer " + strings.Repeat("k", 10000)}, 401, invalid},
+		{"no header", "GET", apitest.Path("/pets"), "", nil, 401, plain},
+		{"no header on create", "POST", apitest.Path("/pets"), `{"name":"x","categoryId":1}`, nil, 401, plain},
+		{"no header on get", "GET", apitest.Path("/pets/") + strconv.FormatInt(p.Id, 10), "", nil, 401, plain},
+		{"basic scheme", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, plain},
+		{"empty bearer", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Bearer "}, 401, invalid},
+		{"wrong key", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Bearer test-key-0123456789abcdef012345678X"}, 401, invalid},
+		{"key with trailing junk", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Bearer " + testKey + " x"}, 401, invalid},
+		{"two headers", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Bearer " + testKey, "Authorization", "Bearer " + testKey}, 401, invalid},
+		{"huge header", "GET", apitest.Path("/pets"), "", []string{"Authorization", "Bearer " + strings.Repeat("k", 10000)}, 401, invalid},
 		// Authentication is decided before any validation.
-		{"no key, bad limit", "GET", "/v1/pets?limit=0", "", nil, 401, plain},
-		{"no key, unknown param", "GET", "/v1/pets?bogus=1", "", nil, 401, plain},
-		{"no key, bad body", "POST", "/v1/pets", `{"id":1}`, nil, 401, plain},
-		{"no key, no content type", "POST", "/v1/pets", `{}`, []string{"Content-Type", ""}, 401, plain},
-		{"no key, 2 MiB body", "POST", "/v1/pets", big, nil, 401, plain},
-		{"no key, bad id", "GET", "/v1/pets/abc", "", nil, 401, plain},
-		{"wrong key, bad body", "POST", "/v1/pets", `nope`, []string{"Authorization", "Bearer wrong-key-0123456789"}, 401, invalid},
+		{"no key, bad limit", "GET", apitest.Path("/pets?limit=0"), "", nil, 401, plain},
+		{"no key, unknown param", "GET", apitest.Path("/pets?bogus=1"), "", nil, 401, plain},
+		{"no key, bad body", "POST", apitest.Path("/pets"), `{"id":1}`, nil, 401, plain},
+		{"no key, no content type", "POST", apitest.Path("/pets"), `{}`, []string{"Content-Type", ""}, 401, plain},
+		{"no key, 2 MiB body", "POST", apitest.Path("/pets"), big, nil, 401, plain},
+		{"no key, bad id", "GET", apitest.Path("/pets/abc"), "", nil, 401, plain},
+		{"wrong key, bad body", "POST", apitest.Path("/pets"), `nope`, []string{"Authorization", "Bearer wrong-key-0123456789"}, 401, invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := anon.Do(t, tc.method, tc.path, tc.body, tc.header...)
@@ -116,7 +116,7 @@ func testAuthentication(t *testing.T, c *apitest.Client) {
 		})
 	}
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
-		res := anon.Do(t, "GET", "/v1/pets", "", "Authorization", scheme+" "+testKey)
+		res := anon.Do(t, "GET", apitest.Path("/pets"), "", "Authorization", scheme+" "+testKey)
 		if res.Status != http.StatusOK {
 			t.Errorf("scheme %q: got %d %s, want 200", scheme, res.Status, res.Body)
 		}
@@ -124,7 +124,7 @@ func testAuthentication(t *testing.T, c *apitest.Client) {
 }
 
 func testListEmpty(t *testing.T, c *apitest.Client) {
-	for _, path := range []string{"/v1/pets", "/v1/pets?status=sold", "/v1/pets?after=5"} {
+	for _, path := range []string{apitest.Path("/pets"), apitest.Path("/pets?status=sold"), apitest.Path("/pets?after=5")} {
 		res := c.Do(t, "GET", path, "")
 		if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != "[]" {
 			t.Errorf("GET %s on an empty store: got %d %q, want 200 []", path, res.Status, res.Body)
@@ -159,18 +159,18 @@ func testListPaging(t *testing.T, c *apitest.Client) {
 		created = append(created, c.Create(t, fmt.Sprintf(`{"name":"pet %d","categoryId":%d,"status":%q}`, i, i+1, statuses[i%3])))
 	}
 
-	res := c.Do(t, "GET", "/v1/pets", "")
+	res := c.Do(t, "GET", apitest.Path("/pets"), "")
 	var first []gen.Pet
 	res.JSON(t, &first)
 	if len(first) != pets.DefaultLimit {
-		t.Fatalf("GET /v1/pets: got %d pets, want the default limit %d", len(first), pets.DefaultLimit)
+		t.Fatalf("GET /pets: got %d pets, want the default limit %d", len(first), pets.DefaultLimit)
 	}
-	wantLink := fmt.Sprintf(`</v1/pets?after=%d&limit=20>; rel="next"`, first[19].Id)
+	wantLink := fmt.Sprintf(`<`+apitest.Base()+`/pets?after=%d&limit=20>; rel="next"`, first[19].Id)
 	if got := res.Header.Get("Link"); got != wantLink {
-		t.Fatalf("GET /v1/pets: got Link %q, want %q", got, wantLink)
+		t.Fatalf("GET /pets: got Link %q, want %q", got, wantLink)
 	}
 
-	all, pages := walk(t, c, "/v1/pets?limit=10")
+	all, pages := walk(t, c, apitest.Path("/pets?limit=10"))
 	if len(all) != len(created) || pages != 5 {
 		t.Fatalf("walk limit 10: got %d pets in %d pages, want %d in 5", len(all), pages, len(created))
 	}
@@ -180,7 +180,7 @@ func testListPaging(t *testing.T, c *apitest.Client) {
 		}
 	}
 
-	sold, _ := walk(t, c, "/v1/pets?status=sold&limit=4")
+	sold, _ := walk(t, c, apitest.Path("/pets?status=sold&limit=4"))
 	if len(sold) != 15 {
 		t.Fatalf("walk status=sold: got %d pets, want 15", len(sold))
 	}
@@ -190,7 +190,7 @@ func testListPaging(t *testing.T, c *apitest.Client) {
 		}
 	}
 
-	res = c.Do(t, "GET", fmt.Sprintf("/v1/pets?limit=100&after=%d", created[40].Id), "")
+	res = c.Do(t, "GET", apitest.Path(fmt.Sprintf("/pets?limit=100&after=%d", created[40].Id)), "")
 	var tail []gen.Pet
 	res.JSON(t, &tail)
 	if len(tail) != 4 || tail[0] != created[41] || res.Header.Get("Link") != "" {
@@ -217,14 +217,14 @@ func testListBadQuery(t *testing.T, c *apitest.Client) {
 		{"limit=5&limit=6", "limit: must be given once"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
-			wantError(t, c.Do(t, "GET", "/v1/pets?"+tc.query, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, tc.msg)
+			wantError(t, c.Do(t, "GET", apitest.Path("/pets?")+tc.query, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, tc.msg)
 		})
 	}
-	wantError(t, c.Do(t, "GET", "/v1/pets", `{"a":1}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "takes no request body")
+	wantError(t, c.Do(t, "GET", apitest.Path("/pets"), `{"a":1}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "takes no request body")
 }
 
 func testCreateAndGet(t *testing.T, c *apitest.Client) {
-	res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":9223372036854775807,"status":"pending"}`)
+	res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":9223372036854775807,"status":"pending"}`)
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: got %d %s, want 201", res.Status, res.Body)
 	}
@@ -234,7 +234,7 @@ func testCreateAndGet(t *testing.T, c *apitest.Client) {
 	if p != want || p.Id < 1 {
 		t.Fatalf("create: got %+v, want %+v with an id >= 1", p, want)
 	}
-	if got, want := res.Header.Get("Location"), "/v1/pets/"+strconv.FormatInt(p.Id, 10); got != want {
+	if got, want := res.Header.Get("Location"), apitest.Path("/pets/")+strconv.FormatInt(p.Id, 10); got != want {
 		t.Errorf("Location: got %q, want %q", got, want)
 	}
 
@@ -245,13 +245,13 @@ func testCreateAndGet(t *testing.T, c *apitest.Client) {
 	c.Create(t, `{"name":"`+strings.Repeat("é", 100)+`","categoryId":1}`)
 	c.Create(t, "{\"name\":\"Spot\",\"categoryId\":1}\n")
 	c.Create(t, `{"name":"Chunked","categoryId":1}`)
-	res = c.Do(t, "POST", "/v1/pets", `{"name":"Charset","categoryId":1}`, "Content-Type", "application/json; charset=utf-8")
+	res = c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Charset","categoryId":1}`, "Content-Type", "application/json; charset=utf-8")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create with charset: got %d %s", res.Status, res.Body)
 	}
 
 	for _, got := range []gen.Pet{p, dflt} {
-		res = c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(got.Id, 10), "")
+		res = c.Do(t, "GET", apitest.Path("/pets/")+strconv.FormatInt(got.Id, 10), "")
 		var back gen.Pet
 		res.JSON(t, &back)
 		if res.Status != http.StatusOK || back != got {
@@ -266,7 +266,7 @@ func checkDeprecation(t *testing.T, res apitest.Response) {
 	for name, want := range map[string]string{
 		"Deprecation": "@1767225600",
 		"Sunset":      "Thu, 05 Dec 2030 00:00:00 GMT",
-		"Link":        `</v1/pets>; rel="successor-version"`,
+		"Link":        `<` + apitest.Base() + `/pets>; rel="successor-version"`,
 	} {
 		if got := res.Header.Get(name); got != want {
 			t.Errorf("%s: got %q, want %q", name, got, want)
@@ -318,7 +318,7 @@ func testCreateBadBody(t *testing.T, c *apitest.Client) {
 		{"2 MiB body", `{"name":"` + strings.Repeat("a", 2<<20) + `","categoryId":1}`, nil, 413, "larger than 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := "/v1/pets"
+			path := apitest.Path("/pets")
 			if tc.name == "query given" {
 				path += "?dryRun=true"
 			}
@@ -330,25 +330,25 @@ func testCreateBadBody(t *testing.T, c *apitest.Client) {
 		})
 	}
 	// Nothing refused was written.
-	res := c.Do(t, "GET", "/v1/pets", "")
+	res := c.Do(t, "GET", apitest.Path("/pets"), "")
 	if strings.TrimSpace(string(res.Body)) != "[]" {
-		t.Fatalf("after refused creates: GET /v1/pets got %s, want []", res.Body)
+		t.Fatalf("after refused creates: GET /pets got %s, want []", res.Body)
 	}
 }
 
 func testGetErrors(t *testing.T, c *apitest.Client) {
 	p := c.Create(t, `{"name":"Rex","categoryId":1}`)
-	res := c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id+1000, 10), "")
+	res := c.Do(t, "GET", apitest.Path("/pets/")+strconv.FormatInt(p.Id+1000, 10), "")
 	wantError(t, res, http.StatusNotFound, gen.ErrorCodeNotFound, "not found")
 	checkDeprecation(t, res)
 	for _, tc := range []struct{ path, msg string }{
-		{"/v1/pets/abc", "petId: must be a base-10 integer"},
-		{"/v1/pets/0", "petId: number must be at least 1"},
-		{"/v1/pets/-1", "petId: number must be at least 1"},
-		{"/v1/pets/1.0", "petId: must be a base-10 integer"},
-		{"/v1/pets/99999999999999999999", "petId: number must be at most 9223372036854775807"},
-		{"/v1/pets/%2e%2e", "petId: must be a base-10 integer"},
-		{"/v1/pets/1?verbose=1", `"verbose": unknown query parameter`},
+		{apitest.Path("/pets/abc"), "petId: must be a base-10 integer"},
+		{apitest.Path("/pets/0"), "petId: number must be at least 1"},
+		{apitest.Path("/pets/-1"), "petId: number must be at least 1"},
+		{apitest.Path("/pets/1.0"), "petId: must be a base-10 integer"},
+		{apitest.Path("/pets/99999999999999999999"), "petId: number must be at most 9223372036854775807"},
+		{apitest.Path("/pets/%2e%2e"), "petId: must be a base-10 integer"},
+		{apitest.Path("/pets/1?verbose=1"), `"verbose": unknown query parameter`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			wantError(t, c.Do(t, "GET", tc.path, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, tc.msg)
@@ -363,20 +363,20 @@ func testProtocol(t *testing.T, c *apitest.Client) {
 		code         gen.ErrorCode
 		allow        string
 	}{
-		{"GET", "/v1/orders", 404, gen.ErrorCodeNotFound, ""},
-		{"GET", "/v1/store/orders", 404, gen.ErrorCodeNotFound, ""},
-		{"GET", "/v2/pets", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", apitest.Path("/orders"), 404, gen.ErrorCodeNotFound, ""},
+		{"GET", apitest.Path("/store/orders"), 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/v0/pets", 404, gen.ErrorCodeNotFound, ""}, // a major that never is
 		{"GET", "/pets", 404, gen.ErrorCodeNotFound, ""},
-		{"GET", "/v1/pets/", 404, gen.ErrorCodeNotFound, ""},
-		{"GET", "//v1/pets", 404, gen.ErrorCodeNotFound, ""},
-		{"GET", "/v1/pets/1/owner", 404, gen.ErrorCodeNotFound, ""},
-		{"DELETE", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
-		{"PUT", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
-		{"OPTIONS", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
-		{"PATCH", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
-		{"DELETE", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
-		{"POST", "/v1/pets/1", 405, gen.ErrorCodeMethodNotAllowed, "GET"},
-		{"PROPFIND", "/v1/pets", 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"GET", apitest.Path("/pets/"), 404, gen.ErrorCodeNotFound, ""},
+		{"GET", "/" + apitest.Base() + "/pets", 404, gen.ErrorCodeNotFound, ""},
+		{"GET", apitest.Path("/pets/1/owner"), 404, gen.ErrorCodeNotFound, ""},
+		{"DELETE", apitest.Path("/pets"), 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"PUT", apitest.Path("/pets"), 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"OPTIONS", apitest.Path("/pets"), 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
+		{"PATCH", apitest.Path("/pets/1"), 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"DELETE", apitest.Path("/pets/1"), 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"POST", apitest.Path("/pets/1"), 405, gen.ErrorCodeMethodNotAllowed, "GET"},
+		{"PROPFIND", apitest.Path("/pets"), 405, gen.ErrorCodeMethodNotAllowed, "GET, POST"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			res := c.Do(t, tc.method, tc.path, "")
@@ -426,7 +426,7 @@ func testConcurrentCreates(t *testing.T, c *apitest.Client) {
 		}()
 	}
 	wg.Wait()
-	all, _ := walk(t, c, "/v1/pets?limit=100")
+	all, _ := walk(t, c, apitest.Path("/pets?limit=100"))
 	if len(all) != workers*each || len(got) != workers*each {
 		t.Fatalf("got %d listed, %d acknowledged; want %d each", len(all), len(got), workers*each)
 	}
@@ -471,7 +471,7 @@ func TestStoreFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t, failingStore{tc.err})
-			for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
+			for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
 				res := c.Do(t, r[0], r[1], r[2])
 				wantError(t, res, tc.status, tc.code, "")
 				if strings.Contains(string(res.Body), "secret") || strings.Contains(string(res.Body), "exploded") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
@@ -67,11 +68,11 @@ func BenchmarkPostgresLoopback(b *testing.B) {
 						var req *http.Request
 						want := http.StatusOK
 						if op == "create" {
-							req, _ = http.NewRequest("POST", srv.URL+"/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+							req, _ = http.NewRequest("POST", srv.URL+apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
 							req.Header.Set("Content-Type", "application/json")
 							want = http.StatusCreated
 						} else {
-							req, _ = http.NewRequest("GET", fmt.Sprintf("%s/v1/pets?after=%d", srv.URL, rand.IntN(seeded-100)), nil)
+							req, _ = http.NewRequest("GET", srv.URL+apitest.Path(fmt.Sprintf("/pets?after=%d", rand.IntN(seeded-100))), nil)
 						}
 						req.Header.Set("Authorization", "Bearer "+testKey)
 						res, err := client.Do(req)

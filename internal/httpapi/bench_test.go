@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/benchtarget"
 	"github.com/petstore/petstore/internal/cputime"
 	"github.com/petstore/petstore/internal/httpapi"
@@ -31,10 +32,10 @@ func BenchmarkAPI(b *testing.B) {
 		name, method, target, body string
 		want                       int
 	}{
-		{"listPets", "GET", "/v1/pets?limit=20&after=100", "", http.StatusOK},
-		{"listPetsFiltered", "GET", "/v1/pets?status=sold&limit=20&after=100", "", http.StatusOK},
-		{"createPet", "POST", "/v1/pets", `{"name":"Rex","categoryId":7,"status":"pending"}`, http.StatusCreated},
-		{"getPet", "GET", "/v1/pets/500", "", http.StatusOK},
+		{"listPets", "GET", apitest.Path("/pets?limit=20&after=100"), "", http.StatusOK},
+		{"listPetsFiltered", "GET", apitest.Path("/pets?status=sold&limit=20&after=100"), "", http.StatusOK},
+		{"createPet", "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":7,"status":"pending"}`, http.StatusCreated},
+		{"getPet", "GET", apitest.Path("/pets/500"), "", http.StatusOK},
 	} {
 		for _, mode := range []string{"full", "novalidate", "bare"} {
 			b.Run(op.name+"/"+mode, func(b *testing.B) {

@@ -52,7 +52,7 @@ func TestClientCancel(t *testing.T) {
 	})
 }
 
-// checkClientCancel sends GET /v1/pets to the app over store, cancels it
+// checkClientCancel sends GET /pets to the app over store, cancels it
 // once waiting reports the store call under way, and checks what the
 // server made of it: its status, its log and its metrics.
 func checkClientCancel(t *testing.T, store pets.Store, waiting func() bool) {
@@ -64,7 +64,7 @@ func checkClientCancel(t *testing.T, store pets.Store, waiting func() bool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req := httptest.NewRequest("GET", "/v1/pets", nil).WithContext(ctx)
+	req := httptest.NewRequest("GET", apitest.Path("/pets"), nil).WithContext(ctx)
 	req.Header.Set("Authorization", "Bearer "+testKey)
 	rec := httptest.NewRecorder()
 	done := make(chan struct{})

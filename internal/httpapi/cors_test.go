@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 )
 
@@ -22,15 +23,15 @@ func TestCORS(t *testing.T) {
 		wantAllowOrig  string
 		wantPreflightH bool
 	}{
-		{"simple request", true, "GET", "/v1/pets", []string{"Origin", origin}, 200, "*", false},
-		{"no Origin", true, "GET", "/v1/pets", nil, 200, "", false},
-		{"401 readable by the page", false, "GET", "/v1/pets", []string{"Origin", origin}, 401, "*", false},
-		{"preflight list", false, "OPTIONS", "/v1/pets", []string{"Origin", origin, "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "authorization"}, 204, "*", true},
-		{"preflight create", false, "OPTIONS", "/v1/pets", []string{"Origin", origin, "Access-Control-Request-Method", "POST"}, 204, "*", true},
-		{"preflight get", false, "OPTIONS", "/v1/pets/1", []string{"Origin", origin, "Access-Control-Request-Method", "GET"}, 204, "*", true},
-		{"OPTIONS without Origin", false, "OPTIONS", "/v1/pets", []string{"Access-Control-Request-Method", "GET"}, 405, "", false},
-		{"OPTIONS without request method", false, "OPTIONS", "/v1/pets", []string{"Origin", origin}, 405, "*", false},
-		{"preflight on an unknown path", false, "OPTIONS", "/v1/orders", []string{"Origin", origin, "Access-Control-Request-Method", "GET"}, 404, "*", false},
+		{"simple request", true, "GET", apitest.Path("/pets"), []string{"Origin", origin}, 200, "*", false},
+		{"no Origin", true, "GET", apitest.Path("/pets"), nil, 200, "", false},
+		{"401 readable by the page", false, "GET", apitest.Path("/pets"), []string{"Origin", origin}, 401, "*", false},
+		{"preflight list", false, "OPTIONS", apitest.Path("/pets"), []string{"Origin", origin, "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "authorization"}, 204, "*", true},
+		{"preflight create", false, "OPTIONS", apitest.Path("/pets"), []string{"Origin", origin, "Access-Control-Request-Method", "POST"}, 204, "*", true},
+		{"preflight get", false, "OPTIONS", apitest.Path("/pets/1"), []string{"Origin", origin, "Access-Control-Request-Method", "GET"}, 204, "*", true},
+		{"OPTIONS without Origin", false, "OPTIONS", apitest.Path("/pets"), []string{"Access-Control-Request-Method", "GET"}, 405, "", false},
+		{"OPTIONS without request method", false, "OPTIONS", apitest.Path("/pets"), []string{"Origin", origin}, 405, "*", false},
+		{"preflight on an unknown path", false, "OPTIONS", apitest.Path("/orders"), []string{"Origin", origin, "Access-Control-Request-Method", "GET"}, 404, "*", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := &anon

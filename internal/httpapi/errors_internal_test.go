@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -55,7 +56,7 @@ func TestRetryAfterHeader(t *testing.T) {
 		{pets.ErrUnavailable, http.StatusServiceUnavailable, ""},
 	} {
 		rec := httptest.NewRecorder()
-		c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/v1/pets", nil), rec)
+		c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), nil), rec)
 		errorHandler(slog.New(slog.DiscardHandler))(tc.err, c)
 		if rec.Code != tc.status || rec.Header().Get(echo.HeaderRetryAfter) != tc.want {
 			t.Errorf("%v: got %d, Retry-After %q; want %d, %q", tc.err, rec.Code, rec.Header().Get(echo.HeaderRetryAfter), tc.status, tc.want)

@@ -21,12 +21,12 @@ func testInt64Edges(t *testing.T, c *apitest.Client) {
 	if p.CategoryId != math.MaxInt64 {
 		t.Fatalf("create: categoryId %d, want %s", p.CategoryId, max)
 	}
-	res := c.Do(t, "GET", "/v1/pets/"+strconv.FormatInt(p.Id, 10), "")
+	res := c.Do(t, "GET", apitest.Path("/pets/")+strconv.FormatInt(p.Id, 10), "")
 	if res.Status != http.StatusOK || !strings.Contains(string(res.Body), `"categoryId":`+max) {
 		t.Fatalf("get: got %d %s, want 200 with categoryId %s", res.Status, res.Body, max)
 	}
-	wantError(t, c.Do(t, "GET", "/v1/pets/"+max, ""), http.StatusNotFound, gen.ErrorCodeNotFound, "not found")
-	res = c.Do(t, "GET", "/v1/pets?after="+max, "")
+	wantError(t, c.Do(t, "GET", apitest.Path("/pets/")+max, ""), http.StatusNotFound, gen.ErrorCodeNotFound, "not found")
+	res = c.Do(t, "GET", apitest.Path("/pets?after=")+max, "")
 	if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != "[]" || res.Header.Get("Link") != "" {
 		t.Fatalf("after=%s: got %d %s Link %q, want 200 [] and no Link", max, res.Status, res.Body, res.Header.Get("Link"))
 	}
@@ -34,13 +34,13 @@ func testInt64Edges(t *testing.T, c *apitest.Client) {
 	for _, over := range []string{"9223372036854775808", "9223372036854775809", "9223372036854776000"} {
 		t.Run(over, func(t *testing.T) {
 			const msg = "number must be at most " + max
-			wantError(t, c.Do(t, "GET", "/v1/pets/"+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "petId: "+msg)
-			wantError(t, c.Do(t, "GET", "/v1/pets?after="+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "after: "+msg)
-			wantError(t, c.Do(t, "POST", "/v1/pets", `{"name":"Over","categoryId":`+over+`}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
+			wantError(t, c.Do(t, "GET", apitest.Path("/pets/")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "petId: "+msg)
+			wantError(t, c.Do(t, "GET", apitest.Path("/pets?after=")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "after: "+msg)
+			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Over","categoryId":`+over+`}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
 		})
 	}
 	var all []gen.Pet
-	c.Do(t, "GET", "/v1/pets", "").JSON(t, &all)
+	c.Do(t, "GET", apitest.Path("/pets"), "").JSON(t, &all)
 	if len(all) != 1 || all[0] != p {
 		t.Fatalf("after the refused requests: got %+v, want only %+v", all, p)
 	}
@@ -58,7 +58,7 @@ func testContentTypes(t *testing.T, c *apitest.Client) {
 		"Application/JSON",
 	} {
 		t.Run(ct, func(t *testing.T) {
-			res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, "Content-Type", ct)
+			res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, "Content-Type", ct)
 			if res.Status != http.StatusCreated {
 				t.Fatalf("got %d %s, want 201", res.Status, res.Body)
 			}

@@ -112,16 +112,16 @@ func get(target string) string {
 func hostileSeeds() (bodies [][2]string, queries, segments []string) {
 	for _, r := range hostileRequests() {
 		switch {
-		case r.method == "POST" && r.path == "/v1/pets" && len(r.body) <= 64<<10:
+		case r.method == "POST" && r.path == apitest.Path("/pets") && len(r.body) <= 64<<10:
 			ct := "application/json"
 			if len(r.header) == 2 && r.header[0] == "Content-Type" {
 				ct = r.header[1]
 			}
 			bodies = append(bodies, [2]string{r.body, ct})
-		case r.method == "GET" && strings.HasPrefix(r.path, "/v1/pets?"):
-			queries = append(queries, strings.TrimPrefix(r.path, "/v1/pets?"))
-		case r.method == "GET" && strings.HasPrefix(r.path, "/v1/pets/"):
-			segments = append(segments, strings.TrimPrefix(r.path, "/v1/pets/"))
+		case r.method == "GET" && strings.HasPrefix(r.path, apitest.Path("/pets?")):
+			queries = append(queries, strings.TrimPrefix(r.path, apitest.Path("/pets?")))
+		case r.method == "GET" && strings.HasPrefix(r.path, apitest.Path("/pets/")):
+			segments = append(segments, strings.TrimPrefix(r.path, apitest.Path("/pets/")))
 		}
 	}
 	return bodies, queries, segments
@@ -151,7 +151,7 @@ func FuzzCreatePet(f *testing.F) {
 	f.Add(`{"name":"Rex","categoryId":1}`, "")
 	f.Fuzz(func(t *testing.T, body, contentType string) {
 		ft.store.reset()
-		raw := "POST /v1/pets HTTP/1.1\r\nHost: petstore.test\r\nAuthorization: Bearer " + testKey + "\r\n"
+		raw := "POST " + apitest.Base() + "/pets HTTP/1.1\r\nHost: petstore.test\r\nAuthorization: Bearer " + testKey + "\r\n"
 		if contentType != "" {
 			raw += "Content-Type: " + contentType + "\r\n"
 		}
@@ -192,7 +192,7 @@ func FuzzListPets(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, query string) {
-		ft.send(t, get("/v1/pets?"+query))
+		ft.send(t, get(apitest.Path("/pets?")+query))
 	})
 }
 
@@ -207,6 +207,6 @@ func FuzzGetPet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, segment string) {
-		ft.send(t, get("/v1/pets/"+segment))
+		ft.send(t, get(apitest.Path("/pets/")+segment))
 	})
 }

@@ -157,7 +157,7 @@ func hostileRequests() []hostile {
 		{name: "1 MiB and a byte", body: strings.Repeat(" ", mib-len(ok)-2+1) + `{` + ok + `}`, status: 413},
 		{name: "2 MiB nested arrays", body: nest("[", "", "]", mib), status: 413},
 		{name: "2 MiB on list", method: "GET", body: strings.Repeat(" ", 2*mib), msg: "takes no request body"},
-		{name: "2 MiB on get", method: "GET", path: "/v1/pets/1", body: strings.Repeat(" ", 2*mib), msg: "takes no request body"},
+		{name: "2 MiB on get", method: "GET", path: apitest.Path("/pets/1"), body: strings.Repeat(" ", 2*mib), msg: "takes no request body"},
 		{name: "chunked body on list", method: "GET", body: `{}`, chunked: true, msg: "takes no request body"},
 
 		// Wrong content types.
@@ -200,34 +200,34 @@ func hostileRequests() []hostile {
 		{name: "identity coding", body: `{"name":"Rex","categoryId":1,"status":"sold","id":1}`, header: []string{"Content-Encoding", "identity"}, msg: `property "id" is unsupported`},
 		{name: "gzip body, no key", body: `{` + ok + `}`, header: []string{"Content-Encoding", "gzip"}, anon: true, status: 401},
 		{name: "Accept XML", method: "GET", header: []string{"Accept", "application/xml"}, status: 406, msg: "admits no application/json"},
-		{name: "Accept JSON at q=0", method: "GET", path: "/v1/pets/1", header: []string{"Accept", "application/json;q=0, */*"}, status: 406},
+		{name: "Accept JSON at q=0", method: "GET", path: apitest.Path("/pets/1"), header: []string{"Accept", "application/json;q=0, */*"}, status: 406},
 		{name: "Accept XML on create", body: `{` + ok + `}`, header: []string{"Accept", "text/xml"}, status: 406},
 		{name: "Accept malformed", method: "GET", header: []string{"Accept", "json"}, msg: `Accept: "json" is not a media range`},
 		{name: "Accept XML, no key", method: "GET", header: []string{"Accept", "application/xml"}, anon: true, status: 401},
 
 		// Integers to the letter: one spelling per number, within int64.
-		{name: "plus petId", method: "GET", path: "/v1/pets/+1", msg: `petId: must be a base-10 integer, without "+"`},
-		{name: "encoded plus petId", method: "GET", path: "/v1/pets/%2B1", msg: `petId: must be a base-10 integer, without "+"`},
-		{name: "leading zeros petId", method: "GET", path: "/v1/pets/007", msg: "petId: must be a base-10 integer"},
-		{name: "double zero petId", method: "GET", path: "/v1/pets/00", msg: "petId: must be a base-10 integer"},
-		{name: "minus zero petId", method: "GET", path: "/v1/pets/-0", msg: "petId: must be a base-10 integer"},
-		{name: "minus leading zero petId", method: "GET", path: "/v1/pets/-01", msg: "petId: must be a base-10 integer"},
-		{name: "plus plus petId", method: "GET", path: "/v1/pets/++1", msg: "petId: must be a base-10 integer"},
-		{name: "minus alone petId", method: "GET", path: "/v1/pets/-", msg: "petId: must be a base-10 integer"},
-		{name: "2^63 petId", method: "GET", path: "/v1/pets/9223372036854775808", msg: "petId: number must be at most 9223372036854775807"},
-		{name: "plus petId, no key", method: "GET", path: "/v1/pets/+1", anon: true, status: 401},
-		{name: "encoded plus limit", method: "GET", path: "/v1/pets?limit=%2B5", msg: `limit: must be a base-10 integer, without "+"`},
-		{name: "plus as space limit", method: "GET", path: "/v1/pets?limit=+5", msg: "limit: must be a base-10 integer"},
-		{name: "leading zero limit", method: "GET", path: "/v1/pets?limit=05", msg: "limit: must be a base-10 integer"},
-		{name: "minus zero limit", method: "GET", path: "/v1/pets?limit=-0", msg: "limit: must be a base-10 integer"},
-		{name: "empty limit", method: "GET", path: "/v1/pets?limit=", msg: "limit: must be a base-10 integer"},
-		{name: "2^31 limit", method: "GET", path: "/v1/pets?limit=2147483648", msg: "limit: number must be at most 100"},
-		{name: "minus zero after", method: "GET", path: "/v1/pets?after=-0", msg: "after: must be a base-10 integer"},
-		{name: "double zero after", method: "GET", path: "/v1/pets?after=00", msg: "after: must be a base-10 integer"},
-		{name: "encoded plus after", method: "GET", path: "/v1/pets?after=%2B0", msg: "after: must be a base-10 integer"},
-		{name: "empty after", method: "GET", path: "/v1/pets?after=", msg: "after: must be a base-10 integer"},
-		{name: "2^63 after", method: "GET", path: "/v1/pets?after=9223372036854775808", msg: "after: number must be at most 9223372036854775807"},
-		{name: "leading zero after, no key", method: "GET", path: "/v1/pets?after=007", anon: true, status: 401},
+		{name: "plus petId", method: "GET", path: apitest.Path("/pets/+1"), msg: `petId: must be a base-10 integer, without "+"`},
+		{name: "encoded plus petId", method: "GET", path: apitest.Path("/pets/%2B1"), msg: `petId: must be a base-10 integer, without "+"`},
+		{name: "leading zeros petId", method: "GET", path: apitest.Path("/pets/007"), msg: "petId: must be a base-10 integer"},
+		{name: "double zero petId", method: "GET", path: apitest.Path("/pets/00"), msg: "petId: must be a base-10 integer"},
+		{name: "minus zero petId", method: "GET", path: apitest.Path("/pets/-0"), msg: "petId: must be a base-10 integer"},
+		{name: "minus leading zero petId", method: "GET", path: apitest.Path("/pets/-01"), msg: "petId: must be a base-10 integer"},
+		{name: "plus plus petId", method: "GET", path: apitest.Path("/pets/++1"), msg: "petId: must be a base-10 integer"},
+		{name: "minus alone petId", method: "GET", path: apitest.Path("/pets/-"), msg: "petId: must be a base-10 integer"},
+		{name: "2^63 petId", method: "GET", path: apitest.Path("/pets/9223372036854775808"), msg: "petId: number must be at most 9223372036854775807"},
+		{name: "plus petId, no key", method: "GET", path: apitest.Path("/pets/+1"), anon: true, status: 401},
+		{name: "encoded plus limit", method: "GET", path: apitest.Path("/pets?limit=%2B5"), msg: `limit: must be a base-10 integer, without "+"`},
+		{name: "plus as space limit", method: "GET", path: apitest.Path("/pets?limit=+5"), msg: "limit: must be a base-10 integer"},
+		{name: "leading zero limit", method: "GET", path: apitest.Path("/pets?limit=05"), msg: "limit: must be a base-10 integer"},
+		{name: "minus zero limit", method: "GET", path: apitest.Path("/pets?limit=-0"), msg: "limit: must be a base-10 integer"},
+		{name: "empty limit", method: "GET", path: apitest.Path("/pets?limit="), msg: "limit: must be a base-10 integer"},
+		{name: "2^31 limit", method: "GET", path: apitest.Path("/pets?limit=2147483648"), msg: "limit: number must be at most 100"},
+		{name: "minus zero after", method: "GET", path: apitest.Path("/pets?after=-0"), msg: "after: must be a base-10 integer"},
+		{name: "double zero after", method: "GET", path: apitest.Path("/pets?after=00"), msg: "after: must be a base-10 integer"},
+		{name: "encoded plus after", method: "GET", path: apitest.Path("/pets?after=%2B0"), msg: "after: must be a base-10 integer"},
+		{name: "empty after", method: "GET", path: apitest.Path("/pets?after="), msg: "after: must be a base-10 integer"},
+		{name: "2^63 after", method: "GET", path: apitest.Path("/pets?after=9223372036854775808"), msg: "after: number must be at most 9223372036854775807"},
+		{name: "leading zero after, no key", method: "GET", path: apitest.Path("/pets?after=007"), anon: true, status: 401},
 		{name: "2^63 categoryId", body: `{"name":"Rex","categoryId":9223372036854775808}`, msg: "categoryId: number must be at most 9223372036854775807"},
 		{name: "2^63 rounded categoryId", body: `{"name":"Rex","categoryId":9223372036854776000}`, msg: "categoryId: number must be at most 9223372036854775807"},
 		{name: "2^64-1 categoryId", body: `{"name":"Rex","categoryId":18446744073709551615}`, msg: "9223372036854775807"},
@@ -238,68 +238,68 @@ func hostileRequests() []hostile {
 		{name: "TRACE list", method: "TRACE", status: 405},
 		{name: "CONNECT list", method: "CONNECT", status: 405},
 		{name: "HEAD list", method: "HEAD", status: 405}, // HEAD is not served: openapi.yaml says why
-		{name: "HEAD one", method: "HEAD", path: "/v1/pets/1", status: 405},
+		{name: "HEAD one", method: "HEAD", path: apitest.Path("/pets/1"), status: 405},
 		{name: "lower-case get", method: "get", status: 405},
 		{name: "garbage method", method: "XYZZY", status: 405},
-		{name: "PUT one", method: "PUT", path: "/v1/pets/1", body: `{` + ok + `}`, status: 405},
-		{name: "OPTIONS one", method: "OPTIONS", path: "/v1/pets/1", status: 405},
-		{name: "TRACE one", method: "TRACE", path: "/v1/pets/1", status: 405},
-		{name: "PROPFIND one", method: "PROPFIND", path: "/v1/pets/1", status: 405},
-		{name: "MKCOL unknown", method: "MKCOL", path: "/v1/cages", status: 404},
-		{name: "DELETE base", method: "DELETE", path: "/v1", status: 404},
+		{name: "PUT one", method: "PUT", path: apitest.Path("/pets/1"), body: `{` + ok + `}`, status: 405},
+		{name: "OPTIONS one", method: "OPTIONS", path: apitest.Path("/pets/1"), status: 405},
+		{name: "TRACE one", method: "TRACE", path: apitest.Path("/pets/1"), status: 405},
+		{name: "PROPFIND one", method: "PROPFIND", path: apitest.Path("/pets/1"), status: 405},
+		{name: "MKCOL unknown", method: "MKCOL", path: apitest.Path("/cages"), status: 404},
+		{name: "DELETE base", method: "DELETE", path: apitest.Base(), status: 404},
 
 		// Path tricks.
-		{name: "dot dot", method: "GET", path: "/v1/pets/..", msg: "petId"},
-		{name: "dot", method: "GET", path: "/v1/pets/%2e", msg: "petId"},
-		{name: "upper-case encoded dots", method: "GET", path: "/v1/pets/%2E%2E", msg: "petId"},
-		{name: "dot dot encoded slash", method: "GET", path: "/v1/pets/..%2f", msg: "petId"},
-		{name: "encoded slash", method: "GET", path: "/v1/pets/%2F", msg: "petId"},
-		{name: "id encoded slash id", method: "GET", path: "/v1/pets/1%2f2", msg: "petId"},
-		{name: "dot segments to list", method: "GET", path: "/v1/pets/../pets", status: 404},
-		{name: "dot segment in base", method: "GET", path: "/v1/./pets", status: 404},
-		{name: "double slash inside", method: "GET", path: "/v1//pets", status: 404},
-		{name: "trailing double slash", method: "GET", path: "/v1/pets//", status: 404},
-		{name: "trailing slash after id", method: "GET", path: "/v1/pets/1/", status: 404},
-		{name: "trailing slash after id, no key", method: "GET", path: "/v1/pets/1/", anon: true, status: 404},
-		{name: "two segments after pets, no key", method: "GET", path: "/v1/pets/a/b", anon: true, status: 404},
-		{name: "trailing double slash and query", method: "GET", path: "/v1/pets//?limit=5", status: 404},
-		{name: "encoded slash and raw quote, no key", method: "GET", path: `/v1/pets/%2f"`, anon: true, status: 404},
-		{name: "encoded slash and raw quote, query", method: "GET", path: `/v1/pets/%2f"?limit=5`, status: 404},
-		{name: "double slashes everywhere", method: "GET", path: "//v1//pets//1", status: 404},
+		{name: "dot dot", method: "GET", path: apitest.Path("/pets/.."), msg: "petId"},
+		{name: "dot", method: "GET", path: apitest.Path("/pets/%2e"), msg: "petId"},
+		{name: "upper-case encoded dots", method: "GET", path: apitest.Path("/pets/%2E%2E"), msg: "petId"},
+		{name: "dot dot encoded slash", method: "GET", path: apitest.Path("/pets/..%2f"), msg: "petId"},
+		{name: "encoded slash", method: "GET", path: apitest.Path("/pets/%2F"), msg: "petId"},
+		{name: "id encoded slash id", method: "GET", path: apitest.Path("/pets/1%2f2"), msg: "petId"},
+		{name: "dot segments to list", method: "GET", path: apitest.Path("/pets/../pets"), status: 404},
+		{name: "dot segment in base", method: "GET", path: apitest.Path("/./pets"), status: 404},
+		{name: "double slash inside", method: "GET", path: apitest.Path("//pets"), status: 404},
+		{name: "trailing double slash", method: "GET", path: apitest.Path("/pets//"), status: 404},
+		{name: "trailing slash after id", method: "GET", path: apitest.Path("/pets/1/"), status: 404},
+		{name: "trailing slash after id, no key", method: "GET", path: apitest.Path("/pets/1/"), anon: true, status: 404},
+		{name: "two segments after pets, no key", method: "GET", path: apitest.Path("/pets/a/b"), anon: true, status: 404},
+		{name: "trailing double slash and query", method: "GET", path: apitest.Path("/pets//?limit=5"), status: 404},
+		{name: "encoded slash and raw quote, no key", method: "GET", path: apitest.Path(`/pets/%2f"`), anon: true, status: 404},
+		{name: "encoded slash and raw quote, query", method: "GET", path: apitest.Path(`/pets/%2f"?limit=5`), status: 404},
+		{name: "double slashes everywhere", method: "GET", path: "/" + apitest.Base() + "//pets//1", status: 404},
 		{name: "upper-case path", method: "GET", path: "/V1/PETS", status: 404},
-		{name: "path parameter", method: "GET", path: "/v1/pets/1;jsessionid=x", msg: "petId"},
-		{name: "encoded space", method: "GET", path: "/v1/pets/%201", msg: "petId"},
-		{name: "encoded NUL", method: "GET", path: "/v1/pets/1%00", msg: "petId"},
-		{name: "encoded invalid UTF-8", method: "GET", path: "/v1/pets/%ff", msg: "petId"},
-		{name: "hex id", method: "GET", path: "/v1/pets/0x10", msg: "petId"},
-		{name: "exponent id", method: "GET", path: "/v1/pets/1e3", msg: "petId"},
-		{name: "min int64 id", method: "GET", path: "/v1/pets/-9223372036854775808", msg: "petId: number must be at least 1"},
-		{name: "10 000-digit id", method: "GET", path: "/v1/pets/" + strings.Repeat("1", 10_000), msg: "petId"},
-		{name: "max int64 id, none stored", method: "GET", path: "/v1/pets/9223372036854775807", status: 404},
-		{name: "60 000-character path", method: "GET", path: "/v1/" + strings.Repeat("a", 60_000), status: 404},
-		{name: "1000 segments", method: "GET", path: "/v1/pets" + strings.Repeat("/1", 1000), status: 404},
+		{name: "path parameter", method: "GET", path: apitest.Path("/pets/1;jsessionid=x"), msg: "petId"},
+		{name: "encoded space", method: "GET", path: apitest.Path("/pets/%201"), msg: "petId"},
+		{name: "encoded NUL", method: "GET", path: apitest.Path("/pets/1%00"), msg: "petId"},
+		{name: "encoded invalid UTF-8", method: "GET", path: apitest.Path("/pets/%ff"), msg: "petId"},
+		{name: "hex id", method: "GET", path: apitest.Path("/pets/0x10"), msg: "petId"},
+		{name: "exponent id", method: "GET", path: apitest.Path("/pets/1e3"), msg: "petId"},
+		{name: "min int64 id", method: "GET", path: apitest.Path("/pets/-9223372036854775808"), msg: "petId: number must be at least 1"},
+		{name: "10 000-digit id", method: "GET", path: apitest.Path("/pets/") + strings.Repeat("1", 10_000), msg: "petId"},
+		{name: "max int64 id, none stored", method: "GET", path: apitest.Path("/pets/9223372036854775807"), status: 404},
+		{name: "60 000-character path", method: "GET", path: apitest.Path("/") + strings.Repeat("a", 60_000), status: 404},
+		{name: "1000 segments", method: "GET", path: apitest.Path("/pets") + strings.Repeat("/1", 1000), status: 404},
 
 		// Query tricks.
-		{name: "same limit twice", method: "GET", path: "/v1/pets?limit=1&limit=1", msg: "limit: must be given once"},
-		{name: "same status twice", method: "GET", path: "/v1/pets?status=sold&status=sold", msg: "status: must be given once"},
-		{name: "upper-case name", method: "GET", path: "/v1/pets?LIMIT=5", msg: `"LIMIT": unknown query parameter`},
-		{name: "bad escape", method: "GET", path: "/v1/pets?limit=%zz", msg: "query: invalid URL escape"},
-		{name: "truncated escape", method: "GET", path: "/v1/pets?limit=5%", msg: "query: invalid URL escape"},
-		{name: "bad escape in name", method: "GET", path: "/v1/pets?%zz=5", msg: "query: invalid URL escape"},
-		{name: "semicolon separator", method: "GET", path: "/v1/pets?limit=5;status=sold", msg: "query: invalid semicolon separator"},
-		{name: "exponent limit", method: "GET", path: "/v1/pets?limit=1e1", msg: "limit: must be a base-10 integer"},
-		{name: "hex limit", method: "GET", path: "/v1/pets?limit=0x10", msg: "limit: must be a base-10 integer"},
-		{name: "space before limit", method: "GET", path: "/v1/pets?limit=%205", msg: "limit: must be a base-10 integer"},
-		{name: "NUL after limit", method: "GET", path: "/v1/pets?limit=5%00", msg: "limit: must be a base-10 integer"},
-		{name: "10 000-digit limit", method: "GET", path: "/v1/pets?limit=" + strings.Repeat("9", 10_000), msg: "limit: number must be at most 100"},
-		{name: "NUL after status", method: "GET", path: "/v1/pets?status=sold%00", msg: "status: value is not one of the allowed values"},
-		{name: "invalid UTF-8 status", method: "GET", path: "/v1/pets?status=%ff", msg: "status: value is not one of the allowed values"},
-		{name: "after below min int64", method: "GET", path: "/v1/pets?after=-9223372036854775809", msg: "after: number must be at least 0"},
-		{name: "array-style name", method: "GET", path: "/v1/pets?status[]=sold", msg: "unknown query parameter"},
-		{name: "empty name", method: "GET", path: "/v1/pets?=5", msg: `"": unknown query parameter`},
-		{name: "10 000-character name", method: "GET", path: "/v1/pets?" + strings.Repeat("x", 10_000) + "=1", msg: "unknown query parameter"},
-		{name: "1000 unknown parameters", method: "GET", path: "/v1/pets?" + strings.Repeat("a=1&", 999) + "a=1", msg: `"a": unknown query parameter`},
-		{name: "query on get", method: "GET", path: "/v1/pets/1?limit=5", msg: `"limit": unknown query parameter`},
+		{name: "same limit twice", method: "GET", path: apitest.Path("/pets?limit=1&limit=1"), msg: "limit: must be given once"},
+		{name: "same status twice", method: "GET", path: apitest.Path("/pets?status=sold&status=sold"), msg: "status: must be given once"},
+		{name: "upper-case name", method: "GET", path: apitest.Path("/pets?LIMIT=5"), msg: `"LIMIT": unknown query parameter`},
+		{name: "bad escape", method: "GET", path: apitest.Path("/pets?limit=%zz"), msg: "query: invalid URL escape"},
+		{name: "truncated escape", method: "GET", path: apitest.Path("/pets?limit=5%"), msg: "query: invalid URL escape"},
+		{name: "bad escape in name", method: "GET", path: apitest.Path("/pets?%zz=5"), msg: "query: invalid URL escape"},
+		{name: "semicolon separator", method: "GET", path: apitest.Path("/pets?limit=5;status=sold"), msg: "query: invalid semicolon separator"},
+		{name: "exponent limit", method: "GET", path: apitest.Path("/pets?limit=1e1"), msg: "limit: must be a base-10 integer"},
+		{name: "hex limit", method: "GET", path: apitest.Path("/pets?limit=0x10"), msg: "limit: must be a base-10 integer"},
+		{name: "space before limit", method: "GET", path: apitest.Path("/pets?limit=%205"), msg: "limit: must be a base-10 integer"},
+		{name: "NUL after limit", method: "GET", path: apitest.Path("/pets?limit=5%00"), msg: "limit: must be a base-10 integer"},
+		{name: "10 000-digit limit", method: "GET", path: apitest.Path("/pets?limit=") + strings.Repeat("9", 10_000), msg: "limit: number must be at most 100"},
+		{name: "NUL after status", method: "GET", path: apitest.Path("/pets?status=sold%00"), msg: "status: value is not one of the allowed values"},
+		{name: "invalid UTF-8 status", method: "GET", path: apitest.Path("/pets?status=%ff"), msg: "status: value is not one of the allowed values"},
+		{name: "after below min int64", method: "GET", path: apitest.Path("/pets?after=-9223372036854775809"), msg: "after: number must be at least 0"},
+		{name: "array-style name", method: "GET", path: apitest.Path("/pets?status[]=sold"), msg: "unknown query parameter"},
+		{name: "empty name", method: "GET", path: apitest.Path("/pets?=5"), msg: `"": unknown query parameter`},
+		{name: "10 000-character name", method: "GET", path: apitest.Path("/pets?") + strings.Repeat("x", 10_000) + "=1", msg: "unknown query parameter"},
+		{name: "1000 unknown parameters", method: "GET", path: apitest.Path("/pets?") + strings.Repeat("a=1&", 999) + "a=1", msg: `"a": unknown query parameter`},
+		{name: "query on get", method: "GET", path: apitest.Path("/pets/1?limit=5"), msg: `"limit": unknown query parameter`},
 
 		// Header abuse.
 		{name: "60 KB bearer", method: "GET", header: []string{"Authorization", "Bearer " + strings.Repeat("k", 60_000)}, anon: true, status: 401},
@@ -312,7 +312,7 @@ func hostileRequests() []hostile {
 		{name: "good then bad Authorization", method: "GET", header: []string{"Authorization", "Bearer " + testKey, "Authorization", "Bearer nope"}, anon: true, status: 401},
 		{name: "100 Authorization headers", method: "GET", header: repeatHeader("Authorization", "Bearer "+testKey, 100), anon: true, status: 401},
 		{name: "3000 headers, no key", method: "GET", header: manyHeaders(3000), anon: true, status: 401},
-		{name: "3000 headers, bad limit", method: "GET", path: "/v1/pets?limit=0", header: manyHeaders(3000), msg: "limit"},
+		{name: "3000 headers, bad limit", method: "GET", path: apitest.Path("/pets?limit=0"), header: manyHeaders(3000), msg: "limit"},
 
 		// Idempotency-Key in bad forms: none of them creates a pet.
 		{name: "idempotency key too long", body: `{` + ok + `}`, header: []string{"Idempotency-Key", strings.Repeat("k", 256)}, msg: "Idempotency-Key"},
@@ -337,7 +337,7 @@ func hostileRequests() []hostile {
 			r.method = "POST"
 		}
 		if r.path == "" {
-			r.path = "/v1/pets"
+			r.path = apitest.Path("/pets")
 		}
 		if r.status == 0 {
 			r.status = 400
@@ -386,9 +386,9 @@ func TestHostileRequests(t *testing.T) {
 		})
 	}
 	// Not one of them wrote anything.
-	res := c.Do(t, "GET", "/v1/pets", "")
+	res := c.Do(t, "GET", apitest.Path("/pets"), "")
 	if strings.TrimSpace(string(res.Body)) != "[]" {
-		t.Fatalf("after the hostile requests: GET /v1/pets got %s, want []", res.Body)
+		t.Fatalf("after the hostile requests: GET /pets got %s, want []", res.Body)
 	}
 }
 
@@ -419,7 +419,7 @@ func TestDeepNestingIsCheap(t *testing.T) {
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res := c.Do(t, "POST", "/v1/pets", body)
+		res := c.Do(t, "POST", apitest.Path("/pets"), body)
 		runtime.ReadMemStats(&after)
 		if res.Status != 400 {
 			t.Fatalf("%.20s…: got %d, want 400", body, res.Status)

@@ -25,7 +25,7 @@ func created(t *testing.T, res apitest.Response) (gen.Pet, bool) {
 	}
 	var p gen.Pet
 	res.JSON(t, &p)
-	if want := fmt.Sprintf("/v1/pets/%d", p.Id); res.Header.Get("Location") != want {
+	if want := apitest.Path(fmt.Sprintf("/pets/%d", p.Id)); res.Header.Get("Location") != want {
 		t.Fatalf("Location: got %q, want %q", res.Header.Get("Location"), want)
 	}
 	switch v := res.Header.Values("Idempotent-Replayed"); {
@@ -76,7 +76,7 @@ func testIdempotentCreate(t *testing.T, c *apitest.Client) {
 		if tc.key != "" {
 			header = []string{"Idempotency-Key", tc.key}
 		}
-		res := client.Do(t, "POST", "/v1/pets", tc.body, header...)
+		res := client.Do(t, "POST", apitest.Path("/pets"), tc.body, header...)
 		if tc.status != 201 {
 			wantError(t, res, tc.status, tc.code, "")
 			continue
@@ -92,7 +92,7 @@ func testIdempotentCreate(t *testing.T, c *apitest.Client) {
 		}
 	}
 	var list []gen.Pet
-	c.Do(t, "GET", "/v1/pets", "").JSON(t, &list)
+	c.Do(t, "GET", apitest.Path("/pets"), "").JSON(t, &list)
 	if len(list) != 5 || list[0] != first {
 		t.Fatalf("after the table: got %d pets (%+v), want 5, the first %+v", len(list), list, first)
 	}
@@ -113,7 +113,7 @@ func testIdempotentConcurrent(t *testing.T, c *apitest.Client) {
 		go func() {
 			defer wg.Done()
 			<-start
-			res := c.Do(t, "POST", "/v1/pets", `{"name":"Rex","categoryId":3}`, "Idempotency-Key", "race")
+			res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "Idempotency-Key", "race")
 			mu.Lock()
 			results = append(results, res)
 			mu.Unlock()
@@ -122,7 +122,7 @@ func testIdempotentConcurrent(t *testing.T, c *apitest.Client) {
 	close(start)
 	wg.Wait()
 	var list []gen.Pet
-	c.Do(t, "GET", "/v1/pets", "").JSON(t, &list)
+	c.Do(t, "GET", apitest.Path("/pets"), "").JSON(t, &list)
 	if len(list) != 1 {
 		t.Fatalf("%d concurrent creates with one key: %d pets, want 1", n, len(list))
 	}
@@ -174,7 +174,7 @@ func TestIdempotencyErrors(t *testing.T) {
 			if tc.key {
 				header = []string{"Idempotency-Key", "k"}
 			}
-			wantError(t, c.Do(t, "POST", "/v1/pets", body, header...), tc.status, tc.code, tc.msg)
+			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), body, header...), tc.status, tc.code, tc.msg)
 		})
 	}
 	if errors.Is(lost, pets.ErrOutcomeUnknown) != true {
@@ -186,7 +186,7 @@ func TestIdempotencyErrors(t *testing.T) {
 // header pairs cannot send) is refused, not taken for no header.
 func TestIdempotencyKeyEmpty(t *testing.T) {
 	c := newClient(t, memstore.New())
-	req := httptest.NewRequest("POST", "/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req := httptest.NewRequest("POST", apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Key)
 	req.Header["Idempotency-Key"] = []string{""}
@@ -195,7 +195,7 @@ func TestIdempotencyKeyEmpty(t *testing.T) {
 	res := apitest.Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
 	c.Contract.Check(t, req, res.Status, res.Header, res.Body)
 	wantError(t, res, http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "Idempotency-Key")
-	if list := c.Do(t, "GET", "/v1/pets", ""); strings.TrimSpace(string(list.Body)) != "[]" {
-		t.Fatalf("after the refused create: GET /v1/pets got %s, want []", list.Body)
+	if list := c.Do(t, "GET", apitest.Path("/pets"), ""); strings.TrimSpace(string(list.Body)) != "[]" {
+		t.Fatalf("after the refused create: GET /pets got %s, want []", list.Body)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/syncbuf"
@@ -23,10 +24,10 @@ const maxLine = 2 << 10
 func TestLogLinesAreBounded(t *testing.T) {
 	long := strings.Repeat("p", 60<<10)
 	for _, tc := range []struct{ name, method, target string }{
-		{"60 KB path", "GET", "/v1/" + long},
-		{"60 KB path under a route", "GET", "/v1/pets/" + long},
-		{"60 KB method", "X" + long, "/v1/pets"},
-		{"60 KB of two-byte characters", "GET", "/v1/" + strings.Repeat("%C3%A9", 10<<10)},
+		{"60 KB path", "GET", apitest.Path("/") + long},
+		{"60 KB path under a route", "GET", apitest.Path("/pets/") + long},
+		{"60 KB method", "X" + long, apitest.Path("/pets")},
+		{"60 KB of two-byte characters", "GET", apitest.Path("/") + strings.Repeat("%C3%A9", 10<<10)},
 	} {
 		for _, byHand := range []bool{true, false} {
 			var log syncbuf.Buffer

@@ -2,23 +2,28 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/contract"
 )
 
 // TestNewMajorMovesTheServer follows the compatibility gate through a
-// breaking change, as a team regenerating the server would: the gate
-// refuses it at 1.x and asks for 2.0.0 with the base path /v2; once the
-// spec says so, the app built from it serves /v2 and nothing under /v1.
+// breaking change, as a team regenerating the server would: against the
+// contract as it is (here taken as released), the gate refuses it under the
+// same major and asks for the next, N+1.0.0 with the base path /vN+1; once
+// the spec says so, the app built from it serves /vN+1 and nothing under
+// the old base path.
 func TestNewMajorMovesTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the gate (go run tools/compat)")
@@ -27,7 +32,8 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(root, "openapi.yaml"))
+	released := filepath.Join(root, "openapi.yaml")
+	raw, err := os.ReadFile(released)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +50,12 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		if err := os.WriteFile(file, doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// -base: openapi.yaml as the release, so that the test holds
+		// whatever the repository's own release is; -waivers: the
+		// repository's name changes since its release, none of these;
 		// -changelog "": CHANGELOG.md describes openapi.yaml, not this copy.
-		cmd := exec.Command("go", "run", "-C", filepath.Join(root, "tools/compat"), ".", "check", "-dir", root, "-rev", file, "-changelog", "")
+		cmd := exec.Command("go", "run", "-C", filepath.Join(root, "tools/compat"), ".", "check", "-dir", root,
+			"-base", released, "-rev", file, "-waivers", filepath.Join(t.TempDir(), "none.yaml"), "-changelog", "")
 		out, err := cmd.CombinedOutput()
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("the gate did not run: %v\n%s", err, out)
@@ -53,35 +63,42 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		return string(out), err == nil
 	}
 
+	major, _, ok := strings.Cut(spec(t).Info.Version, ".")
+	n, err := strconv.Atoi(major)
+	if !ok || err != nil {
+		t.Fatalf("info.version %q: no major", spec(t).Info.Version)
+	}
+	oldBase, next := apitest.Base(), fmt.Sprintf("%d.0.0", n+1)
+	newBase := fmt.Sprintf("/v%d", n+1)
 	out, ok := gate(rev)
-	if ok || !strings.Contains(out, "need a major raise") || !strings.Contains(out, "/v2") {
-		t.Fatalf("a breaking change at 1.x: the gate said (ok=%v)\n%s\nwant a refusal asking for a major raise and /v2", ok, out)
+	if ok || !strings.Contains(out, "need a major raise") || !strings.Contains(out, next) || !strings.Contains(out, newBase) {
+		t.Fatalf("a breaking change at %s: the gate said (ok=%v)\n%s\nwant a refusal asking for a major raise to %s and %s", spec(t).Info.Version, ok, out, next, newBase)
 	}
 
 	version := []byte("\n  version: " + spec(t).Info.Version + "\n")
 	if !bytes.Contains(rev, version) {
 		t.Fatalf("openapi.yaml has no %q", version)
 	}
-	rev = bytes.Replace(rev, version, []byte("\n  version: 2.0.0\n"), 1)
-	rev = bytes.ReplaceAll(rev, []byte("/v1"), []byte("/v2")) // servers, Location, Link
+	rev = bytes.Replace(rev, version, []byte("\n  version: "+next+"\n"), 1)
+	rev = bytes.ReplaceAll(rev, []byte(oldBase), []byte(newBase)) // servers, Location, Link
 	if out, ok := gate(rev); !ok {
-		t.Fatalf("2.0.0 with /v2: the gate refused it\n%s", out)
+		t.Fatalf("%s with %s: the gate refused it\n%s", next, newBase, out)
 	}
 
-	v2, err := openapi3.NewLoader().LoadFromData(rev)
+	moved, err := openapi3.NewLoader().LoadFromData(rev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newApp(testConfig(), v2)
+	e, err := newApp(testConfig(), moved)
 	if err != nil {
-		t.Fatalf("the app of 2.0.0: %v", err)
+		t.Fatalf("the app of %s: %v", next, err)
 	}
-	cv2, err := contract.New(v2, "/v2")
+	cm, err := contract.New(moved, newBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// do sends a request to the 2.0.0 app and checks its answer against
-	// the 2.0.0 contract.
+	// do sends a request to the moved app and checks its answer against
+	// the moved contract.
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer test-key-0123456789abcdef0123456789")
@@ -90,23 +107,23 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
-		for _, v := range cv2.Check(req, rec.Code, rec.Header(), rec.Body.Bytes()) {
-			t.Errorf("%s %s: %d breaks the 2.0.0 contract: %v", method, path, rec.Code, v)
+		for _, v := range cm.Check(req, rec.Code, rec.Header(), rec.Body.Bytes()) {
+			t.Errorf("%s %s: %d breaks the %s contract: %v", method, path, rec.Code, next, v)
 		}
 		return rec
 	}
-	if rec := do(http.MethodPost, "/v2/pets", `{"name":"Rex","categoryId":1}`); rec.Code != http.StatusCreated || rec.Header().Get("Location") != "/v2/pets/1" {
-		t.Errorf("POST /v2/pets: %d, Location %q; want 201, /v2/pets/1\n%s", rec.Code, rec.Header().Get("Location"), rec.Body)
+	if rec := do(http.MethodPost, newBase+"/pets", `{"name":"Rex","categoryId":1}`); rec.Code != http.StatusCreated || rec.Header().Get("Location") != newBase+"/pets/1" {
+		t.Errorf("POST %s/pets: %d, Location %q; want 201, %s/pets/1\n%s", newBase, rec.Code, rec.Header().Get("Location"), newBase, rec.Body)
 	}
-	if rec := do(http.MethodGet, "/v2/pets?limit=50", ""); rec.Code != http.StatusOK {
-		t.Errorf("GET /v2/pets?limit=50: %d, want 200", rec.Code)
+	if rec := do(http.MethodGet, newBase+"/pets?limit=50", ""); rec.Code != http.StatusOK {
+		t.Errorf("GET %s/pets?limit=50: %d, want 200", newBase, rec.Code)
 	}
-	if rec := do(http.MethodGet, "/v2/pets?limit=51", ""); rec.Code != http.StatusBadRequest {
-		t.Errorf("GET /v2/pets?limit=51: %d, want 400 (the new rule)", rec.Code)
+	if rec := do(http.MethodGet, newBase+"/pets?limit=51", ""); rec.Code != http.StatusBadRequest {
+		t.Errorf("GET %s/pets?limit=51: %d, want 400 (the new rule)", newBase, rec.Code)
 	}
-	for _, path := range []string{"/v1/pets", "/v1/pets/1"} {
+	for _, path := range []string{oldBase + "/pets", oldBase + "/pets/1"} {
 		if rec := do(http.MethodGet, path, ""); rec.Code != http.StatusNotFound {
-			t.Errorf("GET %s: %d, want 404 (2.0.0 serves /v2 only)", path, rec.Code)
+			t.Errorf("GET %s: %d, want 404 (%s serves %s only)", path, rec.Code, next, newBase)
 		}
 	}
 }

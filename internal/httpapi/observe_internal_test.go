@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 // The access line appended by hand is the line slog's JSONHandler writes for
@@ -14,7 +16,7 @@ import (
 // U+2028/U+2029, invalid UTF-8, both levels, times with and without
 // fractions in other zones, and durations from zero up.
 func TestAccessLineIsSlogs(t *testing.T) {
-	strs := []string{"", "GET", "/v1/pets/:petId", "<>&", "\u2028\u2029", "\xff", "a\xc3", "héllo 漢字", `"\`, strings.Repeat("/x", 600)}
+	strs := []string{"", "GET", apitest.Path("/pets/:petId"), "<>&", "\u2028\u2029", "\xff", "a\xc3", "héllo 漢字", `"\`, strings.Repeat("/x", 600)}
 	for c := range 128 {
 		strs = append(strs, "a"+string(rune(c))+"b")
 	}

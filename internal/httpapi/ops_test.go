@@ -217,18 +217,18 @@ func TestMetrics(t *testing.T) {
 
 	c.Create(t, `{"name":"Rex","categoryId":1}`)
 	c.Create(t, `{"name":"Tom","categoryId":2}`)
-	c.Do(t, "GET", "/v1/pets", "")
-	c.Do(t, "GET", "/v1/pets/1", "")
-	c.Do(t, "GET", "/v1/pets/999", "")
-	c.Do(t, "GET", "/v1/pets?limit=0", "")
-	anon.Do(t, "GET", "/v1/pets", "")
-	anon.Do(t, "POST", "/v1/pets", `{}`)
-	c.Do(t, "GET", "/v1/nope-1", "")
-	c.Do(t, "GET", "/v1/nope-2?x=1", "")
-	c.Do(t, "DELETE", "/v1/pets", "")
+	c.Do(t, "GET", apitest.Path("/pets"), "")
+	c.Do(t, "GET", apitest.Path("/pets/1"), "")
+	c.Do(t, "GET", apitest.Path("/pets/999"), "")
+	c.Do(t, "GET", apitest.Path("/pets?limit=0"), "")
+	anon.Do(t, "GET", apitest.Path("/pets"), "")
+	anon.Do(t, "POST", apitest.Path("/pets"), `{}`)
+	c.Do(t, "GET", apitest.Path("/nope-1"), "")
+	c.Do(t, "GET", apitest.Path("/nope-2?x=1"), "")
+	c.Do(t, "DELETE", apitest.Path("/pets"), "")
 	c.Do(t, "GET", "/healthz", "")
 	c.Do(t, "GET", "/readyz", "")
-	other.Do(t, "GET", "/v1/pets", "")
+	other.Do(t, "GET", apitest.Path("/pets"), "")
 
 	fams := scrape(t, c)
 	const reqs, dur = "petstore_http_requests_total", "petstore_http_request_duration_seconds"
@@ -244,7 +244,7 @@ func TestMetrics(t *testing.T) {
 		{"getPet", "200", 1},
 		{"getPet", "404", 1},
 		{"none", "404", 2},
-		{"/v1/pets", "405", 1},
+		{apitest.Path("/pets"), "405", 1},
 		{"/healthz", "200", 1},
 		{"/readyz", "200", 1},
 	} {
@@ -288,7 +288,7 @@ func TestMetrics(t *testing.T) {
 // A panic in a handler is counted as the 500 the mapper sends.
 func TestMetricsCountPanics(t *testing.T) {
 	c := newClient(t, failingStore{})
-	wantError(t, c.Do(t, "GET", "/v1/pets", ""), 500, gen.ErrorCodeInternal, "")
+	wantError(t, c.Do(t, "GET", apitest.Path("/pets"), ""), 500, gen.ErrorCodeInternal, "")
 	fams := scrape(t, c)
 	wantValue(t, fams, 1, "petstore_http_requests_total", "operation", "listPets", "code", "500")
 	if _, ok := value(fams, "petstore_pets"); ok {
@@ -342,13 +342,13 @@ func TestRequestID(t *testing.T) {
 		name, path, sent string
 		keep             bool
 	}{
-		{"kept", "/v1/pets", "req-42.a_b:c", true},
-		{"kept at 128", "/v1/pets", long[:128], true},
-		{"kept on 404", "/v1/pets/7", "req-404", true},
-		{"none sent", "/v1/pets", "", false},
-		{"too long", "/v1/pets", long, false},
-		{"space", "/v1/pets", "a b", false},
-		{"percent", "/v1/pets", "a%0Ab", false},
+		{"kept", apitest.Path("/pets"), "req-42.a_b:c", true},
+		{"kept at 128", apitest.Path("/pets"), long[:128], true},
+		{"kept on 404", apitest.Path("/pets/7"), "req-404", true},
+		{"none sent", apitest.Path("/pets"), "", false},
+		{"too long", apitest.Path("/pets"), long, false},
+		{"space", apitest.Path("/pets"), "a b", false},
+		{"percent", apitest.Path("/pets"), "a%0Ab", false},
 		{"quote", "/healthz", `a"b`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -403,14 +403,14 @@ func TestSecurityHeaders(t *testing.T) {
 		header             []string
 		status             int
 	}{
-		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, nil, 201},
-		{"GET", "/v1/pets", "", nil, 200},
-		{"GET", "/v1/pets/1", "", nil, 200},
-		{"GET", "/v1/pets", "", []string{"Authorization", ""}, 401},
-		{"GET", "/v1/pets?limit=0", "", nil, 400},
-		{"GET", "/v1/pets/2", "", nil, 404},
-		{"GET", "/v1/nowhere", "", nil, 404},
-		{"DELETE", "/v1/pets", "", nil, 405},
+		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, nil, 201},
+		{"GET", apitest.Path("/pets"), "", nil, 200},
+		{"GET", apitest.Path("/pets/1"), "", nil, 200},
+		{"GET", apitest.Path("/pets"), "", []string{"Authorization", ""}, 401},
+		{"GET", apitest.Path("/pets?limit=0"), "", nil, 400},
+		{"GET", apitest.Path("/pets/2"), "", nil, 404},
+		{"GET", apitest.Path("/nowhere"), "", nil, 404},
+		{"DELETE", apitest.Path("/pets"), "", nil, 405},
 		{"GET", "/healthz", "", nil, 200},
 		{"GET", "/openapi.yaml", "", nil, 200},
 	} {
@@ -446,12 +446,12 @@ func TestAccessLogKeyID(t *testing.T) {
 		status int
 		keyID  string
 	}{
-		{c, "/v1/pets", http.StatusOK, id},
-		{anon, "/v1/pets", http.StatusUnauthorized, ""},
-		{c, "/v1/pets/1", http.StatusNotFound, id},
+		{c, apitest.Path("/pets"), http.StatusOK, id},
+		{anon, apitest.Path("/pets"), http.StatusUnauthorized, ""},
+		{c, apitest.Path("/pets/1"), http.StatusNotFound, id},
 		{anon, "/healthz", http.StatusOK, ""},
-		{c, "/v1/pets?limit=0", http.StatusBadRequest, id},
-		{anon, "/v1/pets/1", http.StatusUnauthorized, ""},
+		{c, apitest.Path("/pets?limit=0"), http.StatusBadRequest, id},
+		{anon, apitest.Path("/pets/1"), http.StatusUnauthorized, ""},
 	}
 	for _, s := range steps {
 		logBuf.Reset()
@@ -486,7 +486,7 @@ func TestLaterMiddlewareRuns(t *testing.T) {
 		}
 	})
 	c := &apitest.Client{Contract: apitest.Load(t), Handler: app, Key: testKey}
-	for _, path := range []string{"/v1/pets", "/healthz", "/nowhere"} {
+	for _, path := range []string{apitest.Path("/pets"), "/healthz", "/nowhere"} {
 		before := ran
 		c.Do(t, "GET", path, "")
 		if ran != before+1 {

@@ -79,10 +79,10 @@ func TestRateLimit(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, 201},
-		{"GET", "/v1/pets?limit=0", "", 400},
-		{"GET", "/v1/pets/999", "", 404},
-		{"GET", "/v1/pets/1", "", 200},
+		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, 201},
+		{"GET", apitest.Path("/pets?limit=0"), "", 400},
+		{"GET", apitest.Path("/pets/999"), "", 404},
+		{"GET", apitest.Path("/pets/1"), "", 200},
 	}
 	for i, s := range steps {
 		res := c.Do(t, s.method, s.path, s.body)
@@ -96,7 +96,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	// Over the limit: 429 on every operation, with Retry-After.
-	for _, r := range [][3]string{{"GET", "/v1/pets", ""}, {"POST", "/v1/pets", `{"name":"Max","categoryId":1}`}, {"GET", "/v1/pets/1", ""}} {
+	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Max","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
 		res := c.Do(t, r[0], r[1], r[2])
 		wantError(t, res, http.StatusTooManyRequests, gen.ErrorCodeRateLimited, "rate limit of 6/m,burst=4 exceeded")
 		if got := res.Header.Get("Retry-After"); got != "10" {
@@ -108,36 +108,36 @@ func TestRateLimit(t *testing.T) {
 	}
 	// The refused create wrote nothing.
 	var list []gen.Pet
-	other.Do(t, "GET", "/v1/pets", "").JSON(t, &list)
+	other.Do(t, "GET", apitest.Path("/pets"), "").JSON(t, &list)
 	if len(list) != 1 {
 		t.Fatalf("after a 429 create: %d pets listed, want 1", len(list))
 	}
 
 	// A second key has its own quota (the list above took one).
-	res := other.Do(t, "GET", "/v1/pets", "")
+	res := other.Do(t, "GET", apitest.Path("/pets"), "")
 	if _, remaining, _, _ := quota(t, res); res.Status != 200 || remaining != 2 {
 		t.Fatalf("second key: got %d, RateLimit-Remaining %d; want 200, 2", res.Status, remaining)
 	}
 
 	// No key: 401, without quota headers, and it takes nothing.
-	res = anon.Do(t, "GET", "/v1/pets", "")
+	res = anon.Do(t, "GET", apitest.Path("/pets"), "")
 	if _, _, _, ok := quota(t, res); res.Status != 401 || ok {
 		t.Fatalf("no key: got %d with quota headers %v; want 401 without", res.Status, ok)
 	}
 
 	// Time restores the quota: part of the wait is not enough.
 	clk.Advance(9 * time.Second)
-	res = c.Do(t, "GET", "/v1/pets", "")
+	res = c.Do(t, "GET", apitest.Path("/pets"), "")
 	if res.Status != 429 || res.Header.Get("Retry-After") != "1" {
 		t.Fatalf("after 9 s: got %d Retry-After %q, want 429 and 1", res.Status, res.Header.Get("Retry-After"))
 	}
 	clk.Advance(time.Second)
-	res = c.Do(t, "GET", "/v1/pets", "")
+	res = c.Do(t, "GET", apitest.Path("/pets"), "")
 	if _, remaining, reset, _ := quota(t, res); res.Status != 200 || remaining != 0 || reset != 40 {
 		t.Fatalf("after 10 s: got %d, Remaining %d, Reset %d; want 200, 0, 40", res.Status, remaining, reset)
 	}
 	clk.Advance(40 * time.Second)
-	res = c.Do(t, "GET", "/v1/pets", "")
+	res = c.Do(t, "GET", apitest.Path("/pets"), "")
 	if _, remaining, reset, _ := quota(t, res); res.Status != 200 || remaining != 3 || reset != 10 {
 		t.Fatalf("after a full refill: got %d, Remaining %d, Reset %d; want 200, 3, 10", res.Status, remaining, reset)
 	}
@@ -146,7 +146,7 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitBodyTooLarge(t *testing.T) {
 	clk := newClock()
 	c := newLimitedClient(t, "1/s,burst=2", clk)
-	res := c.DoBytes(t, "POST", "/v1/pets", make([]byte, 2<<20))
+	res := c.DoBytes(t, "POST", apitest.Path("/pets"), make([]byte, 2<<20))
 	if _, remaining, _, ok := quota(t, res); res.Status != 413 || !ok || remaining != 1 {
 		t.Fatalf("2 MiB body: got %d, Remaining %d (present %v); want 413 with Remaining 1", res.Status, remaining, ok)
 	}
@@ -155,7 +155,7 @@ func TestRateLimitBodyTooLarge(t *testing.T) {
 func TestRateLimitOffByDefault(t *testing.T) {
 	c := newClient(t, memstore.New())
 	for i := range 300 {
-		res := c.Do(t, "GET", "/v1/pets", "")
+		res := c.Do(t, "GET", apitest.Path("/pets"), "")
 		if res.Status != 200 {
 			t.Fatalf("request %d without a configured limit: got %d, want 200", i+1, res.Status)
 		}
@@ -163,7 +163,7 @@ func TestRateLimitOffByDefault(t *testing.T) {
 			t.Fatalf("request %d: RateLimit headers without a configured limit", i+1)
 		}
 	}
-	if res := c.Do(t, "GET", "/v1/pets?limit=0", ""); res.Header.Get("RateLimit-Remaining") != "" {
+	if res := c.Do(t, "GET", apitest.Path("/pets?limit=0"), ""); res.Header.Get("RateLimit-Remaining") != "" {
 		t.Fatalf("400 without a configured limit carries RateLimit-Remaining")
 	}
 }

@@ -39,23 +39,23 @@ type refusal struct {
 func refusals() []refusal {
 	auth := "Bearer " + testKey
 	return []refusal{
-		{name: "no key", method: "POST", target: "/v1/pets", status: 401},
-		{name: "wrong key", method: "POST", target: "/v1/pets", header: []string{"Authorization", "Bearer wrong-key-0123456789abcdef0123456789"}, status: 401},
-		{name: "Basic scheme", method: "POST", target: "/v1/pets", header: []string{"Authorization", "Basic dXNlcjpwYXNz"}, status: 401},
-		{name: "unknown path", method: "POST", target: "/v1/cages", header: []string{"Authorization", auth}, status: 404},
+		{name: "no key", method: "POST", target: apitest.Path("/pets"), status: 401},
+		{name: "wrong key", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", "Bearer wrong-key-0123456789abcdef0123456789"}, status: 401},
+		{name: "Basic scheme", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", "Basic dXNlcjpwYXNz"}, status: 401},
+		{name: "unknown path", method: "POST", target: apitest.Path("/cages"), header: []string{"Authorization", auth}, status: 404},
 		{name: "unknown path, no key", method: "POST", target: "/nowhere", status: 404},
-		{name: "wrong method", method: "PUT", target: "/v1/pets/1", header: []string{"Authorization", auth}, status: 405},
-		{name: "bad Content-Type", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Type", "text/plain"}, status: 400},
-		{name: "unknown query parameter", method: "POST", target: "/v1/pets?x=1", header: []string{"Authorization", auth}, status: 400},
-		{name: "bad Idempotency-Key", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Idempotency-Key", "a b"}, status: 400},
-		{name: "body on a GET", method: "GET", target: "/v1/pets", header: []string{"Authorization", auth}, status: 400},
-		{name: "declared length over the limit", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Length", fmt.Sprint(httpapi.MaxBodyBytes + 1)}, status: 413},
-		{name: "rate limited", method: "POST", target: "/v1/pets", header: []string{"Authorization", "Bearer " + otherKey}, status: 429},
+		{name: "wrong method", method: "PUT", target: apitest.Path("/pets/1"), header: []string{"Authorization", auth}, status: 405},
+		{name: "bad Content-Type", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", auth, "Content-Type", "text/plain"}, status: 400},
+		{name: "unknown query parameter", method: "POST", target: apitest.Path("/pets?x=1"), header: []string{"Authorization", auth}, status: 400},
+		{name: "bad Idempotency-Key", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", auth, "Idempotency-Key", "a b"}, status: 400},
+		{name: "body on a GET", method: "GET", target: apitest.Path("/pets"), header: []string{"Authorization", auth}, status: 400},
+		{name: "declared length over the limit", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", auth, "Content-Length", fmt.Sprint(httpapi.MaxBodyBytes + 1)}, status: 413},
+		{name: "rate limited", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", "Bearer " + otherKey}, status: 429},
 		// Not refusals, but answers that read no body all the same.
 		{name: "a body to /healthz", method: "GET", target: "/healthz", status: 200},
 		{name: "a body to /docs", method: "GET", target: "/docs/", status: 200},
-		{name: "content-coded body", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Content-Encoding", "gzip"}, status: 400},
-		{name: "Accept without JSON", method: "POST", target: "/v1/pets", header: []string{"Authorization", auth, "Accept", "application/xml"}, status: 406},
+		{name: "content-coded body", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", auth, "Content-Encoding", "gzip"}, status: 400},
+		{name: "Accept without JSON", method: "POST", target: apitest.Path("/pets"), header: []string{"Authorization", auth, "Accept", "application/xml"}, status: 406},
 	}
 }
 
@@ -101,7 +101,7 @@ func TestExpectContinueStillAsksForTheBody(t *testing.T) {
 	srv := refusingServer(t)
 	body := `{"name":"Rex","categoryId":1}`
 	conn := rawDial(t, srv)
-	writeHead(t, conn, "POST", "/v1/pets", []string{"Authorization", "Bearer " + testKey, "Content-Type", "application/json", "Content-Length", fmt.Sprint(len(body)), "Expect", "100-continue"})
+	writeHead(t, conn, "POST", apitest.Path("/pets"), []string{"Authorization", "Bearer " + testKey, "Content-Type", "application/json", "Content-Length", fmt.Sprint(len(body)), "Expect", "100-continue"})
 	br := bufio.NewReader(conn)
 	res, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -220,7 +220,7 @@ func TestThrottledRefusalAnswersAtOnce(t *testing.T) {
 	srv := httptest.NewServer(app)
 	t.Cleanup(srv.Close)
 	header := []string{"Authorization", "Bearer wrong-key-0123456789abcdef0123456789", "Content-Type", "application/json", "Content-Length", "65536"}
-	if res, body := rawExchange(t, srv, "POST", "/v1/pets", header); res.StatusCode != 401 {
+	if res, body := rawExchange(t, srv, "POST", apitest.Path("/pets"), header); res.StatusCode != 401 {
 		t.Fatalf("the first wrong key: got %d %s, want 401", res.StatusCode, body)
 	}
 	for _, expect := range []bool{false, true} {
@@ -228,10 +228,10 @@ func TestThrottledRefusalAnswersAtOnce(t *testing.T) {
 		if expect {
 			h = append(h, "Expect", "100-continue")
 		}
-		res, body := rawExchange(t, srv, "POST", "/v1/pets", h)
+		res, body := rawExchange(t, srv, "POST", apitest.Path("/pets"), h)
 		if res.StatusCode != 429 || !res.Close {
 			t.Fatalf("Expect %v: got %d (close %v) %s, want 429 and Connection: close", expect, res.StatusCode, res.Close, body)
 		}
-		apitest.Load(t).Check(t, httptest.NewRequest("POST", "/v1/pets", nil), res.StatusCode, res.Header, body)
+		apitest.Load(t).Check(t, httptest.NewRequest("POST", apitest.Path("/pets"), nil), res.StatusCode, res.Header, body)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 )
 
@@ -32,14 +33,14 @@ func TestNewFailsClosed(t *testing.T) {
 		Responses:   openapi3.NewResponses(openapi3.WithStatus(204, &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("Deleted.")})),
 	}
 	_, err := newApp(testConfig(), added)
-	if err == nil || !strings.Contains(err.Error(), "DELETE /v1/pets/:petId (deletePet): no generated handler") {
+	if err == nil || !strings.Contains(err.Error(), "DELETE "+apitest.Base()+"/pets/:petId (deletePet): no generated handler") {
 		t.Errorf("an operation added to the spec, not to gen/: got %v, want New to refuse", err)
 	}
 
 	removed := spec(t)
 	removed.Paths.Value("/pets/{petId}").Get = nil
 	_, err = newApp(testConfig(), removed)
-	if err == nil || !strings.Contains(err.Error(), "GET /v1/pets/:petId: a generated route that is no operation of the spec") {
+	if err == nil || !strings.Contains(err.Error(), "GET "+apitest.Base()+"/pets/:petId: a generated route that is no operation of the spec") {
 		t.Errorf("an operation gone from the spec, still in gen/: got %v, want New to refuse", err)
 	}
 }
@@ -50,23 +51,23 @@ func TestNewFailsClosed(t *testing.T) {
 func TestRequireOperations(t *testing.T) {
 	e := echo.New()
 	h := func(echo.Context) error { return nil }
-	e.GET("/v1/pets", h)
-	e.GET("/v1", h)
-	e.GET("/v1x/other", h)
+	e.GET(apitest.Path("/pets"), h)
+	e.GET(apitest.Base(), h)
+	e.GET(apitest.Base()+"x/other", h) // shares the base path's letters, not its segment
 	e.GET("/healthz", h)
-	ops := &operations{base: "/v1"}
-	chains := map[string]*opChain{"GET /v1/pets": {added: true}}
-	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "GET /v1: served under /v1 without its operation's chain") {
-		t.Errorf("got %v, want GET /v1 refused", err)
+	ops := &operations{base: apitest.Base()}
+	chains := map[string]*opChain{"GET " + apitest.Base() + "/pets": {added: true}}
+	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "GET "+apitest.Base()+": served under "+apitest.Base()+" without its operation's chain") {
+		t.Errorf("got %v, want GET %s refused", err, apitest.Base())
 	}
-	chains["GET /v1"] = &opChain{added: true}
+	chains["GET "+apitest.Base()] = &opChain{added: true}
 	if err := requireOperations(e.Routes(), ops, chains); err != nil {
-		t.Errorf("every route under /v1 has its chain: %v", err)
+		t.Errorf("every route under the base path has its chain: %v", err)
 	}
-	e.POST("/v1/pets", h)
-	chains["POST /v1/pets"] = &opChain{} // in the table, never added with its chain
-	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "POST /v1/pets") {
-		t.Errorf("got %v, want POST /v1/pets refused", err)
+	e.POST(apitest.Path("/pets"), h)
+	chains["POST "+apitest.Base()+"/pets"] = &opChain{} // in the table, never added with its chain
+	if err := requireOperations(e.Routes(), ops, chains); err == nil || !strings.Contains(err.Error(), "POST "+apitest.Base()+"/pets") {
+		t.Errorf("got %v, want POST /pets refused", err)
 	}
 }
 
@@ -83,7 +84,7 @@ func TestPublicOperation(t *testing.T) {
 	for _, tc := range []struct {
 		target string
 		want   int
-	}{{"/v1/pets/1", http.StatusNotFound}, {"/v1/pets", http.StatusUnauthorized}} {
+	}{{apitest.Path("/pets/1"), http.StatusNotFound}, {apitest.Path("/pets"), http.StatusUnauthorized}} {
 		rec := httptest.NewRecorder()
 		app.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.target, nil))
 		if rec.Code != tc.want {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -38,7 +39,7 @@ func TestWalkLargeCatalogue(t *testing.T) {
 					want = append(want, gen.Pet{Id: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: gen.PetStatus(p.Status)})
 				}
 			}
-			path := fmt.Sprintf("/v1/pets?limit=%d", tc.limit)
+			path := apitest.Path(fmt.Sprintf("/pets?limit=%d", tc.limit))
 			if tc.status != "" {
 				path += "&status=" + string(tc.status)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/ratelimit"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestThrottleDebtIsKept(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	th := newThrottle(ratelimit.Limit{Count: 1, Per: time.Second, Burst: 3}, nil, func() time.Time { return now })
-	r := httptest.NewRequest("GET", "/v1/pets", nil)
+	r := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	r.RemoteAddr = "192.0.2.1:1"
 	for range 10 {
 		th.fail(r)
@@ -38,7 +39,7 @@ func TestThrottleDebtIsKept(t *testing.T) {
 // and the table stays at its bound.
 func TestThrottleBounded(t *testing.T) {
 	th := newThrottle(ratelimit.Limit{Count: 1, Per: time.Minute, Burst: 1}, nil, nil)
-	r := httptest.NewRequest("GET", "/v1/pets", nil)
+	r := httptest.NewRequest("GET", apitest.Path("/pets"), nil)
 	for i := range maxThrottled + 1000 {
 		r.RemoteAddr = "[2001:db8:" + strconv.FormatInt(int64(i>>16), 16) + ":" + strconv.FormatInt(int64(i&0xffff), 16) + "::1]:1"
 		th.fail(r)

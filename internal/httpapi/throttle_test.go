@@ -51,12 +51,12 @@ func throttledAppOf(t *testing.T, burst int, keys apikey.Source, proxies ...neti
 	return &throttledApp{t: t, app: app, clock: clk, contract: apitest.Load(t)}
 }
 
-// get sends GET /v1/pets from addr (a peer address, host:port) with the
+// get sends GET /pets from addr (a peer address, host:port) with the
 // Authorization header auth ("" for none) and header pairs, and checks the
 // answer against the contract.
 func (a *throttledApp) get(addr, auth string, header ...string) *httptest.ResponseRecorder {
 	a.t.Helper()
-	req := httptest.NewRequest(http.MethodGet, "/v1/pets", nil)
+	req := httptest.NewRequest(http.MethodGet, apitest.Path("/pets"), nil)
 	req.RemoteAddr = addr
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
@@ -66,7 +66,7 @@ func (a *throttledApp) get(addr, auth string, header ...string) *httptest.Respon
 	}
 	rec := httptest.NewRecorder()
 	a.app.ServeHTTP(rec, req)
-	a.contract.Check(a.t, httptest.NewRequest(http.MethodGet, "/v1/pets", nil), rec.Code, rec.Header(), rec.Body.Bytes())
+	a.contract.Check(a.t, httptest.NewRequest(http.MethodGet, apitest.Path("/pets"), nil), rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 
@@ -191,7 +191,7 @@ func TestThrottleDebt(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := httptest.NewRequest(http.MethodGet, "/v1/pets", nil)
+			req := httptest.NewRequest(http.MethodGet, apitest.Path("/pets"), nil)
 			req.RemoteAddr = guesser
 			req.Header.Set("Authorization", wrong)
 			rec := httptest.NewRecorder()

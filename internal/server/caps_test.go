@@ -29,9 +29,9 @@ func TestMemoryStoreBounded(t *testing.T) {
 	create := func(body, idemKey string) apitest.Response {
 		t.Helper()
 		if idemKey == "" {
-			return c.Do(t, "POST", "/v1/pets", body)
+			return c.Do(t, "POST", apitest.Path("/pets"), body)
 		}
-		return c.Do(t, "POST", "/v1/pets", body, "Idempotency-Key", idemKey)
+		return c.Do(t, "POST", apitest.Path("/pets"), body, "Idempotency-Key", idemKey)
 	}
 	want := func(what string, res apitest.Response, status int, code string) {
 		t.Helper()
@@ -47,7 +47,7 @@ func TestMemoryStoreBounded(t *testing.T) {
 	count := func() int {
 		t.Helper()
 		var page []map[string]any
-		c.Do(t, "GET", "/v1/pets?limit=100", "").JSON(t, &page)
+		c.Do(t, "GET", apitest.Path("/pets?limit=100"), "").JSON(t, &page)
 		return len(page)
 	}
 
@@ -82,7 +82,7 @@ func TestMemoryStoreBounded(t *testing.T) {
 	if n := count(); n != 3 {
 		t.Fatalf("pets at the bound: got %d, want 3", n)
 	}
-	want("a read at the bound", c.Do(t, "GET", "/v1/pets/1", ""), http.StatusOK, "")
+	want("a read at the bound", c.Do(t, "GET", apitest.Path("/pets/1"), ""), http.StatusOK, "")
 }
 
 // TestBoundsFlags: the bounds' defaults are memstore's, and a bound that is

@@ -39,11 +39,11 @@ func replaceFile(t *testing.T, path string, lines ...string) {
 	}
 }
 
-// keyStatus sends GET /v1/pets with key, checks the answer against
+// keyStatus sends GET /pets with key, checks the answer against
 // openapi.yaml (t.Errorf: safe from the load's goroutines) and returns its
 // status.
 func keyStatus(t *testing.T, client *http.Client, base, key string) (int, error) {
-	const target = "/v1/pets?limit=1"
+	target := apitest.Path("/pets?limit=1")
 	req, err := http.NewRequest("GET", base+target, nil)
 	if err != nil {
 		return 0, err

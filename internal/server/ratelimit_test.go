@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/petstore/petstore/internal/apitest"
 )
 
 func TestRateLimitConfig(t *testing.T) {
@@ -39,7 +41,7 @@ func TestServeRateLimited(t *testing.T) {
 		status    int
 		remaining string
 	}{{200, "1"}, {200, "0"}, {429, "0"}} {
-		res := c.Do(t, "GET", "/v1/pets", "")
+		res := c.Do(t, "GET", apitest.Path("/pets"), "")
 		if res.Status != want.status || res.Header.Get("RateLimit-Remaining") != want.remaining || res.Header.Get("RateLimit-Limit") != "2" {
 			t.Fatalf("request %d: got %d, RateLimit-Limit %q, Remaining %q; want %d, 2, %s", i+1, res.Status, res.Header.Get("RateLimit-Limit"), res.Header.Get("RateLimit-Remaining"), want.status, want.remaining)
 		}
@@ -60,12 +62,12 @@ func TestRateLimitPerReplica(t *testing.T) {
 	a := serveSetting(t, "PETSTORE_RATE_LIMIT", "1/m,burst=2", `"rate_limit":"1/m,burst=2"`)
 	b := serveSetting(t, "PETSTORE_RATE_LIMIT", "1/m,burst=2", `"rate_limit":"1/m,burst=2"`)
 	for range 2 {
-		a.Do(t, "GET", "/v1/pets", "")
+		a.Do(t, "GET", apitest.Path("/pets"), "")
 	}
-	if res := a.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusTooManyRequests {
+	if res := a.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusTooManyRequests {
 		t.Fatalf("replica A after the burst: got %d, want 429", res.Status)
 	}
-	res := b.Do(t, "GET", "/v1/pets", "")
+	res := b.Do(t, "GET", apitest.Path("/pets"), "")
 	if res.Status != http.StatusOK || res.Header.Get("RateLimit-Remaining") != "1" {
 		t.Fatalf("replica B: got %d, RateLimit-Remaining %q; want 200 and 1 (its own bucket)", res.Status, res.Header.Get("RateLimit-Remaining"))
 	}

@@ -77,7 +77,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	pr, pw := io.Pipe()
 	continued := make(chan struct{})
 	trace := &httptrace.ClientTrace{Got100Continue: func() { close(continued) }}
-	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+"/v1/pets", pr)
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+apitest.Path("/pets"), pr)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Expect", "100-continue")
@@ -130,7 +130,7 @@ func TestGeneratedKey(t *testing.T) {
 		t.Fatalf("no generated key printed on stderr: %q", stderr)
 	}
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
-	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusOK {
+	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusOK {
 		t.Fatalf("with the generated key: got %d %s", res.Status, res.Body)
 	}
 	if strings.Contains(stdout.String(), key) {
@@ -149,11 +149,11 @@ func TestKeysFile(t *testing.T) {
 	}
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS_FILE": file})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
-	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusOK {
+	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusOK {
 		t.Fatalf("with a key from the file: got %d %s", res.Status, res.Body)
 	}
 	c.Key = "psk_not-the-right-key-000000000000"
-	if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusUnauthorized {
 		t.Fatalf("with another key: got %d", res.Status)
 	}
 }
@@ -197,7 +197,7 @@ func TestNoLogLineLostAtShutdown(t *testing.T) {
 	base, stdout, _, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 	for i := range n {
-		if res := c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("shutdown-%d", i)); res.Status != http.StatusOK {
+		if res := c.Do(t, "GET", apitest.Path("/pets"), "", "X-Request-Id", fmt.Sprintf("shutdown-%d", i)); res.Status != http.StatusOK {
 			t.Fatalf("list: got %d", res.Status)
 		}
 	}
@@ -245,7 +245,7 @@ func TestLogResumesAfterWriteError(t *testing.T) {
 		out.fail.Store(true)
 		from := out.refused.Load()
 		apitest.Eventually(t, "three log writes failed", func() bool {
-			c.Do(t, "GET", "/v1/pets", "")
+			c.Do(t, "GET", apitest.Path("/pets"), "")
 			return out.refused.Load() >= from+3
 		})
 		out.fail.Store(false)
@@ -253,7 +253,7 @@ func TestLogResumesAfterWriteError(t *testing.T) {
 	failStretch()
 	const n = 20
 	for i := range n {
-		c.Do(t, "GET", "/v1/pets", "", "X-Request-Id", fmt.Sprintf("after-error-%d", i))
+		c.Do(t, "GET", apitest.Path("/pets"), "", "X-Request-Id", fmt.Sprintf("after-error-%d", i))
 	}
 	for i := range n {
 		if !strings.Contains(out.String(), fmt.Sprintf(`"request_id":"after-error-%d"`, i)) {
@@ -264,7 +264,7 @@ func TestLogResumesAfterWriteError(t *testing.T) {
 		t.Errorf("stderr reports the first failing stretch %d times, want once:\n%s", got, stderr)
 	}
 	failStretch()
-	c.Do(t, "GET", "/v1/pets", "")
+	c.Do(t, "GET", apitest.Path("/pets"), "")
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -289,12 +289,12 @@ func TestWrongKeysThrottledByDefault(t *testing.T) {
 		base, _, _, _ := startServer(t, env)
 		c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: "wrong-key-0123456789abcdef0123456789"}
 		for i := range 30 {
-			if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != http.StatusUnauthorized {
+			if res := c.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != http.StatusUnauthorized {
 				t.Fatalf("auth failures %q: wrong key %d: got %d, want 401", tc.failures, i+1, res.Status)
 			}
 		}
 		c.Key = key
-		if res := c.Do(t, "GET", "/v1/pets", ""); res.Status != tc.want {
+		if res := c.Do(t, "GET", apitest.Path("/pets"), ""); res.Status != tc.want {
 			t.Errorf("auth failures %q: the valid key after 30 wrong ones from its address: got %d %s, want %d", tc.failures, res.Status, res.Body, tc.want)
 		}
 	}

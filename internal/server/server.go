@@ -36,8 +36,9 @@ const (
 // it, from Settings).
 const Usage = `usage: petstore [serve] [flags]
 
-Serves the Pet Store API: the contract's operations under /v1, and /healthz,
-/readyz, /metrics, /openapi.yaml and /docs beside them. Each flag has an
+Serves the Pet Store API: the contract's operations under its base path (the
+path of its servers URL, /v<major>), and /healthz, /readyz, /metrics,
+/openapi.yaml and /docs beside them. Each flag has an
 environment twin, named in its description; a flag wins over its variable.
 With no keys configured, one key is generated and printed on stderr.
 

@@ -202,7 +202,7 @@ func TestTraces(t *testing.T) {
 // children the store's create and get must have (names given).
 func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, get tracetest.SpanStub) {
 	t.Helper()
-	res := s.Do(t, "POST", "/v1/pets", `{"name":"`+secretName+`","categoryId":3}`,
+	res := s.Do(t, "POST", apitest.Path("/pets"), `{"name":"`+secretName+`","categoryId":3}`,
 		"traceparent", "00-"+remoteTrace+"-"+remoteSpan+"-01")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
@@ -211,7 +211,7 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 	if err := json.Unmarshal(res.Body, &pet); err != nil {
 		t.Fatal(err)
 	}
-	if res := s.Do(t, "GET", fmt.Sprintf("/v1/pets/%d", pet.ID), ""); res.Status != http.StatusOK {
+	if res := s.Do(t, "GET", apitest.Path(fmt.Sprintf("/pets/%d", pet.ID)), ""); res.Status != http.StatusOK {
 		t.Fatalf("get: %d", res.Status)
 	}
 	if res, err := http.Get(s.BaseURL + "/healthz"); err != nil {
@@ -227,7 +227,7 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 	}
 
 	create = s.span(t, "createPet")
-	checkServerSpan(t, create, "POST", "/v1/pets", http.StatusCreated)
+	checkServerSpan(t, create, "POST", apitest.Path("/pets"), http.StatusCreated)
 	if got := create.SpanContext.TraceID().String(); got != remoteTrace {
 		t.Errorf("createPet: trace %s, want the traceparent's %s", got, remoteTrace)
 	}
@@ -237,7 +237,7 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 	checkChild(t, s.span(t, createChild), create)
 
 	get = s.span(t, "getPet")
-	checkServerSpan(t, get, "GET", "/v1/pets/:petId", http.StatusOK)
+	checkServerSpan(t, get, "GET", apitest.Path("/pets/:petId"), http.StatusOK)
 	if get.Parent.IsValid() {
 		t.Errorf("getPet: has a parent without a traceparent")
 	}
@@ -262,11 +262,11 @@ func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, 
 // Authorization header.
 func TestRefusedKeyNotInSpans(t *testing.T) {
 	s := serveTraced(t, memory, telemetry.New)
-	if res := s.Do(t, "GET", "/v1/pets", "", "Authorization", "Bearer "+testKey+"x"); res.Status != http.StatusUnauthorized {
+	if res := s.Do(t, "GET", apitest.Path("/pets"), "", "Authorization", "Bearer "+testKey+"x"); res.Status != http.StatusUnauthorized {
 		t.Fatalf("a wrong key: got %d, want 401", res.Status)
 	}
 	sp := s.span(t, "listPets")
-	checkServerSpan(t, sp, "GET", "/v1/pets", http.StatusUnauthorized)
+	checkServerSpan(t, sp, "GET", apitest.Path("/pets"), http.StatusUnauthorized)
 	noSecrets(t, s.spans.GetSpans())
 }
 
@@ -274,8 +274,8 @@ func TestRefusedKeyNotInSpans(t *testing.T) {
 // even for a request that carries a traceparent.
 func TestOffNoTraceID(t *testing.T) {
 	s := serveTraced(t, memory, func(trace.TracerProvider) *telemetry.Tracing { return &telemetry.Tracing{} })
-	s.Do(t, "GET", "/v1/pets", "", "traceparent", "00-"+remoteTrace+"-"+remoteSpan+"-01")
-	apitest.Eventually(t, "the access line", func() bool { return strings.Contains(s.access.String(), `"route":"/v1/pets"`) })
+	s.Do(t, "GET", apitest.Path("/pets"), "", "traceparent", "00-"+remoteTrace+"-"+remoteSpan+"-01")
+	apitest.Eventually(t, "the access line", func() bool { return strings.Contains(s.access.String(), `"route":"`+apitest.Base()+`/pets"`) })
 	if strings.Contains(s.access.String(), "trace_id") {
 		t.Errorf("access line has a trace id with tracing off: %s", s.access)
 	}

@@ -97,7 +97,8 @@ var localize = checker.NewDefaultLocalizer()
 // Compare loads both documents, lists the changes from base to rev with
 // oasdiff, and applies the version rule: a breaking change needs a new major
 // (and base path /vN), an additive one a new minor, a wording change a new
-// patch; the servers' base path always ends with /v<major>. A breaking
+// patch; the servers' base path always ends with /v<major>; response
+// objects stay open (responseObjectRule). A breaking
 // change that a waiver names exactly needs a minor raise; a waiver that
 // names no change is a problem (it is stale, or names its change wrongly).
 func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
@@ -116,6 +117,11 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
 	found, used := report.classify(checker.CheckBackwardCompatibilityUntilLevel(checker.NewConfig(checker.GetAllChecks()), d, sources, checker.INFO), waivers)
+	objects, objectProblems := responseObjectRule(b.Spec, r.Spec)
+	for _, c := range objects {
+		found = append(found, c)
+		report.Required = max(report.Required, c.Raise)
+	}
 	if moved, err := basePathMove(report, b.Spec, r.Spec, rev); err != nil {
 		return nil, err
 	} else if moved != nil {
@@ -132,7 +138,7 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 		}
 	}
 
-	report.Problems = versionProblems(report, r.Spec)
+	report.Problems = append(versionProblems(report, r.Spec), objectProblems...)
 	for i, w := range waivers {
 		if !used[i] {
 			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))

@@ -69,8 +69,16 @@ func TestCheckOK(t *testing.T) {
 // regenerate, the version, the old base path's places, the changelog.
 func TestCheckListsNeeds(t *testing.T) {
 	dir, fresh := gateTree(t)
+	// The contract, a 1.x one (realSpec), as released and as generated, and
+	// no waiver: the needs below are those of a change to the release.
+	data := realSpec(t)
 	spec := filepath.Join(dir, "openapi.yaml")
-	data, _ := os.ReadFile(spec)
+	for _, f := range []string{spec, filepath.Join(dir, "released/openapi.yaml"), filepath.Join(dir, "gen/openapi.yaml")} {
+		write(t, f, data)
+	}
+	if err := os.Remove(filepath.Join(dir, "released/waivers.yaml")); err != nil {
+		t.Fatal(err)
+	}
 	// A breaking change, with servers at /v2 but the rest left at /v1, and
 	// info.version left unraised.
 	data = bytes.Replace(data, []byte("        maximum: 100\n        default: 20\n"), []byte("        maximum: 50\n        default: 20\n"), 1)

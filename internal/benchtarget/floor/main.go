@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -21,8 +22,9 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18082", "listen address (loopback)")
 	flag.Parse()
 	store := memstore.New()
+	base := basePath() // where the real server serves: the spec's servers' base path
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/pets", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+base+"/pets", func(w http.ResponseWriter, r *http.Request) {
 		q := pets.Query{Limit: pets.DefaultLimit}
 		v := r.URL.Query()
 		var err error
@@ -48,7 +50,7 @@ func main() {
 		}
 		write(w, http.StatusOK, out)
 	})
-	mux.HandleFunc("POST /v1/pets", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+base+"/pets", func(w http.ResponseWriter, r *http.Request) {
 		var body gen.NewPet
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -63,10 +65,10 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Location", "/v1/pets/"+strconv.FormatInt(p.ID, 10))
+		w.Header().Set("Location", base+"/pets/"+strconv.FormatInt(p.ID, 10))
 		write(w, http.StatusCreated, toGen(p))
 	})
-	mux.HandleFunc("GET /v1/pets/{petId}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+base+"/pets/{petId}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.ParseInt(r.PathValue("petId"), 10, 64)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -84,6 +86,19 @@ func main() {
 		write(w, http.StatusOK, toGen(p))
 	})
 	log.Fatal(http.ListenAndServe(*addr, mux))
+}
+
+// basePath is the base path the embedded spec's servers name.
+func basePath() string {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		log.Fatal(err)
+	}
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return base
 }
 
 func toGen(p pets.Pet) gen.Pet {

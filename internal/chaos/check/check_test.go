@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/chaos/history"
 )
 
@@ -44,17 +45,17 @@ func clean() ([]history.Op, []history.Pet) {
 		{Kind: history.Create, Invoke: 17, Complete: 18, Body: body("g", "pending"), Outcome: history.Failed, Status: 503, Code: "unavailable", Requests: 1},
 		// A walk that began before pet 3 was acknowledged may miss it.
 		{Kind: history.Walk, Invoke: 32, Complete: 60, Outcome: history.OK, Limit: 2, IDs: []int64{1, 2}, Requests: 2, Answered: 2,
-			Pages: []history.Page{page(0, 2, "/v1/pets?after=2&limit=2"), page(2, 0, "")},
+			Pages: []history.Page{page(0, 2, apitest.Path("/pets?after=2&limit=2")), page(2, 0, "")},
 			Pets:  []history.Pet{pet(1, "a", "sold"), pet(2, "b", "available")}},
 		// Pets 1 and 2 as an earlier line recorded them: in IDs alone.
 		{Kind: history.Walk, Invoke: 70, Complete: 80, Outcome: history.OK, Limit: 2, IDs: []int64{1, 2, 3, 4}, Requests: 3, Answered: 3,
-			Pages: []history.Page{page(0, 2, "/v1/pets?after=2&limit=2"), page(2, 2, "/v1/pets?after=4&limit=2"), page(4, 0, "")},
+			Pages: []history.Page{page(0, 2, apitest.Path("/pets?after=2&limit=2")), page(2, 2, apitest.Path("/pets?after=4&limit=2")), page(4, 0, "")},
 			Pets:  []history.Pet{pet(3, "d", "pending"), pet(4, "e", "pending")}},
 		{Kind: history.Walk, Invoke: 70, Complete: 80, Outcome: history.OK, Filter: "pending", Limit: 2, IDs: []int64{3, 4}, Requests: 2, Answered: 2,
-			Pages: []history.Page{page(0, 2, "/v1/pets?after=4&limit=2&status=pending"), page(4, 0, "")}},
+			Pages: []history.Page{page(0, 2, apitest.Path("/pets?after=4&limit=2&status=pending")), page(4, 0, "")}},
 		// A walk that failed is audited up to where it ended.
 		{Kind: history.Walk, Invoke: 70, Complete: 80, Outcome: history.Failed, Limit: 2, IDs: []int64{1, 2}, Requests: 2, Answered: 1,
-			Pages: []history.Page{page(0, 2, "/v1/pets?limit=2&after=2"), {After: 2, Replica: "r2", Status: 503, Code: "unavailable"}}},
+			Pages: []history.Page{page(0, 2, apitest.Path("/pets?limit=2&after=2")), {After: 2, Replica: "r2", Status: 503, Code: "unavailable"}}},
 		// A get invoked before the acknowledgement completed may miss.
 		{Kind: history.Get, Invoke: 33, Complete: 34, ID: 3, Outcome: history.OK, Status: 404, Code: "not_found", Requests: 1, Answered: 1},
 		{Kind: history.Get, Invoke: 40, Complete: 41, ID: 3, Outcome: history.OK, Status: 200, Pet: ptr(pet(3, "d", "pending")), Requests: 1, Answered: 1},
@@ -113,7 +114,7 @@ func TestAnomalies(t *testing.T) {
 	}{
 		{"acknowledged pet not stored", func(o ops, s pets) (ops, pets) {
 			o[10].IDs, o[10].Pages, o[10].Pets = []int64{2}, []history.Page{page(0, 1, "")}, s[1:2] // no read of it either
-			o[11].IDs, o[11].Pages = []int64{2, 3, 4}, []history.Page{page(0, 2, "/v1/pets?after=3&limit=2"), page(3, 1, "")}
+			o[11].IDs, o[11].Pages = []int64{2, 3, 4}, []history.Page{page(0, 2, apitest.Path("/pets?after=3&limit=2")), page(3, 1, "")}
 			o[13].IDs, o[13].Pages = o[13].IDs[1:], []history.Page{page(0, 1, "")}
 			return o, s[1:]
 		}, KindLost, "pet 1 acknowledged"},
@@ -164,7 +165,7 @@ func TestAnomalies(t *testing.T) {
 			o[11].Pages[2] = page(4, 1, "")
 			o[11].Pets = append(o[11].Pets, pet(5, "g", "pending"))
 			o[12].IDs = []int64{3, 4, 5}
-			o[12].Pages = []history.Page{page(0, 2, "/v1/pets?after=4&limit=2&status=pending"), page(4, 1, "")}
+			o[12].Pages = []history.Page{page(0, 2, apitest.Path("/pets?after=4&limit=2&status=pending")), page(4, 1, "")}
 			return o, s
 		}, KindAbortedReads, "returned by 2 reads"},
 		{"a get answers a pet not stored", func(o ops, s pets) (ops, pets) {
@@ -188,65 +189,65 @@ func TestAnomalies(t *testing.T) {
 			return o, s
 		}, KindWalkAnomalies, "missed pet 3, acknowledged"},
 		{"walk misses a stored pet below its last id, created after it began", func(o ops, s pets) (ops, pets) {
-			o[10].IDs, o[10].Pages = []int64{1, 3}, []history.Page{page(0, 2, "/v1/pets?after=3&limit=2"), page(3, 0, "")}
+			o[10].IDs, o[10].Pages = []int64{1, 3}, []history.Page{page(0, 2, apitest.Path("/pets?after=3&limit=2")), page(3, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "missed pet 2, stored, below the last id"},
 		{"a walk that failed misses a pet below its last id", func(o ops, s pets) (ops, pets) {
-			o[13].IDs, o[13].Pages[0] = []int64{2}, page(0, 1, "/v1/pets?after=2&limit=2")
+			o[13].IDs, o[13].Pages[0] = []int64{2}, page(0, 1, apitest.Path("/pets?after=2&limit=2"))
 			return o, s
 		}, KindWalkAnomalies, "missed pet 1, stored"},
 		{"filtered walk misses a stored pet below its last id", func(o ops, s pets) (ops, pets) {
-			o[12].IDs, o[12].Pages[0] = []int64{4}, page(0, 1, "/v1/pets?after=4&limit=2&status=pending")
+			o[12].IDs, o[12].Pages[0] = []int64{4}, page(0, 1, apitest.Path("/pets?after=4&limit=2&status=pending"))
 			o[12].Invoke = 34 // before pet 3 was acknowledged
 			return o, s
 		}, KindWalkAnomalies, "missed pet 3, stored"},
 		{"filtered walk misses an acknowledged pet", func(o ops, s pets) (ops, pets) {
-			o[12].IDs, o[12].Pages[0] = []int64{4}, page(0, 1, "/v1/pets?after=4&limit=2&status=pending")
+			o[12].IDs, o[12].Pages[0] = []int64{4}, page(0, 1, apitest.Path("/pets?after=4&limit=2&status=pending"))
 			return o, s
 		}, KindWalkAnomalies, "status=pending, limit 2, 1 pets, at 0 ms): missed pet 3"},
 		{"walk visits a pet twice", func(o ops, s pets) (ops, pets) {
 			o[11].IDs = []int64{1, 2, 2, 3, 4}
-			o[11].Pages = []history.Page{page(0, 2, "/v1/pets?after=2&limit=2"), page(2, 2, "/v1/pets?after=3&limit=2"), page(3, 1, "/v1/pets?after=4&limit=2"), page(4, 0, "")}
+			o[11].Pages = []history.Page{page(0, 2, apitest.Path("/pets?after=2&limit=2")), page(2, 2, apitest.Path("/pets?after=3&limit=2")), page(3, 1, apitest.Path("/pets?after=4&limit=2")), page(4, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "id 2 after 2, not ascending"},
 		{"walk goes back", func(o ops, s pets) (ops, pets) {
 			o[11].IDs = []int64{1, 3, 2, 4}
-			o[11].Pages = []history.Page{page(0, 2, "/v1/pets?after=3&limit=2"), page(3, 2, "/v1/pets?after=4&limit=2"), page(4, 0, "")}
+			o[11].Pages = []history.Page{page(0, 2, apitest.Path("/pets?after=3&limit=2")), page(3, 2, apitest.Path("/pets?after=4&limit=2")), page(4, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "id 2 after 3"},
 		{"filtered walk visits another status", func(o ops, s pets) (ops, pets) {
 			o[12].IDs = []int64{2, 3, 4}
-			o[12].Pages = []history.Page{page(0, 2, "/v1/pets?after=3&limit=2&status=pending"), page(3, 1, "/v1/pets?after=4&limit=2&status=pending"), page(4, 0, "")}
+			o[12].Pages = []history.Page{page(0, 2, apitest.Path("/pets?after=3&limit=2&status=pending")), page(3, 1, apitest.Path("/pets?after=4&limit=2&status=pending")), page(4, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "visited pet 2 of status available"},
 		{"a next link that loops", func(o ops, s pets) (ops, pets) {
 			// The walker stops where the cursor does not move on.
 			o[11].Pages = o[11].Pages[:2]
-			o[11].Pages[1].Next = "/v1/pets?after=2&limit=2"
+			o[11].Pages[1].Next = apitest.Path("/pets?after=2&limit=2")
 			o[11].Outcome = history.Failed
 			return o, s
-		}, KindWalkAnomalies, "next link /v1/pets?after=2&limit=2 loops: after=2 goes back from the page's last id 4"},
+		}, KindWalkAnomalies, "next link " + apitest.Base() + "/pets?after=2&limit=2 loops: after=2 goes back from the page's last id 4"},
 		{"a next link past the page's last id", func(o ops, s pets) (ops, pets) {
-			o[10].Pages[0].Next = "/v1/pets?after=3&limit=2"
+			o[10].Pages[0].Next = apitest.Path("/pets?after=3&limit=2")
 			o[10].Pages[1].After = 3
 			return o, s
 		}, KindWalkAnomalies, "moves the cursor to after=3, not to the page's last id 2"},
 		{"a next link that changes the query", func(o ops, s pets) (ops, pets) {
-			o[12].Pages[0].Next = "/v1/pets?after=4&limit=2"
+			o[12].Pages[0].Next = apitest.Path("/pets?after=4&limit=2")
 			return o, s
 		}, KindWalkAnomalies, "changes the query (want after=4&limit=2&status=pending)"},
 		{"an empty page with a next link", func(o ops, s pets) (ops, pets) {
-			o[11].Pages[2].Next = "/v1/pets?after=4&limit=2"
+			o[11].Pages[2].Next = apitest.Path("/pets?after=4&limit=2")
 			o[11].Outcome = history.Failed
 			return o, s
-		}, KindWalkAnomalies, "an empty page links to /v1/pets?after=4&limit=2"},
+		}, KindWalkAnomalies, "an empty page links to " + apitest.Base() + "/pets?after=4&limit=2"},
 		{"a page over the limit", func(o ops, s pets) (ops, pets) {
-			o[11].Pages = []history.Page{page(0, 3, "/v1/pets?after=3&limit=2"), page(3, 1, "/v1/pets?after=4&limit=2"), page(4, 0, "")}
+			o[11].Pages = []history.Page{page(0, 3, apitest.Path("/pets?after=3&limit=2")), page(3, 1, apitest.Path("/pets?after=4&limit=2")), page(4, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "3 pets, over the limit"},
 		{"a page at or below its cursor", func(o ops, s pets) (ops, pets) {
 			o[11].IDs = []int64{1, 2, 2, 3, 4}
-			o[11].Pages = []history.Page{page(0, 2, "/v1/pets?after=2&limit=2"), page(2, 2, "/v1/pets?after=3&limit=2"), page(3, 1, "/v1/pets?after=4&limit=2"), page(4, 0, "")}
+			o[11].Pages = []history.Page{page(0, 2, apitest.Path("/pets?after=2&limit=2")), page(2, 2, apitest.Path("/pets?after=3&limit=2")), page(3, 1, apitest.Path("/pets?after=4&limit=2")), page(4, 0, "")}
 			return o, s
 		}, KindWalkAnomalies, "page after=2 from r1: pet 2, not above the cursor"},
 		{"a cursor refused", func(o ops, s pets) (ops, pets) {

@@ -16,9 +16,9 @@ import (
 
 // The kinds of record.
 const (
-	Create = "create" // POST /v1/pets, with or without Idempotency-Key
-	Get    = "get"    // GET /v1/pets/{id} of an acknowledged id
-	Walk   = "walk"   // GET /v1/pets from the start, following Link rel="next"
+	Create = "create" // POST /pets, with or without Idempotency-Key
+	Get    = "get"    // GET /pets/{id} of an acknowledged id
+	Walk   = "walk"   // GET /pets from the start, following Link rel="next"
 	Fault  = "fault"  // a fault the nemesis injected
 )
 
