@@ -137,3 +137,15 @@ func TestAsSent(t *testing.T) {
 		}
 	}
 }
+
+// The worked example of docs/evolving-the-contract.md shows the edit that
+// `drill edit tags` makes.
+func TestDocShowsTheEdit(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/evolving-the-contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "```yaml\ntags:\n" + indentBy(tagsSchema, 2) + "```\n"; !strings.Contains(string(doc), want) {
+		t.Errorf("docs/evolving-the-contract.md does not show the member as drill edit tags adds it:\n%s", want)
+	}
+}

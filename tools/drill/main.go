@@ -13,7 +13,6 @@
 //	                                    through it must fail a check it passes through the relay, or it did
 //	                                    not judge the member
 //	drill relay VARIANT LISTEN URL      the same proxy, forgetting nothing
-//	drill base FILE                     the base path of the spec in FILE (its servers' url: /v1)
 //
 // The variants: a (pattern) an optional string member with a pattern;
 // b (array) an optional array of strings with maxItems and uniqueItems;
@@ -23,12 +22,8 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 )
 
 func main() {
@@ -40,12 +35,9 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: drill edit|show|stores|blind|relay|base ARGS... (see go doc ./tools/drill)")
+		return fmt.Errorf("usage: drill edit|show|stores|blind|relay ARGS... (see go doc ./tools/drill)")
 	}
 	cmd, args := args[0], args[1:]
-	if cmd == "base" {
-		return baseCmd(os.Stdout, args[0])
-	}
 	v, err := variantByName(args[0])
 	if err != nil {
 		return err
@@ -99,30 +91,4 @@ func (v variant) describe() string {
 		}
 	}
 	return strings.Join(says, "; ")
-}
-
-// baseCmd prints the path of the first servers url of the spec in file.
-func baseCmd(w io.Writer, file string) error {
-	spec, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	root, err := parse(spec)
-	if err != nil {
-		return err
-	}
-	servers := path(root, "servers")
-	if servers == nil || servers.Kind != yaml.SequenceNode || len(servers.Content) == 0 {
-		return fmt.Errorf("%s: no servers", file)
-	}
-	first := path(servers.Content[0], "url")
-	if first == nil {
-		return fmt.Errorf("%s: the first server has no url", file)
-	}
-	u, err := url.Parse(first.Value)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(w, strings.TrimSuffix(u.Path, "/"))
-	return nil
 }
