@@ -6,9 +6,11 @@
 # HTTP framing): the same mutants, each around the older tree's app, each
 # kit's verdict. Prints a Markdown table, one row a mutant: the checks each
 # kit fails on it ("passes" when it fails none, "cannot run" when the kit
-# could not judge the target). A row of TestMutantEvidence is MUTANT, then
-# name, family, check, the checks failed and Run's error; joined on the
-# name, the older kit's are $2-$5 and this kit's $6-$9.
+# could not judge the target, "incomplete" when it failed none but could not
+# judge all it should). A row of TestMutantEvidence is MUTANT, then name,
+# family, check, the checks failed, Run's error and the verdict (empty from
+# a kit without one); joined on the name, the older kit's are $2-$6 and
+# this kit's $7-$11.
 #   bash .ci/kit-mutants.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ git archive "$base" | tar -x -C "$old"
 # The mutants and their helpers, with a configuration the older kit takes
 # (before issue 42 it has no second key) and a test server the older tree
 # can build (before httpapi.Listener, net/http's own answers).
-cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/mutants_edges_test.go internal/conform/letter_test.go "$old/internal/conform/"
+cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/mutants_edges_test.go internal/conform/mutants51_test.go internal/conform/letter_test.go "$old/internal/conform/"
 if grep -q 'Key2 ' "$old/internal/conform/conform.go"; then
 	cp internal/conform/kitconfig_test.go "$old/internal/conform/"
 else
@@ -80,5 +82,5 @@ evidence "$PWD" >"$old/now.tsv"
 echo "| mutant | family | must fail | kit at $base fails | this kit fails |"
 echo "|---|---|---|---|---|"
 LC_ALL=C join -t $'\t' <(LC_ALL=C sort "$old/then.tsv") <(LC_ALL=C sort "$old/now.tsv") | sort -t $'\t' -k2,2 -k1,1 |
-	awk -F'\t' '{ then = ($5 != "<nil>" ? "cannot run" : ($4 == "" ? "passes" : $4)); now = ($9 != "<nil>" ? "cannot run" : ($8 == "" ? "passes" : $8));
-		printf "| %s | %s | `%s` | %s | %s |\n", $1, $2, $3, then, now }'
+	awk -F'\t' 'function word(failed, err, verdict) { return err != "<nil>" ? "cannot run" : (failed != "" ? failed : (verdict == "incomplete" ? "incomplete" : "passes")) }
+		{ printf "| %s | %s | `%s` | %s | %s |\n", $1, $2, ($3 == "" ? "incomplete" : $3), word($4, $5, $6), word($9, $10, $11) }'

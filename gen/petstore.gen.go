@@ -107,14 +107,57 @@ type Error struct {
 
 	// Message Human-readable description of what is wrong and where: one line
 	// of text, no control characters.
-	Message string `json:"message"`
+	Message ErrorMessage `json:"message"`
 
 	// Status The HTTP status code of the response.
-	Status int32 `json:"status"`
+	Status ErrorStatus `json:"status"`
 }
 
 // ErrorCode Machine-readable error code. New codes may be added in a minor version; a client must treat a code it does not know as the generic error of the response's status.
 type ErrorCode string
+
+// ErrorCreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type ErrorCreateUnavailable = Error
+
+// ErrorInternal An `Error` whose `code` is `internal`.
+type ErrorInternal = Error
+
+// ErrorInvalidRequest An `Error` whose `code` is `invalid_request`.
+type ErrorInvalidRequest = Error
+
+// ErrorKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type ErrorKeyInFlight = Error
+
+// ErrorKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type ErrorKeyReused = Error
+
+// ErrorMessage Human-readable description of what is wrong and where: one line
+// of text, no control characters.
+type ErrorMessage = string
+
+// ErrorNotAcceptable An `Error` whose `code` is `not_acceptable`.
+type ErrorNotAcceptable = Error
+
+// ErrorNotFound An `Error` whose `code` is `not_found`.
+type ErrorNotFound = Error
+
+// ErrorPayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type ErrorPayloadTooLarge = Error
+
+// ErrorRateLimited An `Error` whose `code` is `rate_limited`.
+type ErrorRateLimited = Error
+
+// ErrorStatus The HTTP status code of the response.
+type ErrorStatus = int32
+
+// ErrorStorageFull An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type ErrorStorageFull = Error
+
+// ErrorUnauthorized An `Error` whose `code` is `unauthorized`.
+type ErrorUnauthorized = Error
+
+// ErrorUnavailable An `Error` whose `code` is `unavailable`.
+type ErrorUnavailable = Error
 
 // NewPet An animal to add. The service assigns its `id`.
 type NewPet struct {
@@ -206,38 +249,41 @@ type PetId = int64
 // StatusFilter Availability of the animal.
 type StatusFilter = PetStatus
 
-// BadRequest The body of every non-2xx response.
-type BadRequest = Error
+// BadRequest An `Error` whose `code` is `invalid_request`.
+type BadRequest = ErrorInvalidRequest
 
-// IdempotencyKeyInFlight The body of every non-2xx response.
-type IdempotencyKeyInFlight = Error
+// CreateUnavailable An `Error` whose `code` is `unavailable` or `outcome_unknown`.
+type CreateUnavailable = ErrorCreateUnavailable
 
-// IdempotencyKeyReused The body of every non-2xx response.
-type IdempotencyKeyReused = Error
+// IdempotencyKeyInFlight An `Error` whose `code` is `idempotency_key_in_flight`.
+type IdempotencyKeyInFlight = ErrorKeyInFlight
 
-// InsufficientStorage The body of every non-2xx response.
-type InsufficientStorage = Error
+// IdempotencyKeyReused An `Error` whose `code` is `idempotency_key_reused`.
+type IdempotencyKeyReused = ErrorKeyReused
 
-// InternalError The body of every non-2xx response.
-type InternalError = Error
+// InsufficientStorage An `Error` whose `code` is `store_full` or `idempotency_keys_full`.
+type InsufficientStorage = ErrorStorageFull
 
-// NotAcceptable The body of every non-2xx response.
-type NotAcceptable = Error
+// InternalError An `Error` whose `code` is `internal`.
+type InternalError = ErrorInternal
 
-// PayloadTooLarge The body of every non-2xx response.
-type PayloadTooLarge = Error
+// NotAcceptable An `Error` whose `code` is `not_acceptable`.
+type NotAcceptable = ErrorNotAcceptable
 
-// RequestHeaderFieldsTooLarge The body of every non-2xx response.
-type RequestHeaderFieldsTooLarge = Error
+// PayloadTooLarge An `Error` whose `code` is `payload_too_large`.
+type PayloadTooLarge = ErrorPayloadTooLarge
 
-// TooManyRequests The body of every non-2xx response.
-type TooManyRequests = Error
+// RequestHeaderFieldsTooLarge An `Error` whose `code` is `invalid_request`.
+type RequestHeaderFieldsTooLarge = ErrorInvalidRequest
 
-// Unauthorized The body of every non-2xx response.
-type Unauthorized = Error
+// TooManyRequests An `Error` whose `code` is `rate_limited`.
+type TooManyRequests = ErrorRateLimited
 
-// Unavailable The body of every non-2xx response.
-type Unavailable = Error
+// Unauthorized An `Error` whose `code` is `unauthorized`.
+type Unauthorized = ErrorUnauthorized
+
+// Unavailable An `Error` whose `code` is `unavailable`.
+type Unavailable = ErrorUnavailable
 
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
@@ -262,8 +308,10 @@ type CreatePetParams struct {
 	// ULID, base64 and prefixed identifiers all fit). The draft
 	// "The Idempotency-Key HTTP Header Field" writes the key as a
 	// structured-field string, in double quotes: that form is accepted too
-	// and names the same key as the bare one. Sent at most once; an empty,
-	// overlong or malformed key is answered `400`.
+	// and names the same key as the bare one. Keys are compared exactly: a
+	// key that differs from a kept one in any character, its case
+	// included, is another key. Sent at most once; an empty, overlong or
+	// malformed key is answered `400`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -387,11 +435,16 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Every member of `NewPet` counts. A
-	// member that is absent and the same member present but empty (an
-	// empty array or object) are different requests, unless the schema
-	// gives the member a default; either way the animal is stored and
-	// answered as it was sent. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -454,11 +507,16 @@ type ClientInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Every member of `NewPet` counts. A
-	// member that is absent and the same member present but empty (an
-	// empty array or object) are different requests, unless the schema
-	// gives the member a default; either way the animal is stored and
-	// answered as it was sent. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -561,11 +619,16 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, reqEditor
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Every member of `NewPet` counts. A
-// member that is absent and the same member present but empty (an
-// empty array or object) are different requests, unless the schema
-// gives the member a default; either way the animal is stored and
-// answered as it was sent. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -638,11 +701,16 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Every member of `NewPet` counts. A
-// member that is absent and the same member present but empty (an
-// empty array or object) are different requests, unless the schema
-// gives the member a default; either way the animal is stored and
-// answered as it was sent. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -966,11 +1034,16 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Every member of `NewPet` counts. A
-	// member that is absent and the same member present but empty (an
-	// empty array or object) are different requests, unless the schema
-	// gives the member a default; either way the animal is stored and
-	// answered as it was sent. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1033,11 +1106,16 @@ type ClientWithResponsesInterface interface {
 	// Two requests are the same when they describe the same animal: the
 	// `NewPet` after its defaults are applied, so the order of members,
 	// white space, escapes, and an omitted `status` against an explicit
-	// `available` make no difference. Every member of `NewPet` counts. A
-	// member that is absent and the same member present but empty (an
-	// empty array or object) are different requests, unless the schema
-	// gives the member a default; either way the animal is stored and
-	// answered as it was sent. Another API key sending the same
+	// `available` make no difference, nor do the request's other headers
+	// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+	// accepted way), which do not describe the animal. Every member of
+	// `NewPet` counts. A member that is absent and the same member present
+	// but empty (an empty array or object) are different requests, unless
+	// the schema gives the member a default; either way the animal is
+	// stored and answered as it was sent. A request refused for its form
+	// (`400`, `406`, `413`) is refused so with a key or without, and
+	// whether or not the key's outcome is kept: an outcome is looked up
+	// for a valid request only. Another API key sending the same
 	// `Idempotency-Key` never sees this answer: it is a different request
 	// and creates its own animal. A request that is refused (`4xx`) or
 	// fails with any other `5xx` stores no outcome: its retry is processed
@@ -1387,7 +1465,7 @@ type CreatePetResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Unavailable
+	JSON503 *CreateUnavailable
 	// JSON507 the response for an HTTP 507 `application/json` response
 	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -1467,7 +1545,7 @@ func (r CreatePetResponse) GetJSON500() *InternalError {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r CreatePetResponse) GetJSON503() *Unavailable {
+func (r CreatePetResponse) GetJSON503() *CreateUnavailable {
 	return r.JSON503
 }
 
@@ -1595,7 +1673,7 @@ type GetPetResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *Error
+	JSON404 *ErrorNotFound
 	// JSON406 the response for an HTTP 406 `application/json` response
 	JSON406 *NotAcceptable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -1642,7 +1720,7 @@ func (r GetPetResponse) GetJSON401() *Unauthorized {
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetPetResponse) GetJSON404() *Error {
+func (r GetPetResponse) GetJSON404() *ErrorNotFound {
 	return r.JSON404
 }
 
@@ -1751,11 +1829,16 @@ func (c *ClientWithResponses) ListPetsWithResponse(ctx context.Context, params *
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Every member of `NewPet` counts. A
-// member that is absent and the same member present but empty (an
-// empty array or object) are different requests, unless the schema
-// gives the member a default; either way the animal is stored and
-// answered as it was sent. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -1824,11 +1907,16 @@ func (c *ClientWithResponses) CreatePetWithBodyWithResponse(ctx context.Context,
 // Two requests are the same when they describe the same animal: the
 // `NewPet` after its defaults are applied, so the order of members,
 // white space, escapes, and an omitted `status` against an explicit
-// `available` make no difference. Every member of `NewPet` counts. A
-// member that is absent and the same member present but empty (an
-// empty array or object) are different requests, unless the schema
-// gives the member a default; either way the animal is stored and
-// answered as it was sent. Another API key sending the same
+// `available` make no difference, nor do the request's other headers
+// (`Accept`, `User-Agent`, `Origin`, `Content-Type` spelt another
+// accepted way), which do not describe the animal. Every member of
+// `NewPet` counts. A member that is absent and the same member present
+// but empty (an empty array or object) are different requests, unless
+// the schema gives the member a default; either way the animal is
+// stored and answered as it was sent. A request refused for its form
+// (`400`, `406`, `413`) is refused so with a key or without, and
+// whether or not the key's outcome is kept: an outcome is looked up
+// for a valid request only. Another API key sending the same
 // `Idempotency-Key` never sees this answer: it is a different request
 // and creates its own animal. A request that is refused (`4xx`) or
 // fails with any other `5xx` stores no outcome: its retry is processed
@@ -2323,7 +2411,7 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest CreateUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2787,7 +2875,7 @@ func ParseGetPetResponse(rsp *http.Response) (*GetPetResponse, error) {
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Error
+		var dest ErrorNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3326,156 +3414,180 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Pc9vGkudX6eLtlkkHpClaki2qUruKY7/nTeKo/Kdyt4bXGAFDcp7AGQYzEMXkaeu+w33D+yRX3T2D",
-	"f4RkxZtkq945lbIkEhjM9PR0//ovfh2kZr0xWmpnB/NfByspMlnQr2dpKq0dPzPaFSYfn+W52Y5/LNRS",
-	"afw6kzYt1MYpowfzwbMfX7+ZQ/IwAaNBXsliB0LbrSzAGRBQyJ9LaR24lXCQiqJQ0oLQkPB4Saz5wRFY",
-	"wxcJ2MoL2IilhLXYQSryHNxKwtn5S9gqtwIBl3IHylkorSxivTJ5ZifwndxZcIW4kjkoDclZ6VamUL8I",
-	"nGgSgcbJ4TepMZdKWnqiNrFOC5lJ7ZTILYhCgsD1ymwC54Vc5Gq5chaGyY/nb1/++OpNwnMI0wehs1gn",
-	"HYq95kWPf5BuZbJkhKQRGsxGFjSbBxY2AleCTyNiSRxlNj1MwJTOqkyCWykLKQ4oUjeJ9SAa2HQl1wK3",
-	"QOpyPZi/HzwcfIgGa3H9vdRLtxrMD6KB223kYD6wrlB6Obi5iQbfyk0hU8H71d2+1y+ewcmTwyPI6qsg",
-	"E07C8AD+TehSFDuYTWfHowiEheRf43I6fZyWWl2DlanRmaVPZDIZRAPcbVXIbDB3RSn7ZvyvB0+On8xm",
-	"R8fTaWfuj2d9k3+ZyfXGOKnd+LXc5GKHg3cXkeDTEtiupGa6eQ4s6A5L7NNgSg1SFLmiC5g7cU9jjZdZ",
-	"sZaQVE9Nd+Pv5C6Z+yHUWuSwFRbSQgonM7jYMdP6gaJYa+P4U2XBaDmBswsrtQPjVrLYKitv20tcQ4ck",
-	"h30UeSWv3fdKX/bv5dPZ06eQK32JK8VJa3nt6DRFsCkkTYXotDZFWJHFgxbrhUHGn0PCW/zo6uDRRjr7",
-	"L2LhZPE1f5gL60BlvOX47+w4V2vlwtf4O3/5nr+1TrjS+q/5D/7+A/84hULmX8cDnGY8SLrEaRBjdnQc",
-	"DTbCOVngYv+jPcs49vN8fzA++fB+Oj758Os0Onh605xk67vZzbA1xaG4EioXF7n8+0bqTOnl363Js9Ho",
-	"X/pm+k+Dvr15LZz8Hh81pn97toj5xAYhAxtZwFbpzGxhYQpmGxRvQ6PzHe9UgaeRFqD0EpSNtdQ4zWw0",
-	"geciXdH1K2FBgDOXUsNFmV5KF5FAxu+tLFj0WSd0KiNi2VgXcqFylHmOGCU1eqGWZSEzeuIpzwX/dxas",
-	"+oXuk3BRFtbRecARwmpoDnQScCIXUmpQWc4S3Eqd4UOMTveYf2GKtXCD+UBp93g2IO5XazwQB1P6Lxqs",
-	"lfafVBRX2smlLDokfy3XQmncitvJnsuFQx1ACy6Lgo7Dp8kf6wb9IZCfpcJ2ZXLJlK/HR5rxNuAuELE6",
-	"u+CVnZf+ERD38gQ8Wf8rtJp+klZW9rDnG5boUGqnWOv+XBoncNGLMs93UEjrDLLIvfgzgsKUOpMZlJtT",
-	"SKZeRCsXBrz/Ep8eH95ngdIVu/EZkvL2xTkDW6EcXMgFysAC71F62Z6scJBLFHYHd+u1+8+4n33flAQd",
-	"TNEv0t+iSgqXgFl4vRKAxJ6wbouq6s7xlSysMhol7L3U9G8ctaO3jnsV15tS9zIdqa2jk0Mo5NpciZzh",
-	"x95a7zfxt6sygukRfCtTmE0fT2E6ndP/8Jcf3t4Lcfz0009jxI4ICVPhZA/c+EaKgtCDyNdfxwMkEZ6K",
-	"eJBEHh5GIIvCFF/HA6WvRK6yjyQg4oE/AiQwY41QglTyRUlnAsEDXc4H49PLvXUmg+j2726d3D228QZ1",
-	"cCHW0gVjof+wPSsLa4o5nq6y0AiF8l0FN7YrYyUkKktw0UvCUij7hIdvVyIvUVW8s5KEUIKHY95GCsB2",
-	"A/OJRGxzpUxp2XAoBKItGjHWF6XKMxJNhMxWQmcT+EZYOT6YQqaWytkItAGrlhpMgeeeLv9FFsbyRqDh",
-	"M/i5lMVuEA20WCNJSGDfKr2OD5uy4GQ2e/z4yWz6+Pjp0eGTJ8f3EdYNDPqd3O1T+MzrXAlprpCH1uJS",
-	"Wig3pMmMrvCqcrAV2tWgFRUxDEWs3717+S3ugIClMRmkK6NSOYqYJcVSKM3szGYdCUqmN9pyNNgk1gco",
-	"UGdHR5CuBNoqsrB4UXI2/ncQ419gOj6BMXyECfwnzOEreARfJzAUgA+PAGfxPf5yIaw8PkR7Cvdyoa5l",
-	"BorssoXCIdEMXCg3mgDKxKwQCxfrmARkB63DX9++PYe/Mnu8UDLP4gFsC+UkWwJINkRLsbauKFOHkGe8",
-	"wOuA2TxCDZ6Z8iJn/SftnNeMG0z0SlO5QUo6Y2KNU0ae4NHJgPCPILyERh4ZAm+Iqg7WxjIYOiVTZL1x",
-	"uyjW5koWudFL5MC1yPFRMmNL11YwAZLD6TRp8CQfgpopO6S4HUs/If5r2I0NZD2MB+/Pxv8uxr9MxyeT",
-	"j/85/+rR1+MPvx5Es6Ojm3jw99u/HO3D4mhwPfZjj9fSWrHEL9elRQUMtzDPHbwTgaETIBCOdPeJDs4t",
-	"0PsHPoygy/UFy40gjlhGyWxOTNgvFWJ9T7FAQKhF90wuRJm7wXw2je4GcZ9EC+fSveyxf19W5ySIQ17a",
-	"XQvqiLmwmo1wq3oxG3reffHPb5F5t6AhMsVeqLxXp7zu1SUooNjoZ/tN5crtgI26yS2bxN+2dumfCrkY",
-	"zAf/41HtFnvE39pH59LxzFgBFtJujLaS9N83IvPWBf6VGu2kpl/FZpMrdqg8+ptl38v9HvcctTM/ah8N",
-	"BpcFGmasvecgoNLJuLMXJtvBWhKbKwtrZS1JNbNgH8e2QDmD5MerTemQawqhlzJCieQ3JOARlJwOUbuO",
-	"dSq00SoVecVYQwHJVwkxVdRmqQiS8TQZeasRp8QDxloAzieX8G9vfnwF5uJvMkVrtWBd/4xJOH6728gk",
-	"TEJei9TlOxSksU66pPVOuSBbBSSlW4yfJiRVrHSnzTnE2m/SODWI9ofVE5/r1OD8k1E1mTOS9BXYyIz0",
-	"a9jgwKcgaNSIpckOcpKnEc6adCh7myoIy1rEoZ6OtTZannobC9Ury0uvSZo7ipfUQ9RTyORCaRn5O1Dh",
-	"u61C894ULSwJG1mkuD7p13fql1cZ8NVWyzwfe82DSvTRweQAhlYyCmvwohczsT47fzmaQIKUpL1KAqL0",
-	"IyenkHipnzSUpFks2MVChOR1RoFlTeHJzUL2/o7pvjPl73501639jpu7Rutefrsf4n6j1Lf0W+n3HQUv",
-	"v9kHjy/1C/Jj//ES6qzlUoXbPaqwKMy6/v7s/KXHOojKVJ7DhcTTsCkM7hsd0waT1YN9vJS7j0p/ZEd9",
-	"QvAQB6mmURgnkblXxPiMYZWDnEyO9iQJTxtYSsfMvVCFrVy7DwIK+8KVvxNXvpalZW/+H6819/kPTW+R",
-	"F1JkO8B5VE57z4psySsdBCVOECUfewsjMrIEZGqxkORFDAxX82ms9xi1oCUjl75ijqRpeA17ivMAAVpu",
-	"iRXpCbHGPxnsfOG8z+c8bcvFQqVoKL9xpiAr5M9gPCuLK5VKoCAl2oTrMl3hT+XIOU7aNWFj+ly6ZHQa",
-	"hBWyRqw9b7R0LLlxPi7KPE9gqA0UxqyZWzRFmTy7jMhs6fKg7buRdHLpUrOWDGVonFj3BMJYgrK3Omn4",
-	"W5MQDiT8gWcHgSUdnku5G33h3c/i3U+4tH8iZ+MtO4xm0jzsSsOlz2rtUm5crMOmy+uNKigyn3k/EvLG",
-	"bS7xKEDtWJOXG62ATOzmIOyl9xu5ldSjz3fv95mHfI6dLLTI+cz98XBGQ6nl9UamTmZAZryP54SgWguW",
-	"+Mkl3knlgW+slYWl1LJQKQP+CnZnIRaV/M8qaeBlVpkbuUmFkygrYq2aj31gITfLL2fqs/XBK+PYtBMX",
-	"ufxTDfcHds+qFNlaObTAYN+yZfMZj3Ks1zJTwtvti3auTZMNtXEfRbW4DtioNcoX5vlc5jkXu9yI7K0x",
-	"34ti+eeyT+VJyfHRPmhyAD+ob1o8sOEpfnTGfKQrk9Hky3Z/3nZ7wcwBBYon2P+erc8VBXUyLzcsOLOU",
-	"DPgK2WKI40P4DjlCQG70MtbvXn+PqKzlaFI6zctMZqd3uW9GEzirEtR8wLypwQop0lVw6gQfVQiCPjNa",
-	"y5Tj1GlurEwoWBKBVZwA0RKKIaPO+6LQMov2U+uazDaHhwlsV8JxZp9D+fZFrH02n7815gehdyFX5o/n",
-	"7QbfFcLJjxQ6kVkSEZMzeyzINu/15kzguWIzJUT1VsKyLV9uKAMn3MZJLG3g1srDQb4MiTjblUpXHGNY",
-	"ic1GahsSCwOLm4Ke5LNcuglCwxAtbfjBhPfE4iRTU2pnoybj2vD8UeUG55juAwsiywppLT3R+5QNrIXe",
-	"eTc+An7OQsUV4wO2gk9QupLppczucuAC+W9j3THkxC6s2QBZewjpv5ys38eCu/PuxqV0YN5p4dOY/yxP",
-	"We2JDYEjiiewXmhhjLIxty/w4jOZoy/b6K4h9q4PbBKSV/8kt5ZDJJAKTneWHgdkUKjlyoE228ph5YUJ",
-	"ydQFuK2JdSosQQZKL53HOtZj4qawhGTe9IHV7tEm8FiLHT/XFUpmpzSEd2Z8LPWlNlu0nUiKL0zR9LDN",
-	"Q7arxyY+UTrW4Fe1EArFekjIlD7VBUKyli9VqPJrcCorcUUjUOarz7OZAB3nT0ZCfMiB1AAEgy440Ggs",
-	"n7xE4b1TEGFCnMztLzQ67AfPI5AGrFjIfMc6NVeWBrMrsyUR79OkqrXIa2XdFxD1uSDqJni7iGrPhJNL",
-	"U+zul7KR+qub23EhEb8j0Ecjvrok1oW0pixS6TeMWBIxwcZY5dSVbKRONROWeGN/x5yNaFB54vaFBJmq",
-	"ladCGz2eXV9DyJ5AhbEpEFE5JT3azGRf3k66UlqO0SBA6cDJi4AXT+CV3NJvNggEkWWSvGoC1kqbAnyO",
-	"Kh0bnydXWgcOjxB+ZjKJZyuE1QFFR8jd8k47/0S/T2H+D2wjySTkY3bsp0E0aGrJQTTQxn1cmFLj72sq",
-	"D/pI/houB0CSdC33QTRoomPKaGE/I49eCf5ocGtctOc7DkUNokFHag6iQR1f2L/Phs/bXqbBh71UUVyf",
-	"T/fqbulfy7XQ9YZ2cCkCY2RaxrcotrYrWcg5iTi0gWONWyGvHeUzpSxZGhlkzOXNsqjp7PCOfLf3/xHH",
-	"19PpOI6vD17E8fWTFx++6qnviELaUC+zU9IhX8BM1WGXyeCu5K+jk5PGQSNfeE96VJ2G9Z4PS03janL1",
-	"RnBizYBKhrbnLM9ElinOnjtvHL2FyK3s8X17KeQMHiv2aYd4lrBWLTUXhyQqS3pOc0v63YU0GnLyJqRo",
-	"fTIh6xVe1toTkec/Lgbz9/fO5foQ1bl5g/ocdSlNE4qa6+mj8XlfantNw1BzIpzIzbKUvx+9VI92eafV",
-	"z2VLCfB+hTB3vY/GwxWfYP+7qobP3sn75uK190llIcGvtVl3nozw+N4jzVv3wFLi0pxzVQ+m04akiXzl",
-	"4LhXEMHwnVYkC0iRiLzW8c/SObz7ajqdTv/v//4/+MvBiwhxG/765IX/7OQFe/+fHYSxbeW1G536p8pr",
-	"BPjKwYXKVMGQVuTAG0lgr5oPI19zJYtCZdJ7DQDk+kJmmUKc8e6r2XR2Ro+fTWfPKz+MsianSBR+fnzs",
-	"Lzg+8d4SHCUVmiKHIIhckCm7yQVnWnM4mWZcBREJr1aUcl7mowYORNuuFILcjUglDD1C/wk/+/iGPvPH",
-	"Z+cpeeKpNv02og9mU/759Ih/nk09hQ+On9JXs0D92XR6xh/MnvqfJ/7nC/55RD8fT6fT0QTtFeQOtfaE",
-	"r8gOa1FcWhjSiM/9I+jO6fHBs1GgZqx/kYUZb1XmVvA3ozRxCl777ahZgDxna2rszJjKynxmIG6aXJu/",
-	"KbAIMnSKwEVKGnrNQtrrNra9KstDaZA2FRtpY030fv7sh7M3xPM0tb+YBxYKuZTXG/K+gsjVpexRptNP",
-	"6NIS+XpMP1GflsjS/OcJ/oksNuafz+nH8TH/eXzy4WHn/tm0df8Z/on7R9fzRbh7PNpTPyo/5OhFZ/A4",
-	"LnEHP/xXp/ibctzJEWe0E1R43kUqYIrfcoAtW3HVwBccGWyeFC/U3tyCVM6aOdKtXPEmim1iSl8Li2LU",
-	"5FkvzjuXru9RXIrTyLNHVG5THo+rf0yRyYKStJ1c30f0E6wU1y/58oMGThJFIXakE6xMy0K53Ru8jXXr",
-	"BZVCnZXIr3vVXK1GAXPwZVNcAXd2/vLjd8//Vyhx5yYDVNGxEahhmQi2yoelCpFkYy8/JsD11KxyDx/D",
-	"u9ffj9EWD5Uu9a6SZ2OHw8ZaWVvWWrryNw+TUL4Fl3K3lJoiM3Vqd10xYopYeyjfVz1yEBoYdB1JzdJr",
-	"pCeTrGb1lXMb9gYpvTDByyRSQj0+rf5cOnhDkzw7fwloWSPfy8KipVLkfhQ7f/QorGYir8V6k8tJataP",
-	"bLnZmIL2eF8Zt8e+lHJj0XwLeKrJZ0McfURJxkUwBvlpKLmVhcyk5RpNQWWDM4jaLNSYnZL6UhbyEi/1",
-	"zEGmLJnfBOqbAQUrdUb10jz3C5kBmi2kL54ZfcX5g9ZXSZs8I8cU28Z1QSd7w87yHOriap1VVgTFNzhv",
-	"ftiXLPDu7YvxU9RRAK/rgLFC+9hX3DQy6Zv59/MGC+HHpCtdIVSOhzUTTkSQlfw8GTK1SSNFlXOYHh6R",
-	"5R0cxzgKGv70pE5qf7P7hS9sgm94so1YJo7A8e3O9QePE3xWJtNc0CdhdFZMCQEdvpU9YhS8FHCxc5Vx",
-	"FoLpqO4mRPi9OHsQ4FXBwBwE7JcMcH+HasYJQ2+3o7YoohsNCoN3l/+2YiccJJPs2vDYEhmWn8buHkAR",
-	"WXB2dL0QCpj5bic4CGtyC2pBEVJZSNjkHM4ZV5ko83Y2ibI9mSiTBnGogJPW+RtSWboLPk5whOFevkqo",
-	"hRe1dELrhFOqjHVgNzJVC5UCJcTQIoVe+or6tXAUke55fiZTwr19JwdHoc3RplF6cVE6SHwRyddcU0KQ",
-	"XLeHf+g/JYo8fPSQ1qCzQA3loNS5tGwtbyX5yJHGP389TU6JWIGMwiH6o9lQPieXB+JhjerRJnCm61to",
-	"1ZX7iupSCHSTs5cGWjChmEq2t56wyfkh6OpPDLUyaJwTGDYPeB2FZImxwm0ojHM5zpjb3JgC2NVVUbiR",
-	"KiDgQmRVMS+xbKMkpHG+ubamcapHrZX4BhNRcIiH2eDU517nPadMvjkacWM8UUqXMsHtWUrHmxMOgLYO",
-	"l2oWtKVo9D0L1/PWBre7ck0dgPTBfdAtCUPi+A3l/erwhNAKqSdJYi9AQYqFzgQOpBztV9XSgvtIFBQW",
-	"r6t2vAezNS/lOh2Haqmod3vpG0JDQs7dxNc4dXIUvfXYuwBxe84K7V83PwWglaFSGbl+3w4fHySnqFcq",
-	"FdUcPvLcFYVxhsjqW285mgKSf/7lFzySnsnIPDUFV5k31FUEhdxQ5MYfv/pxyV+NdUlEPVJylRIq7+ob",
-	"YvfCOJOaPHidaaBKMYTdmRJBwlbhfcnbQmi7kMXtCiVdlfqSkiNYMHhmbl5HjNpgbE880ixnrAsa4vv2",
-	"LcoM8RJy6FXob+KLIY4oTOZTiunUaOMZao9tlWV+yFBzeEbUUhQh0nVhSo1HDDlPN260MKyK5gziKrKC",
-	"RiBya3hE2zrl1aGKSCfWcT08GFuBxxqRFv70EYChynKuk6sUWSDGyidP8OIzXj2L8yh0yqGJR75So34g",
-	"qZCVymUAdVqSzCy1Rn6pzkSICxIwaA9xijOlNfkYX/Sp6CGr8TawQijcwjHzFuqrjwGJcC1rPYpYP+pT",
-	"nUME0XoHqbBIjX5NyZwayrMrxUkTChWZzYEirtpGmwVpTrlmvvAAQukmDJNcOKUPkojHODj2vz1lLbvz",
-	"B6ChNCjIDF2qVAKo8LqxVoy4bDJPqWtCR0TWKvIluzbZAAxlsXjLVuzIECfFHMpna9qQ8fYyY5CRUBwH",
-	"10ASPSEt1i3T5pM75hz+Groikv5FFrQ6LmMnMOrrb2GYfHXA8iH559k3BwlbPiRSI46hkLYtJN2iqAUC",
-	"sJgcdYp3YZhMp0+Qwsl4mjCYCWCE5GY/mahHHDWU4ItCMzt/BtcC95OCH0gA8jEn88Dz/u8IOq7mo6fT",
-	"J62uC7wUOhPkGWCHGafJA811f4SnHsuPWnvUqZQWZPrU1K20/AKtQwpPkb+G/BIwTA4mnjbJgZwm/SQZ",
-	"BdFZ04CY6Xnb8APvybbwm/wRb33iAlntrNlQ7CI7KW2l5mjwBM5aWJqtVATDAeUx4cJZInPOP75tuyAx",
-	"mslsDQTmV4wcWKW2ydzKOpRHXO3hy0+N5LWixozk+fBS2me++SZnbd1F3XOgAvuEuIYClqW0lhA1VfDt",
-	"QWj6npHyCnUKCRrKx+McN+uaasJPIArsH1LxjM/ag4syW0piuiGKqo7TZo4f+AATPJ7WCJUMCBI1XpWO",
-	"qFoQmrB8dpLAsJ0WGdBQK1evarpZdyAECJmAjSzAyG8ai9qoKgcii0nvKp0eElk2wpLmfsttKNfSVmKo",
-	"xyxjQgRSXtDedInI/Tc9jXB2vh0hWtS0L6Qkne8lV9mvuUkvPcjFz03ZPD7dnAJug9cGrqHbEEeBEpA/",
-	"lyK3IeWnGbblUDNdXGW5eSgvgDvSWInWF5s1NCdygbCXA6qkjI6FdZh4K5cC/8kIoSw76GgcRtvEzmwl",
-	"NdMRvE+sO+QRDrmfP5CMKjsWqUDJNkHzTeCVpHxZihbY7j4Sjvjr87Nvqwxsgmzs7uDPO90MQhfTfRlw",
-	"FLCnn8CQWuQY2g5fG1W53FATW8/Dfv2CjyU5UylbibEjebAqh5w/lYBT81MlfxtsTZlncKF8cIsPh7oS",
-	"eceZh8tRDanW7NNgFnSGzFazGUkWNvsMbSXB9pKCOSHYthviRcG10vC1Zp5gHDfzhmAntQkVZE+ektc3",
-	"ndwjhhZMEDolQULRLDrMg6JlX5JUuoRv4XrVDfk1W/nSc+4pWaVPsyfWU4slgDebaSoPqixsTlK6kCtF",
-	"08yNyOBC5DhIwRN+VY0aOkpSX1LgDpLlBnfsFTgVukj4xWlymVSxygZtHlaoj91p7JfliGZvG0YYum2w",
-	"ZzheAYXZch9isybyUN+Cuuy7mvGImOKd97yzHVt3SgvcWoPCpbpC/uGOHbeAqbolMpqoG5m7xgDhlKpc",
-	"aoT2aqlNIbOmcyD4fnF4NsVazuTwNdpfFE1gICSa9hAe2Qc2AK1KLAWk0XYkwTDhVJMEBTEtpC/hZA6U",
-	"cILosmeFNRzzuYx7KyQBwm5ru++BHyY4gSjogFFgIipL5cFtT4LYvJMgxg+rb2CZzJKes8R4T6nvCi7B",
-	"gyY8/5WzvorUFRJnyyFa3CDuml27g1q9siv5HUpivMXmRUXld72jLAa3E59BvdQoBazbwppGaXSxhk82",
-	"sb5V/LehC3WxrqzW0OeWRbtt+RkaWuEU0WftLamn+mmdwwqHo1dOuXwvEDWIBn6PB/PBweTxZDq4iQbI",
-	"9GKjBvPB48l08pgy79yKooUUncJflr3tKn0XKnHf+CYMQ4YN/z2KYt3oYbagbleMfANI8agqRAnYaKMY",
-	"CoU5I0jef0hiTTUaIVXaY2GKN52LpdIV1EdI7dsxeqPzHm0ZY93qy6jchDVet2+0D3NyE0ZqM93Meot1",
-	"1fOduzhWzMwaqN3SkSfgREH50HXqQqxZnvI9IrQbcKHHNXWlZoIvqolM4AXNjDYDn5DEumo6wzXwtIFX",
-	"yqoKgfhsLcbpSjej1MRgFSO+zKjXm3UU/G43xbwlA62+5FFIXv7kha2GaPe43peOfOg0KZtNp79bXQAt",
-	"uLf1T+c8RHcF/P+U5PLQU/euIap26v+AFX2HvO1991Xs8ajRwI5uOfj0La2qJLrp+NM3tUvu8a7Zyafv",
-	"6hYl4n2P7zHFu4p2b6LB0X0o0242QXc9vhdxWqmktlyvRbEbzAffK+vC4UBlJZaWsm38Jx9uosHG2L40",
-	"0ow0ZyMft51L2puZS1hYZUloUueTvkIWGX3nXSSVD6wRS3Aki80CAqSLSCl0I9akEyrbGg3mtXKOs9Gq",
-	"3FcLSV3cM4n1WU9hJ7VnDZWdqMMePnwjFqGMxU4ePoSzANC82yK0pK0KYoY+cEw2gildFGsBWWE2G5k1",
-	"IwPkAk6Opo+TkQeNSI+9whxq0ZPJWPueuuGdDn5djP/4/lYPsW7PXG9ahQ1ii6nbcie0+V6UeVhO6MxT",
-	"NZ+Kte9VP5wdwsqUhQ2B5ZYdaqWrki4RY6dmQ71qq5Z9dbd+KiFSzqed7K+i+iRsVLCNaiXqESz5zzig",
-	"PyMnYHUrwRhCmN8b1jiI/NeiuCTQQ0C05zUfc6C3etT9kLTcUmNFakB/2j/fvo5cHet35tMObuvN1TMy",
-	"BXVCc6UWSmfjuturbs+bNyVv3h1t6/AgRnWdMTfqRmOcA9PcsB5hCsK2Kigk9rvT+XeekN/GW5IndC6d",
-	"aRaF3dL+LpRU+4iGdwuHQxzq2igDdmsaGUrBHY/DhEXs2gY3fRfa0hIjVrYin1pcnfeW+vfwIESRWVVu",
-	"x2CagjZkk0UIgKvExygkt1bu2iCJKukUXLxCV0mXsW5IJs5f1qbioVROvKMxyMdaHHpnJ0VW/bchiVnw",
-	"G1+CQ4JW7i8Jr2C5KJ33Sw+FjjX/StieWrKSbcvJwHv8bKPmoWdUFuuluvJekWDFB2Kegqz3tC2V/bsc",
-	"KJJfJ1J4huNixyomVxUGW4/nanC+LznZ12tlKPMMEWLvi9pfFHfRZgarvUk+M7WRmxJIHPTHMDm8vk64",
-	"09lCqNAPuA5lJEfX1wkvlGLVXuTOfX8A6gZp66Mba7EopF3hM0lB7DmE96pMg6FCx0VeI8Ihd0KjcjRU",
-	"iHJ5KFM94lV6DeCFCfI66qyip3AUaR9eaIR0XPhtYn4PpKOTFXY4XIIidAI/1T3ZILx0q92rIAyCLFm1",
-	"HERN/I1vA2a5dR4r46DPqPKOYvkr8pXp2qJUzpOe97f63i+b8mbDQyuvR58eJp0Z62E7O9P7fcgrxc4d",
-	"U+w8YTvpA3Bh3GpEp9Vvivc78cxzKa6YQaqeeC21cTR9wl4SBir0mifuKOo5o+5tSwOGquZGq755G7Q1",
-	"OgI2KVZ1BpzAK4rzhlpfRAey1cetWmLdsG1evc2k0ScYYCXzDTv4+1vFzVul1c23tHX3gnMcCBl6zvVu",
-	"yEu5cbUPtg11whrDrpNWqdf50nl5sTDFkqFL61z42Gm3BSd55g3LbG5Wx21lRO+LCnxYgEJvXKZSZ7JU",
-	"cqYdWqtF6i099HAEXDd0uuid1oc2PLwKnXqvdtjPKu+Qc8ksVWtXmBeZ6Gw/8vnANqlPM2hlwqEGMlcS",
-	"hPOiP9Y+ZYWgmZcilCeAcGheH9MGAN9zdlQV9L/Z29F5kwV7J2hN35hs97s5JnyV4027LgxB5M2eO+Tg",
-	"93SH3NYkofG+OCpLbrUhr3Fe1qjA+FPcIre8U++uEftuuYkGAdDvm6znlPi5aGjB5jJ7X0pxfNiqJAov",
-	"H3rUfaPbvV+99sV388f5bqb38N3c0oQcbz+4hyOl22aPXEaz3/pY32X6/xN/E97z5D5P2m+H3PZVnWVZ",
-	"7XHqdVbdRBwoefQrZbfdtAIm/C7R+oUht73Io+50wW90rSuWPfL8thoKQefb1hvBYMuN4vnFYfRiI6A3",
-	"f7EFNJs+nvqXSCV/ef4WaLaN0FRlF3IEJiR9IyCxqClDbtfh9DCpS34s4aMdJI3XqiYwDO9RHUWQ8IvO",
-	"/IdPj04OufRTxNqHQLwDr3qRWp+6XUr3ObqW3xDzRwcA7tZ4f5oi67zZ9q6RmpfeMzLQfjXfP1znqfp1",
-	"fHcTQf83qKTDP76L1SsTRM9KeC+FT9Pda6br07a+sPU/Klt/iV7dI3r1F+kaMahhreNH/fCgUYlNiqtZ",
-	"g/3+A2oodt+wWutYD4XJSorV3K9y+OqAavCrxkjc0eYm2nsFrBNLLmZvD2r588lvGfxDterbe4fYZhFy",
-	"ZfBNGi+R9PS6+XDz/wIAAP//",
+	"7H3tkts4ttiroJi7NZKHlCW5u22ra+reHo+967szHpc/apJr+ppoEpKwTQEaAuxuzWzfyiuk8gR5j7xI",
+	"/uYF8gqpcw4Afoj9Ya93U3F5asotUSQIHByc74/fo1xvtloJZU20+D1aC16ICj+e5LkwJnmila10mZyU",
+	"pb5Ifq7kSir4uRAmr+TWSq2iRfTk51evFyy7lzGtmDgX1Y5xZS5ExaxmnFXi11oYy+yaW5bzqpLCMK5Y",
+	"RuNlqaIXx8xouomzC3HKtnwl2IbvWM7Lktm1YCcvn7MLadeMszOxY9IaVhtRpWqty8JM2J/FzjBb8XNR",
+	"MqlYdlLbta7kbxwmmsVMweTgl1zrMykMvlHpVOWVKISykpeG8UowDusVxYS9rMSylKu1NWyU/fzyzfOf",
+	"X7zOaA5++oyrIlVZD2KvaNHJT8KudZGNATRcMb0VFc7mG8O2HFYCb0NgCRhlPj3ImK6tkYVgdi0Ny2FA",
+	"nttJqqI4MvlabDhsgVD1Jlq8i+5F7+Nowy9/FGpl19FiFkd2txXRIjK2kmoVXV3F0Q9iW4mc0371t+/V",
+	"syfs8cODQ1Y0d7GCW8FGM/avXNW82rH5dH40jhk3LPuXtJ5OH+S1kpfMiFyrwuAVkU2iOILdlpUoooWt",
+	"ajE043+ZPTx6OJ8fHk2nvbk/mA9N/nkhNltthbLJK7Et+Q4G7y8ig7dl7GItFMHNYWCFTxhEnxZSKiZ4",
+	"VUq8gbAT9jRVcJvhG8Gy8NZ8l/xZ7LKFG0JueMkuuGF5JbgVBTvdEdK6geJUKW3pqjRMKzFhJ6dGKMu0",
+	"XYvqQhpx3V7CGnogOdiDSBxdJlVdCjynlQNIwvEV0eL3KwDZC3Fpf5TqbHizH80fPWKlVGcACliVEpcW",
+	"j1vMtpXAuSIgN7rySzZwElO11HAyFiwjHLh/Pru/Fdb8M19aUX1HF0tuLJMF4QT8Oz8q5UZa/zN8ph/f",
+	"0a/Gclsb9zN9od/f059jVonyuzSCaaZR1odeC1rzw6M42nJrRQWL/ffuLNPUzfPdLHn8/t00efz+92k8",
+	"e3TVnmTnt/nVqDPFET/nsuSnpfjrVqhCqtVfjS6L8fifh2b6T9EQOr/iVvwIr0rw34EtIkQyngqxrajY",
+	"hVSFvmBLXRFeAf0baVXuaKcqOK64AKlWTJpUCQXTLMYT9pTna7x/zQ3jzOozodhpnZ8JGyPFht+NqIg2",
+	"GstVLmLE6VRVYilLIIoWESXXailXdSUKfOMxzQX+t4YZ+Rs+J9hpXRmLBwZG8KvBOeBRgYmcCqGYLEoi",
+	"8UaoAl6iVb53Opa62nAbLSKp7IN5hMdDbuDEzKb4XxxtpHJXAsSlsmIlqh7IX4kNlwq24nqwl2JpgUng",
+	"guuqwuNwO/hT1YI/8+AnsnGx1qUgyDfjA8xoG2AXEFi9XXDc0LGHmCH20gQcWI8dT8OTatdcpSrrIVj2",
+	"t8Bzug/PLv3hViS47qRqgfaqD3UjBhD9NTEPVisricH/WmvLAXzLuix3rBLGakC2O2F6zCpdq0IUrN4u",
+	"WDbNmLjkufUPSusHJuSGb/BDB2IBPzImfq2B7P0N4Hx0dPDpwCSIESCFrXbJCWz+9UC0ml1wadmpWAIu",
+	"VPCMVKs2UI7hhJUCyPPsZlZ99zUNH7jXNUpDuhpmQm+Ay/pbmF46Vulloz320iWu4cnkXFRGagU84U6S",
+	"x0eO2mPFRwdD5Px1rQaRGxnt4eMDVomNPuclSVR7a73bxN+s65hND9kPImfz6YMpm04X+D/7409v7iRE",
+	"/fLLLwmIwyDl5tyKAQnqe8ErFIh4ufkujQBEcPrSKIudxBszUVW6+i6NpDrnpSw+IElLIyd4IYlPFUhH",
+	"KESc1njKQB7C2+no3L7ca2cSxdf/du3kbt/GzinM17wshVoJOn5XIFBUfCOsV42Gz+GTujK6WsDBqysF",
+	"gl+5C7LTxVobwTJZZACPFUqOFdJrQodzXtbA994agXQwg3Oz6Io9jLQkQiEBgtq51LUhNaniIFs6DnBa",
+	"y7JA6ohy6JqrYsK+50Yksykr5EpaEzOlmZErxXQFJAFv/01U2tAegZoX/VqLahfFkeIbgBZyn2tJ39FB",
+	"m0w8ns8fPHg4nz44enR48PDh0cdxFe5AfNUR//Pdn8VuH/AnTq4QLC8lYN2GnwnD6i1ya62C0C4tu+DK",
+	"NpI7CBtsxFP19u3zH2BjOFtpXbB8rWUuxjEhMV9xqegAkG6LpJW2ARRaHGySqhmQ4PnhIcvXHBQ2URm4",
+	"KTtJ/o3x5Dc2TR6zhH1gE/YfbMG+ZffZdxkbcQYvjxnM4kf4cMqNODoApRK2eCkvRcEkKqdLCUOCLryU",
+	"djxhQEWLii9tqlIkqT2Vhf3pzZuX7E+ENc+kKIs0YheVtILUIQAbSISpMraqcwtiXbKE+xgdjBiklELX",
+	"pyVxZmEWtGbYd4RXnostQNJqnSqYMqAKjY5alHsFyoSg6aI2hFo6fMv1ZsuBvTs+vYC5BCGxkMslLHhZ",
+	"6Q1Slq3F3ZSgSO8aKMcoSOXciFRJlZd1AaISaoCocMEkJuw1bqVlG21IyjxGJXCztbuY6XNRlVqtmK5S",
+	"teElrE8UZGMwQf5i2cF0mrXOBx3I5oD04H+9kvIQz0JLY2+pLKM0eneS/BtPfpsmjycf/mPx7f3vkve/",
+	"z+L54eFVGv31+h/H+/oGnCo3drIRxnCgatGmNiAnsGsw9gaEjZnGY8dBOusjR+8Qn4ldghsLBznGr3hf",
+	"0Xw3O2X5pT/o16hDPxFNYarenBL581SVSK0oFnhoholbqu5I3VDu6mxZIZa8Lm20mE/jm4XmW+Whl8I+",
+	"HzBaPA/n2lN1WtpNC+pRa7+aLbfrZjFbfN9dJbyPId3XyHuoHj+T5SBrfDXIEoGgkqWGdGpZSrtjpGhP",
+	"rtkk+rWzS/9UiWW0iP7T/caWeZ9+NfdfCkszixDBKmG2WhlCz+954TQ+ZPpaWbKfRHy7LSVZwe7/xZDB",
+	"7G6vewryx3MSPvzY+OJ96ddbnUB1pgcWjLMgaMA+n+pixzYCkV4atpHGIE3WSzJTXVRAsWAz4G5dW8Ch",
+	"iquViIG0ue3x8hfQfQtakEpVzpVWMudlQLMRZ9m3GaJY3EWwmGXJNBs7vR6mRAOmijOYTynYv77++QXT",
+	"p38RuY0ZKsiCZU8IoMmb3VZkfhJeH9NKpCrrA9rZVT2R5iyr7TJ5lCF5MsIet+eQKrdlSa5BuxmFNz5V",
+	"uYb5Z+MwmRPkU0GCKrRwa9jCwMeM46gx0ZYdK5EwIw9BCYAMhkFkJ/ZkQcpIldJKHDvdFYQDIryOD7Z3",
+	"FG5phmimUIilVCJ2TwCDsxcyFwjJtuzMtqLKYX3Cre/YLS+YWMJWi7JMHAsDEeD+bDJjIyNItGzhoiM6",
+	"qTp5+Xw8YRlAEvcq8xK0Gzk7ZpljH1mLxevlkoxgCEhaZ+xRVlcO3ERy7+5bGDph7un7Nz06bFq7abT+",
+	"7ddbiu42SvPIsPXjrqPA7VddZqp0AihKrLOPCZ6BPkFR9K0KRsrPS9n2h7+GuKFCxnJOhnAgdjxfi4JV",
+	"crW2TOmLgGuG70A5kvkacfFCA3EyiF5oV1ykKlUJy+rmpdkCkHwNhwz0TEfX6Aj6g7DhO3qvraQojnEI",
+	"Xdtcb8SHWp0pfaGcPT/XSomcTjXZwmnySy5LUQSDm0gVc5I+89qtc1cF9QJeuubngiybTseYMDTeOO8C",
+	"Y9f7F+D9K2FRmHWOCngI6DqORfocjgH0AYiWmxDZ6929QEDakEcIMMOXotzF5KpirJQGxzNrfYFGMKc8",
+	"hrWIS2ms+XpyP+3k7imtz9UzdCJ+3vPYHnjgJJ50XFs3YR5qWOH3k5fPneYDiqEsS3YqAFm2lYYtRF7b",
+	"4hTNYB/OxO6DVB/IYZqhhgqDhGlU2gp/eI+dGi0tK9EY0p0kaoF0IPD0LWVlgovtG39CviLoZ0LQV6I2",
+	"5FX9rOjphr2GTewjIpBWXlaCFzsGTwYvqsNJskNK5cUemCmQbvLOxGjw4c5wAETRY16DsKnaw9gKJwno",
+	"+mKIr9RGMM6UuECcxDekCr4SqfyKgp+OgsrUy6XMpVD2tdUVGic+Jwa6QZ/VZXmtqCKqc5kLhgEkjBu2",
+	"qfM1/JUkRaDYnBGjfSlsNj5uSx+pcmjSEZ5RgviwrMsyYyOlWaX1hhDHGaQIc8Zoneijoxl6EIVtkl9I",
+	"R8FxUjUQpEBUleSWrOU4ynyoBioWXlrAc3QmduOvaPxJaHyLb+4X9Jpcs8NalbuF35WWD5RY3ZnY2lT5",
+	"TReXW1lh1FThzNuAG9f59mKvQ6cK3XWg3hd8t2DcnDlztl0LNf50T+aQFYiOtBWV4iUev89tV6GhB0Ud",
+	"xWolLrcit6JgaLVzLnUf19ARWdxImbOhO802VdKwlVCiknlXnZCFDwfI/nMI7HpeBHtCqXNuhUHxXLZf",
+	"+41hpV59PVufzCJeaEu2m8+vzXaHvtlM943ZsyHxYgOamtJs345FxjI436naiEJyZ6VbdoMj2ziptP3A",
+	"w3R6wkjDZr5i0qdi0ku+KzUv3mj9I68+t6DRH/wWo683o5Zws3MDz9hP8vsOSmxp0A9W6w94ZzaefN39",
+	"T9t9R7TJF4quUPP3wYSPs/6XEr3ThSMqhlm9IlsMr0QHPY4O2J8BPzgrtVql6u2rH0GO69icvfPz+CZL",
+	"7njCTkK4sYsVavM6stWZrrnax388CdayBctLbUSGXt+YGUnRah2K6eOjnVka1Lp4P1C6jXoLdi9jF2tu",
+	"KU7bAvH7SvM+GevfaP0TVzsf2Ph5MT28cVjBb6Fgxa34UNKtGdogHaYsUccfNA9N2FNJOo6PVFhzQzaB",
+	"eos2Uv8YhQx2pb1O/CSgqA+gdKZmVcJ4261QxkeMe2zXFb7JxRT2AztHPgKkZVjjzj8Dk8x1rayJ2zhs",
+	"/PvHwTlGcSrfGMaLohLG4Budp0mzDVc759w7w0gJVaQKVgwvuOB0mPK1yM9EcZNbh6FXJ1U9LZAs7oLs",
+	"3SCMgD7w9ZB9HvXvxqdbt+KBeau4y0/53Ka3zsjX8KDGzOtdy+hxJHbREUTq1mhfZZBPRJSh+Mubhti7",
+	"36PM38e39zm8en2kCR678QJzYj7GZ/eVIH0i17/yBh2E2hNuxUpXu7sFH+Xu7rYn8FSAwAmSKaik4ZZU",
+	"VcLousqF8xWiNxQ411YbaeW5aAUttkMFaWM/Y/RRHAVj0z7OoqYV9G6lVTK/vGQ+DghI2bYCvm+li/3V",
+	"hRiKQMvXUokEJFhAaAo0ZnDzhL0QF/jJeAzmRSHQYMTZRipdMRdPjh5bF6FaG8tsJTDVER4GWdeHhLAz",
+	"OEsuatLZo9wb3T75+X9jWuFSPna6J/BHcdSm31EcKW0/LHWt4PMGsxM/oPWBko0AJH3FM4qjtgyHsVnO",
+	"GIejB8oRR9e6Awd+I8dLFEc913wUR40Jff854693bSbR+4Gw7hDzeAcS+JO7F04QBY3dzcfg4svawXbv",
+	"CJGa94chm0lSwFTA38HYjT0rZ4b3Zj6efJjcAh/fC3e4Htc94nQ3sr8n/39CN44uk5VO3EUiFB7iwaD8",
+	"UYAOxuPbARoOyZcIu46Z4yMh2LVI3AWQXZL25cGzFyPyEcC8NvziDmC9llZ/kQBuYhw+HbwuVuDjYet4",
+	"3ZcH2J+a2XfB+qd6w1UjMvXsExc+ARPtHFwV7GItKrHA+LVSKpEqEHbEpcXY95xk91aiAsmR7boH0/nB",
+	"DWkV7/49TS+n0yRNL2fP0vTy4bP33w7kZ7tV7fmd7o4yPU/O7ajyRYgxN6HIC22fobz50XBEMfWOICSR",
+	"9suD3oDj6u5A3Pch3Q7MffH/ywNq23j9UQDt2LJvh2VHbfrywPg6TGNf9cbkQxqUVNye8jqJbkqqOnz8",
+	"uKX2Y/DJNYp/O8jro7ayHaYFGtNwmM7te3wHXfXL2/m+7fqjNNXGmnwnrbR50RcJx79d4f843f6LAuIL",
+	"cfGS7KS8KCSlpr5sgWLJSyMGwsWcddNqxouCwsB8KCg3Rq4UlbTJ5CCOdqyqNy29ZX+98kmMt6YsvoDb",
+	"OtDlZfnzMlq8u3O24/u4yV6N2pb9LvRxQnF7PUP2qZdiWCn1afXKG495qVe1+HzwkgOk5a2Sv9Yd4zLt",
+	"lw8Wb/ZRuyQcV2Tjs5qcP3kn75qt2t0nWfgU2M5m3WhV9K8fZM60dd8YTOZbUCL4bDpt6VexS1lKBtUv",
+	"NnqrJHJ1NFDzsvEdPMkX7O230+l0+r//63+HD7NncaoYXnv4zF17/Ixi5J7M/NgmhK+Mj91bxeW2lLm0",
+	"7FQWsqK4E14y2kh0x4f5UDKXPhdVJQthfJ6T2JyKopBqZdjbb+fT+Qm+fj6dPw1RCNLoEoM34frRkbvh",
+	"6LGLFcC8L64w6JZxBBcrpNmWnGonUCQ2zjjE32IKVoCULzWktGUeaBdraQUzW54LNnLZZb/AtQ+v8Zo7",
+	"PjsHyccOatMfYrwwn9LfR4f092TqIDw7eoQ/zT3059PpCV2YP3J/H7u/z+jvIf59MJ1Ox5NUpQqwQ24c",
+	"4APY2YZXZ4aNcMSn7hX45PRo9mTsoZmq30SlkwtZ2DX7i5YKMQXu/WHcrqu4IKdhYnWCxbBctixsmtjo",
+	"v0hmxK+1ULkwTAmBQ2+ISDuNnsIYQraQVEyYnG+FSRXC++mTn05eI87j1P6ovzGsEitxucUwJMZLeSYG",
+	"TAjTWywINeB1gn9nz/DPw2f09TF8BRRL6O9T/HN0RF+PHr+/13t+Pu08fwJfYf/wfroJdo9Ge+RGpZcc",
+	"PusNnqY17OD7v3WKH1VAAsNQtLIc62n27TMgUn/EATYUFxQGPqX42fZJiboJsXwjktJt1O+OJCeIpq3v",
+	"9KBLj23o6z43a5cg6JRiaLvW2v4RV/4PaLAuhyXTl8IOvYoK9rTKWEjFuMlpPKoRpKtCVFgDwYrNXfgG",
+	"ynD88jndPmupS7yq+A4ZihF5XUm7ew2PERBPsZbSSY0w7AdwdYqnLpiru0QltE5ePv/w56f/xZf9bEq6",
+	"6C0H9kxAMCHBHAvGZFtz9iFjVEKS+PXBA/b21Y+J4UvhC980KIHxATsYNlXSmLph8SFUa5T5+k/sTOxW",
+	"QmF8Y1MroanloqtUOV/WUF2XmS/q2o+7aJd7A3gSyJpzsrZ2SxETUi21D8qgqie+asVLYdlrnOTJy+ds",
+	"wyUeGlGZKI7qqnSjmMX9+341E3HJN9tSTHK9uW/q7VZXuMf7nLw79pkQW8N4I4y18WwEo48xa7/yHmp6",
+	"G5B9aVih83ojFLIrlxyNpWcb1R3z6nLiEAJudciB/nWMCUDdvh2LZ4QqsEQkzf1UFGwt8J2peqLVOaXw",
+	"GVcYUpcFZjyRw76pCEd54CdlyZp6kqoIxgQMDaRCFKOhePy3b54lj8YLxhUwStr4b0y/SgWxIZB3qOAE",
+	"1i9zRSgm7FUTvS2FYb6ITqumRbsSxqKFe3AZObStuCzhlBfc8pgVNU1U+JoJOIE4BGHhrGOMI/ABWjCK",
+	"0irBN/Wm3y4l7GoVse9psq1QYhiBgs17988eZPCuQuQlFmUKoxM7zFC8okdhDBc7zNnpzgbjjo9sByY7",
+	"wR3bC3r3bCOU7lgwzvaLd1Cx3DDjjAR+u8Ma07wfgekH7y//TcBDGKQQFKjhJFrAdHobBa9gPaqKUpyb",
+	"hWCQqisdDYOQ/GCYXGKAsqgE25YUQpmELJFFN9MDFPY9rJy0gIPqPa7zI9JM+gs+ymCE0V4uia8byhuy",
+	"BjoR5T5pY5nZilwuZc4wWQUXydXKVR/dcIsB4QPvL0SO0vbQkYNRcHOUbhVBwQPlTtd3dLBQEVDd4e+5",
+	"qwiRe/fv4RpU4aEhLatVKQzp6BcCA9AAxr9+N82OEVgejNyCzImzwQRMqvgFhzVuRpuwE9U8QsXHfDAO",
+	"VohBUR+rJuBASwIUQckMlghrY74PdHYnBsu+ts4JG7UPeBP5G/t6EXZdaWtLmDHVDNcVo8CdAOFWpD5n",
+	"p7wItQIRZVvFWVrnm4Sn1qked1biivHGPlfUzwamvnDM8imm3C1AdUzgRElViwy2ZyWsaVeykMpYWKpe",
+	"4paCqvnE309b6zNSpW0zD4AP7IPqUJgJDPIaE3WVf4OvKz+Qo7BX6QM5Ep4JGEha3K9Q/pdq7lYYit7U",
+	"z3HxWJ15Sdsr395QRbXby57gjTWPqg31kgmdzjq4AH59ygjuXz89hLFOgkhQrd2+HTyYZcfAVwKLag8f",
+	"O+yK/TgjQPULp6/qimV/+O03OJIOyVAp1hUVsWyxq5hVYotVUNzxa16X/Ukbm8VYT7qUOeoCfX6D6F5p",
+	"q3Nd+hg6HCgwBr87UwSI3yp4LntTcWWWorqeoeTrWp1hQgIRBofM7fsQUVuI7YCHnOWEeEGLfF+/RYVG",
+	"XAIMPfe1oF0hg0MYxucA46lR2iHUHtpKQ/hQHKOwQS+Fd6BMg4Ob7uigN7cPdczW+gLzEkypL0qsvpHz",
+	"jeguJ7EgLWCJan5qdFlbQRUfR3gCUBIO9pO1NqHmsLNkAI2KGXYVmM3msDqc/oPJfDIfA7bAbmNZB5+u",
+	"YbCalqK8e0PYIldStV5LzRJKrQRK+O5JJXjlHznVtQIKAwdPteBm2ChU79Igj6LqOWa8NJoAajpELtCU",
+	"GEWCpj4Q0IULDlQNJFQsOknhnCNZlFSwK/Bxjwtrl69B21PQ9hA3i31RdZx47IpMNC9EDrqWpfDCsBLI",
+	"MmqlAICBJPgSQygXdYc4hpnimlytoPi2WjAkxXTlSlAhOmLcoiP0NlQAOZgSjRgBOlI8JDmMfBFPbgAa",
+	"w4ICHVRfcDLIDTghXxquPVBMdShB1wOYY6abK5TAgkg/ykpupZplMY0xO3KfHpGQsXPnv8UzsSwV60Ml",
+	"0N/KiQaNXADLRrUei8/2OEQjITwnezIpzr4+H55svkPrB8olvo5fAxtUep8XJGNl6F2GNSBDy5CJ+7J+",
+	"J6+fPH8eakgS+Uqo8kDgVF6j+E1U2tXYRInclQNko+zbGRHJ7A/z72cZ6Y3IV2IK2kGRoyLx9VuSSolX",
+	"jHu1BNkom04fApyzZIp834ljjnOgsQcJouc0nFl+yjiWOaA0J1wLG2V/mE9xD2d/mD7OyADpfiMZw9fa",
+	"IH2ZjbL/9T/g9v/zP/9bNh7QlLCzCc4c5xJasLjTvuEwBHqpYRR0IWQLf7rc95j1PAmHj6YPO2VyCVyB",
+	"inKyhxpX1wvWsD/CI6c0jTvY0CsOyVHHxK2kKqlenFqC/o4xV2iOQ8sRG2WzyRQFDpbNxDQbxtGx5yIN",
+	"DBBtn3ZVc+YcFYZ9lMXoDfEKx01QhJBUxTeRyghFSQTHoVAxdsLplguOXdFfxpqyv7AmL1djWateDyBi",
+	"IQvfQEg1lRtxNq7sMXcNgliraItXyFq2IdNkK550dCsyd4By5KV+2l9PXFC9d1Dq6rKwZ+2EwhbzdhsD",
+	"WB/SC0VpRBNGhwfcibO/tBIIq0aHQBOaY1su+9A1COnKMljHnQXlDyXwEWerWhiDGhZWY9pTqfD3Bi5j",
+	"pLyYE0l5hsa2+aabgNPtVEiH1C5zkp3WxUrg2RihOaZr/VvABefmZA+mjcaCCiXSXidajbHyE2uf+fnj",
+	"jI264TxeOu7kS4aOVk17H8Z8NmYrEzN2m0a8Jw71XFCDVrsg4635uROSjBEFlUgDzBYmUOQBNZ0A4UF5",
+	"invTByI1AnEwgtm5Vj6iWNC+oNRgHeoHe0ap8zOn9MB1XbdPeT9jhlrIdBUZH5tAvsjQN8MJg+0wIArz",
+	"7AYyONWOM6p0bgRo4yTt4ZzQJEY8ioWUo57GfZA5qwfFC45BtSFLL45D2heiM2nN7WQbZ1ztD3kIQ+5n",
+	"x2TjYNcAKGAqmRcFJuyFwJxl9FmZ/j6iYPWnpyc/hIR4lGHJ/EXXe3VmfYuwfRpw6HURN4ERll7XuB2u",
+	"qE2w3YJoYhwOu/VzOpZolccykCRMo0UzWHbdqWQwNTdVNNyyC12XBTuVzsVKh0Oe87JnFYblyBZVa1fQ",
+	"1Us8Q/pCkVkBLS5kfDaBgu0lZlNStum2gIm9qa1FmAsHMPLeOsNAv49LzIb7viBb7GXWkaxFAMFT4ikU",
+	"zqKHPEBa9ilJYHn0CBUc26KBvJOzvqB+TCGFnUz6DlpEAbyIA1P5JmTCUwreqVhLnGapecFOeQmDVDTh",
+	"F2FU340Je3ox6r5Ub2HHXjArfX1ftziFJrSg8bVgcy+IwWReJQM/+dUHWxixkb3w+i05vlilL6jJn94g",
+	"eJBrNyX8wozHiBRvnQuH7BpNYw6PrY2UvJLngD9US3lQwGn3G9xIY7aitK0B/CmVpVCg68iV0hWQ7Bee",
+	"JMErhao3JDMO9zQgIaUloQCLQgbgiviSUbpYsOwPR0+wA9khRXiV7kvMsh9b17lizo/VMe0R2ro2ZSdN",
+	"LpjSPkewZeTyPgycMJoUOt4U/zMo0uhOIzmTtxVbIDXfGC/HBnLqBbmudM1GGQVqZcBAcAOGwrUWDMO1",
+	"QEEY2JlG2sW62WxgZ4DwkfvF7LugRhlMIPa8a+yRH+uh0eBmIG1z0UvbpJc1DxAvIQ5FuZuEi1jJG5bg",
+	"hD2gW8FbFfzclYDZUoADbBC10mzMmp0GmoHv+MoqTiZ1JC74D26orgLbCe/A3iKY7NPva4mjtFpbsls7",
+	"W17LtroiF7a2DOYH39uOWJLp2Mta3OwYpObG6tdM9XZeSYyS3LdW2nLPExvFkdvjaBHNJg8mUwwxwFRb",
+	"dE2hj/xgOr0mB+1gerCXfHAwPYRrA3m18OOD2eBQveY3zuaGJdwploEUyPbnVuuMOKIVJ87E4XoYwUeD",
+	"sZ92mTzClwCLTLC8ID3nfNn0WRe7xMjfhGtW8v3OCgwlOHh0+PDoKva1BjpFx5ur5A3/PXK+jiet95O9",
+	"JYojMrfQB5pQriuTaJ/E7y8E1KRr3f2AC0BZExQM6QLgTfNpYBVHh4cPjvzPwN90jWByQnm0OLyKfXif",
+	"G/MvRqvERdOFfiX0Zl77mJNg0E4wDICu4dYnStvEbz3Fo2h8MDmYHiSIJXTRJkuXG3MVR2TrcjNowwXZ",
+	"XQLqqZ9Oq1cctuwxe5e3oko893Q/wubwMuE20eGi1wx9lAwQfb6V0SJ6MJlOHmA+uF0jZmJ4AnxYDTY8",
+	"c10++F0DXNjIx2fS93GcqlZ7mSV2EyGN1SsXThvy3l5qKoS+cIxziVn27n2WKqxv4ytOOB0WAw5e8pVU",
+	"QUUHVdh17XLWszt070pVp32XtBOSVPu9Ul2cC/Xqwtaq7eyHVIVGyNTsKxBzkhy7nb9oAt4s3wS+pYrk",
+	"IHqG+zqv1teyx06sBPBlmMiEPcOZ4WbAG7JUhQrgVHwUN/BcGhk0BxfrS/q1VO0wJSSwgRA/L7CXjrEY",
+	"/dTtnXZN/HJzy31fUuPWGzsNZ+5wvyu7877XBGYOxP0z1VHBBQ/WYe+dh/imiK9/SMkT35XxpiFCC+Ev",
+	"sDDaAW370HMBPe63GgThI7PbH+nWXYKHjm5/qFeINI4O5o9vf6pf2+3KiRe3PXdTJcSrODq8C2S6VX7x",
+	"qQd3Ak4nEcHUmw2vdtEi+lEa6w8HCGt8hYKDv/K+G/gpLm1SEgJfxdEFL88869rqwVoEBYqXrZSPbrrC",
+	"YPIHKrqyyHxvIBdX7AOV8Tdn/wx2+Jbj2CLB1kvm9Z4YOUc/PAkZRzCcScP0RlpLAc8hvcKwrJXqk6qT",
+	"gcp5sm2MBkZ3795rvvTVlMzk3j124rUYZ5P0fQxDG5GRixJiTkCKU8VZUentVhRtPyi6ZbLD6YNs7DQr",
+	"gMdeLX8soF6IVLlGjL4bulsXKUn0fKfrQ7/RorOb+A0ic0i/ILrvJrusS78cXzc9dAlIlWviPJofsLWu",
+	"K+OjiDpGJhBbvdEfFNFcb7HBYeiU1LSxxpJ90rrgxP1VhCt+o7zho+G0Ts1D4zhFb5FfKzyKsg6qYT9q",
+	"YkugHm94dYaSEWprAw3yFwz74TfV6pW4wH5W2E/5eHi+Q60TeqatuYsxu66JwsDI6ML2XpSOKkuWs353",
+	"kT1T/RRN9Tc0GoGDGDeFHKkfrGKspCgk6osMsgzIdsEFzvf7ibAqgI87M9FjPJdWt7vpXNOwxNesdP5b",
+	"5/Pxh9g3BMIkiwvdimP1LkEYxi9i17Wm4W++NyAiYjCo0KmF1TlXCI2IcowoQpMikrjRRY2Gixik5BBb",
+	"H/v8ieCL8ZQoUCfvv+EqxPWnqkWZKEVG6YBDMKrSFSt0rzBs259mUjXykXcxy94aUSUnK6Hwm7NCxH3X",
+	"O9mDQheExr3Kd2Nf49PF3HSg6CL6nW/DU+1lC5jkYGnZvHz2Dj+lXrDOBor74W5xbpZUndbW+cJGwSuG",
+	"agn250NVklzPe6fMxI4UUblTZ1RbYUCPXYc3cb/Fx0w0mNbhFalyHdNpG30snzsGVGV0MhCb6CNaQJ2F",
+	"LSH7KAaVxhQbPG6FwwJSOYqB1vDgb3YdpnxHKXKGeYcUbL2j2dhBf2vR0tW6Vmp9hhVeMWMgOEL9ZH1M",
+	"BCGQJ8XGydGNUrTPjMg3ZoTvLOYjrJztfn9HqJstndnG+u4RqIGfxw8PmFF2cHmZUWuPJZe+z2Xj+s0O",
+	"Ly8zIlEY6+VWv3A1bbElkmmoYar4shJmDe9EnrufCdyv9OUVRKRA4hLOBpoxUeoh3thtVUYYQ210/WY4",
+	"+gzkA8SAKjQx6xJ3opeIXS4emjsS4kGHxMqjp78FsGLCfmmakDhqEHd9rWEQrvwYTrj53vW9MJT8T/KN",
+	"FxGwDh9GjKzRt6AaTV5aB3ra3/C7WzYmrPiXBmvrkGiDYkiqRt20CGdvRms4GZV1tXOA7cWfsVNt12MM",
+	"vHOb4uzdNPNS8HNCkNAEpsOJD6cPyTpLsl+orxlqfzddGnFA30ivVfRg0ZWDWy1w2hALrXAm7IVudcFD",
+	"gUt0GpeEJTYdSlw/Gkx5CB0vGVuLcksO0eGiC4tOZdBgKRnYCwqSQ2G7ISNoiBdb2/isutKjX6PfdWTU",
+	"zTqfW0cvlrpakTTYORcuJKbffgo9mZrYIHVnoarofLBhuHOjYqgCJZc2kaCBznRDERp+cE3TGBiB2mR3",
+	"28YcN4fWvzyEmjgvoN/PELdPsdgGOwcGNQKQ6GQ/UmSfsHcjyYF96nPBuHV8K1Uu5hGlXUdFMMQMJMxF",
+	"c0xbOs2ekSk0ZfpoK1OvozxZhXBN31OPzc9jEHK1Ca662dwgl1/tmaFmn9MMdV0FX0eGsctagY0C2jk7",
+	"QXQuWqmP/xBz1ID+ctuIQ49cxZHXkfatAC8xcWLZ4oLtZQ72aT866OT/3j+foQH8/rtZ8vj9u2ny+P3v",
+	"03j26GqgjNhXm9k/2mY2vYPN7JqmnPD47A4GrL0uL3F0MJ9/7Gt9T8Qv1s430CYYnnx4l/ftNwTsWgpP",
+	"iqIx5d1qKvSVQRLp/GtOfUpCPY6rOALCfM5LoCRV0yjjigqGmISC8hKQTeiyVEnbO3kmdknlK0u672gz",
+	"oq9lQ5DIB3gmdi1nnCgSpRPHPLvXSbBLHAP0vwGp85+d+AErRXNWtJgf0A/VLmkI9xWVU+YrkdBP3HUr",
+	"cD+IBJmxISvqVUxuvvu/Y5D5Vcfdt60EhlcRF4uvbfPfVA/foRDRVGtx8vsPYSgQ3TEGsgkOu6Ces6wS",
+	"G30uCqYVO2Q/iJyU4Pn0wXSSqregBP3x6RuGs20FFgSDBfkPfeoZiHUG5A0f+HwwPciajGWDUuaOZX5m",
+	"GCw8wiSWhweH45hlr2uF2Qd48dHh4wOKOuepcg4830CaTJF60DO2EvZTJJaXsBd/d/fVzXLDP0wcaG3B",
+	"bSO1b72jX+u1354v0bkVR4SltwNB/T9g7AefvYMf1RUdQNsX2pOgNXc2H5c1s9d2zwUNf0XvLxW9v/pg",
+	"7+CD/aOwLSfpqOH14yEx66pdUAYZWLuUzLv3wKnIGEbsraeLVbqo0Zl4twIo5zMMzAv19Kmq31XcH/e1",
+	"5SuqydMd1ND1yccM/j6s+vr6aaZdSyWozxNfq20R4HX1/ur/BgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

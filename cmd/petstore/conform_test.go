@@ -256,6 +256,46 @@ func TestConformCannotRun(t *testing.T) {
 	}
 }
 
+// TestConformIncomplete: a run that could not judge all it should exits 3,
+// never 0, and says why in each report: a budget too small for the run
+// (-max-requests 20), and one too small to start (-max-requests 1 with
+// two keys), which the budget stopped, not the target.
+func TestConformIncomplete(t *testing.T) {
+	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": bothKeys})
+	for _, max := range []string{"20", "1"} {
+		t.Run(max, func(t *testing.T) {
+			dir := t.TempDir()
+			jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
+			stdout, _, err := conformRun(nil, "-key", conformKey, "-key2", conformKey2, "-max-requests", max, "-json", jsonFile, "-junit", junitFile, base+apitest.Base())
+			if err == nil || exitStatus(err) != exitIncomplete || !errors.Is(err, conform.ErrIncomplete) {
+				t.Fatalf("conform -max-requests %s: got %v (exit %d), want exit 3\n%s", max, err, exitStatus(err), stdout)
+			}
+			budget := "the request budget (-max-requests " + max + ") ran out"
+			for _, want := range []string{budget, "Incomplete: no check failed"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if strings.Contains(stdout, "All checks passed") || strings.Contains(stdout+err.Error(), "unreachable") {
+				t.Errorf("an incomplete run says it passed, or blames the target:\n%s\n%v", stdout, err)
+			}
+			var rep struct {
+				OK         bool
+				Verdict    string
+				Incomplete []conform.Gap
+			}
+			b, _ := os.ReadFile(jsonFile)
+			if json.Unmarshal(b, &rep) != nil || rep.Verdict != conform.Incomplete || len(rep.Incomplete) == 0 || !strings.Contains(rep.Incomplete[0].Reason, budget) {
+				t.Errorf("-json: %s; want verdict incomplete, the budget first among what was not judged", b)
+			}
+			suites := readJUnit(t, junitFile)
+			if len(suites.Suites) != 1 || suites.Errors == 0 {
+				t.Errorf("-junit: %d suites, %d errors; want the run's gaps as test cases in error", len(suites.Suites), suites.Errors)
+			}
+		})
+	}
+}
+
 // Flags may follow BASE_URL, and "--" ends them.
 func TestConformFlagsAfterBaseURL(t *testing.T) {
 	base, _, _, _ := startServer(t, map[string]string{"PETSTORE_API_KEYS": conformKey})
@@ -304,6 +344,7 @@ func TestExitStatus(t *testing.T) {
 		{errors.New("listen on nonsense: bad address"), 1},
 		{errors.New("conform: checks failed: ordering"), 1},
 		{conform.ErrCannotRun, 2},
+		{fmt.Errorf("conform: %w: not judged: budget", conform.ErrIncomplete), 3},
 		{errors.Join(errors.New("conform"), conform.ErrCannotRun), 2},
 		{usageErrorf("serve: unexpected argument %q", "extra"), 2},
 		{fmt.Errorf("wrapped: %w", usageErrorf("bad")), 2},

@@ -6,7 +6,8 @@
 //	petstore version           print the version, the VCS revision and whether the tree was modified
 //	petstore help [COMMAND]    list the commands, or show one's usage
 //
-// Exit status: 0 done, 1 failed, 2 a usage error (exitStatus).
+// Exit status: 0 done, 1 failed, 2 a usage error, 3 conform's run
+// incomplete (exitStatus).
 package main
 
 import (
@@ -31,10 +32,13 @@ func main() {
 // Exit statuses of the process: exitFailure for a failure, exitUsage for a
 // usage error, alike for every command (an unknown command, flag or
 // argument, or a flag's value refused). conform exits exitUsage too when it
-// cannot judge the target (conform.ErrCannotRun).
+// cannot judge the target (conform.ErrCannotRun), and exitIncomplete when
+// its run found no failure but could not judge all it should
+// (conform.ErrIncomplete).
 const (
-	exitFailure = 1
-	exitUsage   = 2
+	exitFailure    = 1
+	exitUsage      = 2
+	exitIncomplete = 3
 )
 
 // usageErrorf is a usage error (cli.UsageError) with fmt.Errorf's text.
@@ -46,6 +50,9 @@ func usageErrorf(format string, a ...any) error {
 func exitStatus(err error) int {
 	if errors.As(err, new(cli.UsageError)) || errors.Is(err, conform.ErrCannotRun) {
 		return exitUsage
+	}
+	if errors.Is(err, conform.ErrIncomplete) {
+		return exitIncomplete
 	}
 	return exitFailure
 }

@@ -47,7 +47,8 @@ takes -version: it prints what petstore version prints, and does nothing else.
 Exit status: 0 done; 1 failed (serve could not start or stopped on an
 error, conform's checks failed); 2 a usage error, alike for every command:
 an unknown command, flag or argument, or a value a flag does not take
-(conform exits 2 too when it cannot judge the target).
+(conform exits 2 too when it cannot judge the target); 3 conform's run
+incomplete: no check failed, but it could not judge all it should.
 `
 
 // serve parses serve's settings (server.Settings: flags, then the

@@ -36,7 +36,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultMaxRequests = 1000
+	DefaultMaxRequests = 2000
 	DefaultTimeout     = 10 * time.Second
 )
 
@@ -60,6 +60,11 @@ type Config struct {
 // target (bad configuration, target unreachable, key refused).
 var ErrCannotRun = errors.New("cannot run")
 
+// ErrIncomplete marks the error of a command whose run judged everything it
+// sent and found no failure, but could not judge all it should (Report's
+// Incomplete): not a pass.
+var ErrIncomplete = errors.New("incomplete")
+
 // Report is what a run found.
 type Report struct {
 	Seed      uint64        `json:"seed"`
@@ -68,11 +73,15 @@ type Report struct {
 	Raw       int           `json:"rawRequests"` // of Requests, those written byte for byte past HTTPClient (raw.go)
 	Elapsed   time.Duration `json:"elapsedNs"`
 	Examples  int           `json:"examples"`  // sequences of -examples run (shrinking's re-runs aside): fewer than Config.Examples when one failed or the budget ran out
-	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent
+	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent (a Gap of Incomplete says so too)
 	Throttled int           `json:"throttled"` // answers 429 rate_limited waited out and sent again
 	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
 	Failures  []Failure     `json:"failures"`
-	Skipped   []Skip        `json:"skipped"` // checks and sentences that could not run, and why
+	// Incomplete is what the run should have judged and could not: with
+	// any, the run does not pass (Verdict).
+	Incomplete []Gap     `json:"incomplete"`
+	Promises   []Promise `json:"promises"` // the promises over time the run exercised, and how far
+	Skipped    []Skip    `json:"skipped"`  // what the run does not set out to judge (by design, or for want of a second key), and why
 }
 
 // Skip is a check, or a sentence of the contract, the run could not judge.
@@ -110,8 +119,13 @@ func (r *Report) Failed(check string) bool {
 	return false
 }
 
-// OK reports whether every check that ran passed.
+// OK reports whether every check that ran passed: no failure. A run may
+// be OK and still not pass (Verdict): incomplete.
 func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// Verdict is the run's verdict: Fail when a check failed, Incomplete when
+// the run could not judge all it should (Incomplete says what), else Pass.
+func (r *Report) Verdict() string { return r.verdictOf() }
 
 // Run checks the target at cfg.BaseURL. It returns an error wrapping
 // ErrCannotRun only when it could not judge the target at all; failed
@@ -126,9 +140,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 func (r *run) run(ctx context.Context) (*Report, error) {
 	start := time.Now()
-	if err := r.preflight(ctx); err != nil && !r.halted() {
+	if err := r.preflight(ctx); errors.Is(err, errBudget) {
+		return r.report(time.Since(start)), nil // the budget, not the target: incomplete
+	} else if err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	if err := r.startPromises(ctx); err != nil && !errors.Is(err, errBudget) {
+		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
+	}
+
 	for _, phase := range r.phases() {
 		if phase.skip != "" {
 			r.skip(phase.checks[0], phase.skip)
@@ -145,6 +165,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrCannotRun, phase.name, err)
 		}
 	}
+	<-r.time.head // the slow head, when no phase waited for it
 	r.progressDone()
 	return r.report(time.Since(start)), nil
 }
@@ -178,10 +199,15 @@ type run struct {
 	results    map[[2]string]*Result
 	failures   []Failure
 	skipped    []Skip
-	uniq       int    // for unique names
-	executions int    // sequences of -examples run, shrinking's re-runs included: in their names
-	sequences  int    // of those, the ones Config.Examples asked for (Report.Examples)
-	tag        string // in every name of this run: the first pet's id
+	gaps       []Gap             // what the run could not judge (verdict.go)
+	promises   []Promise         // the promises over time it exercised
+	uniq       int               // for unique names
+	executions int               // sequences of -examples run, shrinking's re-runs included: in their names
+	sequences  int               // of those, the ones Config.Examples asked for (Report.Examples)
+	tag        string            // in every name of this run: the first pet's id
+	slowest    time.Duration     // the slowest round trip so far (atOnce)
+	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (curl)
+	time       promises          // the promises over time (timing.go)
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -343,7 +369,8 @@ func (r *run) report(elapsed time.Duration) *Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Raw: r.raw, Elapsed: elapsed, Examples: r.sequences,
-		Truncated: r.truncate, Throttled: r.throttled, Failures: r.failures, Skipped: r.skipped}
+		Truncated: r.truncate, Throttled: r.throttled, Failures: r.failures, Skipped: r.skipped,
+		Incomplete: r.gapsOf(r.sent), Promises: r.promises}
 	for _, c := range Checks {
 		var rows []Result
 		for k, res := range r.results {

@@ -268,7 +268,7 @@ func (e *execution) list(ctx context.Context, s step) error {
 	if ss := r.statuses(); s.filter > 0 && s.filter <= len(ss) {
 		q = append(q, r.roles.filter+"="+ss[s.filter-1])
 	}
-	_, _, err := r.walk(ctx, strings.Join(q, "&"), s.pages)
+	_, _, err := r.walkPages(ctx, strings.Join(q, "&"), 0, s.pages)
 	return err
 }
 

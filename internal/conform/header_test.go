@@ -28,7 +28,9 @@ func TestHeaderParameterCases(t *testing.T) {
 	base := serve(t, func(app http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			keys, ok := r.Header["Idempotency-Key"]
-			if !ok || r.Method != http.MethodPost {
+			// The forms phase sends each illegal form with valid keys of its
+			// own (conform-forms-…), refused for the form: not these cases.
+			if !ok || r.Method != http.MethodPost || len(keys) == 1 && strings.HasPrefix(keys[0], "conform-forms-") {
 				app.ServeHTTP(w, r)
 				return
 			}

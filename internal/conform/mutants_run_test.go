@@ -29,9 +29,19 @@ func caught(t *testing.T, ms []mutant, cfg func(base string) conform.Config, ser
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			t.Run(m.name, func(t *testing.T) {
-				rep, err := conform.RunUntilFailed(context.Background(), cfg(serve(t, m.wrap)), m.check)
+				c := cfg(serve(t, m.wrap))
+				if mutantOptions[m.name].reword {
+					c.Spec = reworded(t)
+				}
+				rep, err := conform.RunUntilFailed(context.Background(), c, m.check)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if want := mutantOptions[m.name].verdict; want != "" {
+					if rep.Verdict() != want {
+						t.Fatalf("mutant %q: verdict %s, want %s\n%s", m.name, rep.Verdict(), want, report(rep))
+					}
+					return
 				}
 				if !rep.Failed(m.check) {
 					var b strings.Builder

@@ -24,6 +24,7 @@ import (
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/httpapi"
 	"github.com/petstore/petstore/internal/memstore"
+	"github.com/petstore/petstore/internal/ratelimit"
 )
 
 // A mutant is the real app with one defect a rival implementation could
@@ -39,7 +40,7 @@ type mutant struct {
 // mutants is the table the kit proves itself on: the first ones, then
 // those of issue 42, a table a family (mutants42_test.go), then those of
 // the sentences that came after (mutants_edges_test.go).
-var mutants = slices.Concat(baseMutants, meaningMutants, legalMutants, illegalMutants, tenancyMutants, headerMutants, edgeMutants)
+var mutants = slices.Concat(baseMutants, meaningMutants, legalMutants, illegalMutants, tenancyMutants, headerMutants, edgeMutants, mutants51)
 
 // baseMutants are the defects the kit caught before it had a model.
 var baseMutants = []mutant{
@@ -359,16 +360,18 @@ func TestMutantEvidence(t *testing.T) {
 		t.Skip("set CONFORM_MUTANT_EVIDENCE=1 (.ci/kit-mutants.sh does)")
 	}
 	for _, m := range mutants {
-		rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, m.wrap)))
+		rep, err := conform.Run(context.Background(), mutantConfig(t, m, serveMutant(t, m.wrap)))
 		var failed []string
+		verdict := ""
 		if err == nil {
 			for _, c := range conform.Checks {
 				if rep.Failed(c.Name) {
 					failed = append(failed, c.Name)
 				}
 			}
+			verdict = verdictOf(rep)
 		}
-		fmt.Printf("MUTANT\t%s\t%s\t%s\t%s\t%v\n", m.name, m.family, m.check, strings.Join(failed, ","), err)
+		fmt.Printf("MUTANT\t%s\t%s\t%s\t%s\t%v\t%s\n", m.name, m.family, m.check, strings.Join(failed, ","), err, verdict)
 	}
 }
 
@@ -376,10 +379,17 @@ func TestMutantEvidence(t *testing.T) {
 const testKey2 = "conform-test-key2-0123456789"
 
 // serveMutant starts the real app over a memory store on loopback, taking
-// testKey and testKey2, with wrap around it.
+// testKey and testKey2, with wrap around it. Rate limiting is on, with a
+// bucket the kit never empties (100 000) that refills slower than the kit
+// sends (100 a second), so that every answer carries the RateLimit fields
+// whose relations the kit judges, the quota not full.
 func serveMutant(t *testing.T, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2))})
+	limit, err := ratelimit.Parse("100/s,burst=100000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey), apikey.Hash(testKey2)), RateLimit: ratelimit.New(limit, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

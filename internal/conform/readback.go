@@ -2,19 +2,18 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 )
-
-// readBackPages bounds the walk of the read-back: the run's range of the
-// listing, at the largest limit, on a target that others may share.
-const readBackPages = 200
 
 // readBack reads every pet the run created, at the end: by its id (the
 // model judges each answer: 404 fails durability, another pet
 // stored_as_sent) and in one walk of the listing from the run's first pet,
 // where each must be found once. A store that loses or alters data during
-// the run fails here.
+// the run fails here. The walk goes on until it has passed the run's last
+// pet, however many pages that takes: only the budget cuts it short, and
+// then the run is incomplete, never a pet lost.
 func (r *run) readBack(ctx context.Context) error {
 	pets := r.model.confirmed()
 	if len(pets) == 0 || r.roles.list == nil {
@@ -34,7 +33,10 @@ func (r *run) readBack(ctx context.Context) error {
 		from = first - 1 // pets before the run's first are read by id only
 	}
 	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.limitMax)
-	seen, last, err := r.walk(ctx, query, readBackPages)
+	seen, last, err := r.walk(ctx, query, pets[len(pets)-1].id)
+	if errors.Is(err, errBudget) {
+		r.incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
+	}
 	if err != nil || last == nil {
 		return err
 	}

@@ -16,13 +16,14 @@ import (
 // it (5953675), those of the later sentences against the kit of issue 42
 // (f204cc2).
 func TestMutantsTableInREADME(t *testing.T) {
-	older := mutants[:len(mutants)-len(edgeMutants)]
+	older := mutants[:len(mutants)-len(edgeMutants)-len(mutants51)]
 	for _, table := range []struct {
 		header string
 		ms     []mutant
 	}{
 		{"| mutant | family | caught by | kit at 5953675 |", older},
 		{"| mutant | family | caught by | kit at f204cc2 |", edgeMutants},
+		{"| mutant | family | caught by | kit at 95dcf58 |", mutants51},
 	} {
 		var got, want []string
 		for _, row := range apitest.READMETable(t, table.header) {
@@ -33,7 +34,11 @@ func TestMutantsTableInREADME(t *testing.T) {
 			got = append(got, fmt.Sprint(row[:3]))
 		}
 		for _, m := range table.ms {
-			want = append(want, fmt.Sprint([]string{m.name, m.family, "`" + m.check + "`"}))
+			caught := "`" + m.check + "`"
+			if v := mutantOptions[m.name].verdict; v != "" {
+				caught = v + " (exit 3)"
+			}
+			want = append(want, fmt.Sprint([]string{m.name, m.family, caught}))
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("the docs' mutants table %s:\n%q\nwant:\n%q", table.header, got, want)
@@ -58,6 +63,26 @@ func TestChecksTableInREADME(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the docs' checks table:\n%q\nthe kit has:\n%q", got, want)
+	}
+}
+
+// The docs' catalogue of near misses is the kit's, row for row.
+func TestNearMissTableInDocs(t *testing.T) {
+	var got, want []string
+	for _, row := range apitest.READMETable(t, "| value | near miss | the contract's answer | sentence |") {
+		got = append(got, strings.Join(row, " | "))
+	}
+	var table strings.Builder
+	for _, row := range conform.NearMisses() {
+		rule := "the schema"
+		if row[3] != "" {
+			rule = "`" + row[3] + "`"
+		}
+		want = append(want, strings.Join([]string{row[0], row[1], row[2], rule}, " | "))
+		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], rule)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the docs' catalogue of near misses differs from the kit's; the kit's:\n%s", table.String())
 	}
 }
 

@@ -31,9 +31,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, r.cases(c.Name), r.failed(c.Name), r.verdict(c.Name))
 	}
 	tw.Flush()
-	if r.Truncated {
-		fmt.Fprintf(&b, "\nThe request budget (-max-requests) ran out: later cases were not sent.\n")
-	}
+	r.incompleteText(&b)
+	r.promisesText(&b)
 	if r.Throttled > 0 {
 		fmt.Fprintf(&b, "\nThe target answered %d %s 429 rate_limited: the kit waited Retry-After and sent %s again.\n", r.Throttled, plural(r.Throttled, "request", "requests"), plural(r.Throttled, "it", "them"))
 	}
@@ -62,10 +61,17 @@ func (r *Report) WriteText(w io.Writer) error {
 			failed++
 		}
 	}
-	if failed == 0 {
+	switch r.Verdict() {
+	case Pass:
 		fmt.Fprintf(&b, "\nAll checks passed.\n")
-	} else {
+	case Incomplete:
+		n := len(r.Incomplete)
+		fmt.Fprintf(&b, "\nIncomplete: no check failed, but the kit could not judge %d %s it should (above), so the target has not passed.\n", n, plural(n, "thing", "things"))
+	default:
 		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl lines, in order, after export PETSTORE_KEY=<your key> (and PETSTORE_KEY2=<the second key> for its requests).\n", failed, plural(failed, "check", "checks"))
+		if len(r.Incomplete) > 0 {
+			fmt.Fprintf(&b, "The run is incomplete too (above): what it could not judge may hide more.\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -85,13 +91,16 @@ func oneLine(s string) string {
 func (r *Report) cases(check string) int  { n, _ := r.count(check); return n }
 func (r *Report) failed(check string) int { _, n := r.count(check); return n }
 
-// verdict is a check's word in the table: PASS, FAIL, skipped (the run
-// could not judge it, and says why) or not run.
+// verdict is a check's word in the table: PASS, FAIL, INCOMPLETE (no
+// failure, but a gap of the run leaves it unjudged in part), skipped (the
+// run does not set out to judge it, and says why) or not run.
 func (r *Report) verdict(check string) string {
 	cases, failed := r.count(check)
 	switch {
 	case failed > 0:
 		return "FAIL"
+	case r.hasGap(check):
+		return "INCOMPLETE"
 	case cases > 0:
 		return "PASS"
 	}
@@ -112,6 +121,17 @@ func (r *Report) count(check string) (cases, failed int) {
 		}
 	}
 	return cases, failed
+}
+
+// gapText lists the gaps that leave check unjudged in part.
+func (r *Report) gapText(check string) string {
+	var b strings.Builder
+	for _, g := range r.Incomplete {
+		if g.Check == check {
+			fmt.Fprintf(&b, "%s: %s\n", g.What, g.Reason)
+		}
+	}
+	return b.String()
 }
 
 // cleanText is s with each invalid UTF-8 byte and each character XML 1.0
@@ -140,6 +160,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	suite.AddProperty("base_url", cleanText(r.BaseURL))
 	suite.AddProperty("seed", fmt.Sprint(r.Seed))
 	suite.AddProperty("requests", fmt.Sprint(r.Requests))
+	suite.AddProperty("verdict", r.Verdict())
 	for _, res := range r.Results {
 		tc := junit.Testcase{Name: cleanText(res.Check + "/" + res.Operation), Classname: cleanText(res.Check)}
 		if res.Failed > 0 {
@@ -151,7 +172,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			}
 			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: cleanText(res.Check), Data: cleanText(data.String())}
 		}
+		if tc.Failure == nil && r.hasGap(res.Check) {
+			tc.Error = &junit.Result{Message: "incomplete: the run could not judge all of this check", Type: "incomplete", Data: cleanText(r.gapText(res.Check))}
+		}
 		suite.AddTestcase(tc)
+	}
+	for _, g := range r.Incomplete {
+		name := "incomplete/" + g.What
+		if g.Check != "" {
+			name += " (" + g.Check + ")"
+		}
+		suite.AddTestcase(junit.Testcase{Name: cleanText(name), Classname: "incomplete", Error: &junit.Result{Message: cleanText(g.Reason), Type: "incomplete"}})
 	}
 	for _, s := range r.Skipped {
 		suite.AddTestcase(junit.Testcase{Name: cleanText(s.What), Classname: "skipped", Skipped: &junit.Result{Message: cleanText(s.Reason)}})
@@ -170,7 +201,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
 		*Report
-		OK     bool        `json:"ok"`
-		Checks []CheckInfo `json:"checks"`
-	}{r, r.OK(), Checks})
+		OK      bool        `json:"ok"`
+		Verdict string      `json:"verdict"`
+		Checks  []CheckInfo `json:"checks"`
+	}{r, r.OK(), r.Verdict(), Checks})
 }

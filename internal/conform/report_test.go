@@ -47,7 +47,15 @@ func sampleReport() *conform.Report {
 	rep.Results = append(rep.Results, conform.Result{Check: "durability", Operation: "getPet", Cases: 3, Failed: 1})
 	rep.Failures = append(rep.Failures, conform.Failure{Check: "durability", Operation: "getPet", Want: "200 with pet 7, created before (in example 3 of seed 42, shrunk to 2 steps)", Got: "404 {}",
 		Curl: curl + "\ncurl -i -X GET 'http://127.0.0.1:8080/v1/pets/7' -H \"Authorization: Bearer $PETSTORE_KEY\""})
-	rep.Skipped = []conform.Skip{{What: "idempotency_scope", Reason: "needs a second key"}, {What: "sentence key-scope", Reason: "not stated by this spec"}}
+	rep.Skipped = []conform.Skip{{What: "idempotency_scope", Reason: "needs a second key"}, {What: "sentence store-bounds", Reason: "not exercised: it takes filling the target's store"}}
+	rep.Incomplete = []conform.Gap{
+		{What: "budget", Reason: "the request budget (-max-requests 137) ran out after 137 requests, the target answering: the cases after it were not sent"},
+		{Check: "pagination", What: `the walk "after=7&limit=2"`, Reason: "the request budget ran out before the walk passed the pets it looks for"},
+	}
+	rep.Promises = []conform.Promise{
+		{Name: "retention", Stated: 86400, Reached: 1.52, How: "a keyed create replayed"},
+		{Name: "head-timeout", Stated: 5, Reached: 1.5, How: "a request head sent a byte at a time, answered"},
+	}
 	return rep
 }
 
@@ -100,6 +108,8 @@ func TestReportFormats(t *testing.T) {
 		case "not_a_server_error", "negative_data_rejection", "durability":
 			want = "FAIL"
 		case "ignored_auth":
+		case "pagination":
+			want = "INCOMPLETE"
 		case "idempotency_scope":
 			want = "skipped"
 		default:
@@ -110,7 +120,9 @@ func TestReportFormats(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"137 requests in 1.23s, seed 42", "-max-requests", "got:  500 { \"code\": \"internal\" }", "(negative_data_rejection: 2 more failures", "3 checks failed",
-		"Skipped:\n  idempotency_scope: needs a second key\n  sentence key-scope: not stated by this spec\n",
+		"Skipped:\n  idempotency_scope: needs a second key\n  sentence store-bounds: not exercised",
+		"Incomplete: the kit could not judge all it should:\n  budget: the request budget (-max-requests 137) ran out", `the walk "after=7&limit=2" (pagination): the request budget ran out`,
+		"The run is incomplete too", "retention: a keyed create replayed over 1.52 s of the 24 h the contract states",
 		"--data-binary '{\"name\":\"\"}'\n  curl -i -X GET 'http://127.0.0.1:8080/v1/pets/7'"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
@@ -132,8 +144,8 @@ func TestReportFormats(t *testing.T) {
 		t.Fatalf("JUnit: %d suites, want 1", len(suites.Suites))
 	}
 	s := suites.Suites[0]
-	if n := len(rep.Results) + len(rep.Skipped); s.Tests != n || s.Failures != 3 || s.Skipped != 2 || len(s.Testcases) != n {
-		t.Errorf("JUnit: %d tests, %d failures, %d skipped; want %d tests (one per check and operation, one per skip), 3 failures, 2 skipped", s.Tests, s.Failures, s.Skipped, n)
+	if n := len(rep.Results) + len(rep.Incomplete) + len(rep.Skipped); s.Tests != n || s.Failures != 3 || s.Errors != 2 || s.Skipped != 2 || len(s.Testcases) != n {
+		t.Errorf("JUnit: %d tests, %d failures, %d errors, %d skipped; want %d tests (one per check and operation, one per gap, one per skip), 3 failures, 2 errors (the gaps), 2 skipped", s.Tests, s.Failures, s.Errors, s.Skipped, n)
 	}
 	for i, tc := range s.Testcases[:len(rep.Results)] {
 		res := rep.Results[i]
@@ -151,13 +163,14 @@ func TestReportFormats(t *testing.T) {
 	}
 	var back struct {
 		conform.Report
-		OK     bool                `json:"ok"`
-		Checks []conform.CheckInfo `json:"checks"`
+		OK      bool                `json:"ok"`
+		Verdict string              `json:"verdict"`
+		Checks  []conform.CheckInfo `json:"checks"`
 	}
 	if err := json.Unmarshal(j.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.OK || back.Seed != rep.Seed || back.Requests != rep.Requests || back.Elapsed != rep.Elapsed || len(back.Failures) != len(rep.Failures) || len(back.Checks) != len(conform.Checks) {
+	if back.OK || back.Verdict != conform.Fail || len(back.Incomplete) != 2 || len(back.Promises) != 2 || back.Seed != rep.Seed || back.Requests != rep.Requests || back.Elapsed != rep.Elapsed || len(back.Failures) != len(rep.Failures) || len(back.Checks) != len(conform.Checks) {
 		t.Errorf("JSON reads back as %+v, want the report", back)
 	}
 }

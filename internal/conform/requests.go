@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -58,17 +59,13 @@ func okSchema(op *operation) *openapi3.Schema {
 // bounds are the limits the spec being checked sets, read from it, never
 // assumed: a new major may lower them.
 type bounds struct {
-	limitMax     int   // the listing's limit maximum
-	limitDefault int   // and its default (the maximum without one)
-	bodyMax      int64 // the largest body info.description allows; 0 unstated
-	headMax      int   // the largest request line and headers it allows; 0 unstated
+	limitMax     int           // the listing's limit maximum
+	limitDefault int           // and its default (the maximum without one)
+	bodyMax      int64         // the largest body the spec allows (x-rules body-size); 0 unstated
+	headMax      int           // the largest request line and headers it allows (head-size); 0 unstated
+	headTimeout  time.Duration // the time a request head may take to arrive (head-timeout); 0 unstated
+	retention    time.Duration // how long a create's outcome is kept for its Idempotency-Key (retention); 0 unstated
 }
-
-var (
-	bodyMaxRE = regexp.MustCompile(`Bodies larger than (\d+) (bytes|KiB|MiB) are answered 413`)
-	headMaxRE = regexp.MustCompile(`a request line and headers over (\d+) (bytes|KiB|MiB)`)
-	units     = map[string]int{"bytes": 0, "KiB": 10, "MiB": 20}
-)
 
 func (r *run) findBounds() bounds {
 	b := bounds{limitMax: 100, limitDefault: 100}
@@ -88,14 +85,17 @@ func (r *run) findBounds() bounds {
 			}
 		}
 	}
-	if m := bodyMaxRE.FindStringSubmatch(plain(r.spec.Info.Description)); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		b.bodyMax = n << units[m[2]]
+	if n := r.ruleNumber("body-size", "maxBytes"); n >= 1 && n <= 1<<30 {
+		b.bodyMax = int64(n)
 	}
-	if m := headMaxRE.FindStringSubmatch(plain(r.spec.Info.Description)); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil && n <= 1<<20>>units[m[2]] { // the kit sends that many bytes
-			b.headMax = n << units[m[2]]
-		}
+	if n := r.ruleNumber("head-size", "maxBytes"); n >= 1 && n <= 1<<20 { // the kit sends that many bytes
+		b.headMax = int(n)
+	}
+	if n := r.ruleNumber("head-timeout", "seconds"); n > 0 {
+		b.headTimeout = time.Duration(n * float64(time.Second))
+	}
+	if n := r.ruleNumber("retention", "hours"); n > 0 {
+		b.retention = time.Duration(n * float64(time.Hour))
 	}
 	return b
 }
@@ -122,12 +122,6 @@ func (r *run) defaults() map[string]string {
 		}
 	}
 	return d
-}
-
-// plain is spec text as the sentences quote it: no backquotes, white space
-// collapsed.
-func plain(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "`", "")), " ")
 }
 
 // target fills the path template of op with values.

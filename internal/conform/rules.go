@@ -3,10 +3,13 @@ package conform
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/contract"
 )
 
 // An answerRule is a sentence of the contract that holds for every answer
@@ -26,6 +29,9 @@ var answerRules = []answerRule{
 	{"replayed-absent", "header Idempotent-Replayed", "Absent otherwise.", "header_values", judgeReplayedAbsent},
 	{"location", "operation createPet", "The service assigns the id", "header_values", judgeLocation},
 	{"rate-limit-fields", "info.description", "every authenticated answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset", "header_values", judgeRateLimit},
+	{"rate-limit-remaining", "header RateLimit-Remaining", "never more than RateLimit-Limit", "header_values", judgeRemaining},
+	{"rate-limit-reset", "header RateLimit-Reset", "0 exactly when it is full, that is when RateLimit-Remaining equals RateLimit-Limit", "header_values", judgeReset},
+	{"answer-charset", "info.description", "an answer's Content-Type names no charset but utf-8", contract.ContentType, judgeCharset},
 	{"origin", "info.description", "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", "cors", judgeOrigin},
 	{"error-codes", "info.description", "whose code is one of a fixed set", "error_body", judgeErrorCode},
 	{"storage-retry-after", "operation createPet", "Retry-After gives the seconds until the first kept outcome expires", "header_values", judgeStorageRetryAfter},
@@ -158,9 +164,11 @@ func judgeStorageRetryAfter(_ *run, x *exchange) (bool, string) {
 	return true, ""
 }
 
-// judgeErrorCode: an Error's code is the one the contract gives its answer
-// (the backquoted codes in the description of the response; for a path or
-// method off the operations, those info.description names by status).
+// judgeErrorCode: an Error's code is the one the contract gives its answer:
+// the code its schema states (a one-value enum of the response's Error
+// schema, say), or, for an answer off the operations (no such path or
+// method, or before any operation), the one info's x-error-codes gives its
+// status. Codes come from the schema, never from the descriptions' words.
 func judgeErrorCode(r *run, x *exchange) (bool, string) {
 	if x.status < 400 || x.req.Method == http.MethodHead {
 		return false, ""
@@ -176,52 +184,55 @@ func judgeErrorCode(r *run, x *exchange) (bool, string) {
 	return true, ""
 }
 
-var (
-	backquoted = regexp.MustCompile("`([a-z_]+)`")
-	statusCode = regexp.MustCompile("`([1-5][0-9][0-9])` \\(`([a-z_]+)`\\)")
-)
-
 // errorCodes are the Error codes the contract gives the answer of x.
 func (r *run) errorCodes(x *exchange) []string {
-	enum := r.errorEnum()
-	var text string
-	if op := r.operation(x.op); op != nil {
-		if ref := op.op.Responses.Status(x.status); ref != nil && ref.Value != nil && ref.Value.Description != nil {
-			text = *ref.Value.Description
-		}
-	} else {
+	op := r.operation(x.op)
+	if op == nil {
+		byStatus, _ := r.spec.Info.Extensions["x-error-codes"].(map[string]any)
+		list, _ := byStatus[strconv.Itoa(x.status)].([]any)
 		var codes []string
-		for _, m := range statusCode.FindAllStringSubmatch(r.spec.Info.Description, -1) {
-			if m[1] == strconv.Itoa(x.status) && slices.Contains(enum, m[2]) {
-				codes = append(codes, m[2])
+		for _, c := range list {
+			if s, ok := c.(string); ok {
+				codes = append(codes, s)
 			}
 		}
 		return codes
 	}
+	ref := op.op.Responses.Status(x.status)
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	mt := ref.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	return codesOf(mt.Schema.Value, 0)
+}
+
+// codesOf is the set of values schema s allows for its code member: the
+// enum of its code property, narrowed by each schema of its allOf; nil
+// when s says nothing of a code.
+func codesOf(s *openapi3.Schema, depth int) []string {
+	if s == nil || depth > 8 {
+		return nil
+	}
 	var codes []string
-	for _, m := range backquoted.FindAllStringSubmatch(text, -1) {
-		if slices.Contains(enum, m[1]) && !slices.Contains(codes, m[1]) {
-			codes = append(codes, m[1])
+	if p := s.Properties["code"]; p != nil && p.Value != nil && len(p.Value.Enum) > 0 {
+		for _, v := range p.Value.Enum {
+			if c, ok := v.(string); ok {
+				codes = append(codes, c)
+			}
+		}
+	}
+	for _, sub := range s.AllOf {
+		more := codesOf(sub.Value, depth+1)
+		switch {
+		case more == nil:
+		case codes == nil:
+			codes = more
+		default:
+			codes = slices.DeleteFunc(codes, func(c string) bool { return !slices.Contains(more, c) })
 		}
 	}
 	return codes
-}
-
-// errorEnum is the Error schema's enum of codes.
-func (r *run) errorEnum() []string {
-	c := r.spec.Components
-	if c == nil || c.Schemas["Error"] == nil || c.Schemas["Error"].Value == nil {
-		return nil
-	}
-	code := c.Schemas["Error"].Value.Properties["code"]
-	if code == nil || code.Value == nil {
-		return nil
-	}
-	var out []string
-	for _, v := range code.Value.Enum {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -71,6 +71,7 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if holder, ok := req.Context().Value(exchangeKey{}).(**exchange); ok {
 		*holder = x
 	}
+	began := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		r.end(x, nil, nil)
@@ -82,6 +83,7 @@ func (t *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.end(x, nil, nil)
 		return nil, fmt.Errorf("read response: %w", err)
 	}
+	r.roundTrip(time.Since(began))
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	r.end(x, resp, body)
 	return resp, nil
@@ -342,6 +344,9 @@ func (r *run) curl(x *exchange) string {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if x.wire != nil && x.wire.writes(name) {
+			continue // curlWire writes it as it went
+		}
 		for _, v := range x.req.Header[name] {
 			if masked, ok := r.maskKey(name, v); ok {
 				b.WriteString(` -H "` + name + `: ` + masked + `"`)
@@ -367,8 +372,13 @@ func (r *run) curl(x *exchange) string {
 func (r *run) curlWire(x *exchange) string {
 	w := x.wire
 	var b strings.Builder
-	if w.target != "" {
-		b.WriteString(" --request-target " + shellQuote(r.base.Path+w.target))
+	switch target := r.base.Path + w.target; {
+	case w.scheme != "" && w.target == "":
+		b.WriteString(" --request-target " + shellQuote(w.scheme+"://"+r.base.Host+x.req.URL.RequestURI()))
+	case w.scheme != "":
+		b.WriteString(" --request-target " + shellQuote(w.scheme+"://"+r.base.Host+target))
+	case w.target != "":
+		b.WriteString(" --request-target " + shellQuote(target))
 	}
 	if w.proto == "HTTP/1.0" {
 		b.WriteString(" --http1.0")
@@ -382,6 +392,11 @@ func (r *run) curlWire(x *exchange) string {
 		}
 	}
 	for _, f := range w.fields {
+		name, value, _ := strings.Cut(f, ":")
+		if masked, ok := r.maskKey(http.CanonicalHeaderKey(name), value); ok {
+			b.WriteString(` -H "` + name + `:` + masked + `"`)
+			continue
+		}
 		b.WriteString(" -H " + shellQuote(f))
 	}
 	return b.String()
@@ -392,6 +407,14 @@ func (r *run) curlWire(x *exchange) string {
 func (r *run) maskKey(name, v string) (string, bool) {
 	if name != "Authorization" {
 		return "", false
+	}
+	if f := strings.Fields(v); len(f) > 0 {
+		r.mu.Lock()
+		shell, near := r.nearKeys[f[len(f)-1]]
+		r.mu.Unlock()
+		if near {
+			return strings.TrimSuffix(v, f[len(f)-1]) + shell, true
+		}
 	}
 	for _, k := range []struct{ key, env string }{{r.cfg.Key2, "$PETSTORE_KEY2"}, {r.cfg.Key, "$PETSTORE_KEY"}} {
 		if k.key != "" && strings.Contains(v, k.key) {

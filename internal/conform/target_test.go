@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/petstore/petstore/internal/httpapi"
 )
@@ -17,6 +18,9 @@ type serverDefect struct {
 	http.Handler
 	plain     bool // net/http's own plain-text answers, not the contract's (no httpapi.Listener)
 	maxHeader int  // http.Server.MaxHeaderBytes; 0: the reference's
+	// headerTimeout is http.Server.ReadHeaderTimeout; 0: the reference's
+	// (the time the contract gives a head, 5 s).
+	headerTimeout time.Duration
 }
 
 // listen serves h on loopback as petstore serve does: net/http's own
@@ -28,10 +32,14 @@ func listen(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.MaxHeaderBytes = headMax - 4096
+	srv.Config.ReadHeaderTimeout = 5 * time.Second
 	srv.Config.DisableGeneralOptionsHandler = true
 	d, _ := h.(serverDefect)
 	if d.maxHeader != 0 {
 		srv.Config.MaxHeaderBytes = d.maxHeader
+	}
+	if d.headerTimeout != 0 {
+		srv.Config.ReadHeaderTimeout = d.headerTimeout
 	}
 	if !d.plain {
 		srv.Listener = httpapi.Listener(srv.Listener, nil, headMax)

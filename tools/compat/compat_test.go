@@ -65,9 +65,13 @@ func TestGate(t *testing.T) {
 			op := d.Paths.Value("/pets").Get
 			op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: openapi3.NewQueryParameter("name").WithSchema(openapi3.NewStringSchema())})
 		}, Minor, "name"},
-		{"new enum value in Error.code", func(d *openapi3.T) {
-			code := d.Components.Schemas["Error"].Value.Properties["code"].Value
-			code.Enum = append(code.Enum, "quota_exceeded")
+		{"new enum value in Error.code, and an answer's code", func(d *openapi3.T) {
+			// Each answer states its code in its own schema (ErrorRateLimited
+			// for a 429): a new code is one of Error's and one answer's.
+			for _, name := range []string{"Error", "ErrorRateLimited"} {
+				code := d.Components.Schemas[name].Value.Properties["code"].Value
+				code.Enum = append(code.Enum, "quota_exceeded")
+			}
 		}, Minor, "quota_exceeded"},
 		{"longer description", func(d *openapi3.T) {
 			op := d.Paths.Value("/pets").Get

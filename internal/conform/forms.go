@@ -1,0 +1,115 @@
+package conform
+
+import (
+	"context"
+	"strings"
+)
+
+// Every form on every path that reads it: each illegal form the kit knows
+// (the negative cases of the sentences the spec states, and of each
+// schema, parameter and header) is sent again with an Origin, and, on the
+// operation that takes an Idempotency-Key, with a new key and as a retry
+// of a kept one, with an Origin and without. Each must be refused as
+// before: a form is refused whatever else the request carries
+// (forms-before-keys), the refusal keeps no outcome (a new create with the
+// same new key creates, after them all), and a kept outcome is neither
+// replayed to an illegal retry nor disturbed by one (its valid retry,
+// after them all, replays it).
+
+// A formVariant is what a form is sent again with.
+type formVariant struct {
+	label  string
+	origin bool
+	key    int // 0 none, 1 a new key (never kept), 2 the kept key
+}
+
+var formVariants = []formVariant{
+	{"with Origin", true, 0},
+	{"with a new Idempotency-Key", false, 1},
+	{"with a new Idempotency-Key and Origin", true, 1},
+	{"as a retry of a kept Idempotency-Key", false, 2},
+	{"as a retry of a kept Idempotency-Key, with Origin", true, 2},
+}
+
+// illegalForms are the negative cases of the stated sentences sent before
+// the last phase, and of each operation's schemas: each a request the
+// contract refuses for its form.
+func (r *run) illegalForms() []kase {
+	var forms []kase
+	keep := func(ks []kase) {
+		for _, k := range ks {
+			if k.check == "negative_data_rejection" && k.req.wire == nil {
+				forms = append(forms, k)
+			}
+		}
+	}
+	for _, s := range sentences {
+		if s.cases != nil && !s.last && s.skip == "" && r.stated(s.name) {
+			keep(s.cases(r))
+		}
+	}
+	for _, op := range r.ops {
+		keep(r.schemaNegatives(op))
+	}
+	return forms
+}
+
+// keyed reports whether req is to op and carries no Idempotency-Key of
+// its own: a form the key variants apply to.
+func keyable(req request, op *operation) bool {
+	path, _, _ := strings.Cut(req.target, "?")
+	return op != nil && req.method == op.method && path == op.path && len(req.header.Values("Idempotency-Key")) == 0
+}
+
+// formCases sends every illegal form again in each variant that applies.
+func (r *run) formCases(ctx context.Context) error {
+	if !r.stated("forms-before-keys") {
+		return nil
+	}
+	create := r.roles.create
+	var kept, fresh string
+	var keptBody []byte
+	var keptPet int64
+	if create != nil && r.stated("replay") {
+		kept, fresh = r.name("conform-forms-kept"), r.name("conform-forms-new")
+		keptBody = mustJSON(r.newPet("conform-forms", nil))
+		x, id, ok, err := r.post(ctx, keptBody, keyHeader(kept), 1)
+		if err != nil {
+			return err
+		}
+		r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+		if !ok {
+			create = nil
+		}
+		keptPet = id
+	}
+	for _, form := range r.illegalForms() {
+		for _, v := range formVariants {
+			if v.key != 0 && !keyable(form.req, create) {
+				continue
+			}
+			k := form
+			k.label += ", " + v.label
+			if v.origin {
+				k.req = withHeader(k.req, "Origin", corsOrigin)
+			}
+			switch v.key {
+			case 1:
+				k.req = withHeader(k.req, "Idempotency-Key", fresh)
+			case 2:
+				k.req = withHeader(k.req, "Idempotency-Key", kept)
+			}
+			if err := r.sendCases(ctx, []kase{k}); err != nil {
+				return err
+			}
+		}
+	}
+	if create == nil {
+		return nil
+	}
+	// The kept outcome, untouched; the new key, never kept.
+	return r.sendCases(ctx, []kase{
+		{label: "the kept key's request again, after illegal retries", check: "idempotent_replay", req: r.createReq(keptBody, keyHeader(kept)), want: replayOf(keptPet)},
+		{label: "a create with the key the illegal forms carried, a new pet: a refused request keeps no outcome", check: "idempotent_replay", req: r.createReq(mustJSON(r.newPet("conform-forms", nil)), keyHeader(fresh)), want: newPetOf(keptPet)},
+	})
+}

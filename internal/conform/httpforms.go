@@ -1,0 +1,120 @@
+package conform
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The request forms of HTTP/1.1 the contract takes, and the integer
+// spellings it refuses: a request-target in absolute form is taken as its
+// origin form (RFC 9112 section 3.2.2); an integer parameter with white
+// space or a tab around its digits, or digits of another script, is
+// refused.
+
+// absoluteFormCases: a listing, a get and a create whose request-target
+// is in absolute form, naming the target's own host, are served as their
+// origin form; the scheme is case-insensitive (RFC 3986).
+func absoluteFormCases(r *run) []kase {
+	var ks []kase
+	absolute := func(label string, req request, scheme string, want outcome) {
+		req.wire = &wire{scheme: scheme}
+		ks = append(ks, kase{label: "absolute form (" + scheme + "://host…): " + label, check: "http_framing", req: req, want: want})
+	}
+	if op := r.roles.list; op != nil {
+		absolute("the listing", request{method: op.method, target: op.target(nil, "limit=1")}, r.base.Scheme, accepted())
+		absolute("the listing", request{method: op.method, target: op.path}, strings.ToUpper(r.base.Scheme), accepted())
+	}
+	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
+		absolute("a pet that exists", request{method: op.method, target: r.getTarget(id)}, r.base.Scheme, outcome{status: []int{200}})
+	}
+	if op := r.roles.create; op != nil {
+		absolute("a create", r.createReq(mustJSON(r.newPet("conform-absolute", nil)), nil), r.base.Scheme, created())
+	}
+	return ks
+}
+
+// integerSentenceCases are the integers sentence's cases: every integer
+// the formats allow, accepted (integerCases), and each spelling of one
+// that is not base-10 ASCII digits alone, refused.
+func integerSentenceCases(r *run) []kase {
+	return append(integerCases(r), integerSpellingCases(r)...)
+}
+
+// integerSpellings are an integer's spellings the contract refuses:
+// white space and a tab around the digits, and digits of other scripts,
+// percent-encoded as a query or a path carries them.
+var integerSpellings = []struct{ label, text string }{
+	{"a space before", "%20N"},
+	{"a space after", "N%20"},
+	{"a tab before", "%09N"},
+	{"a tab after", "N%09"},
+	{"Arabic-Indic digits", "arabic"},
+	{"fullwidth digits", "fullwidth"},
+}
+
+// otherScript writes n's digits in the script: ١٢ (U+0661…), １２ (U+FF11…),
+// percent-encoded.
+func otherScript(n, script string) string {
+	base := map[string]rune{"arabic": 0x0660, "fullwidth": 0xFF10}[script]
+	var b []rune
+	for _, c := range n {
+		b = append(b, base+c-'0')
+	}
+	return url.PathEscape(string(b))
+}
+
+// integerSpellingCases: each integer parameter, spelt each way of
+// integerSpellings, refused 400.
+func integerSpellingCases(r *run) []kase {
+	var ks []kase
+	for _, op := range r.ops {
+		for _, p := range append(slices.Clone(op.inPath), op.query...) {
+			s := flat(p.Schema.Value)
+			if s == nil || !isType(s, "integer") {
+				continue
+			}
+			lo, _ := intBounds(s)
+			n := strconv.FormatInt(max(lo.Int64(), 1), 10)
+			for _, sp := range integerSpellings {
+				text := sp.text
+				switch text {
+				case "arabic", "fullwidth":
+					text = otherScript(n, text)
+				default:
+					text = strings.Replace(text, "N", n, 1)
+				}
+				req := r.validRequest(op, "1")
+				if p.In == openapi3.ParameterInPath {
+					req.target = replaceParam(op.path, p.Name, text)
+				} else {
+					req.target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
+				}
+				ks = append(ks, negCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
+			}
+		}
+	}
+	return ks
+}
+
+// replaceParam fills path's parameter name with text as it is (already
+// percent-encoded), and any other parameter with 1.
+func replaceParam(path, name, text string) string {
+	out := path
+	for {
+		i := strings.IndexByte(out, '{')
+		if i < 0 {
+			return out
+		}
+		j := i + strings.IndexByte(out[i:], '}')
+		v := "1"
+		if out[i+1:j] == name {
+			v = text
+		}
+		out = out[:i] + v + out[j+1:]
+	}
+}

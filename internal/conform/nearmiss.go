@@ -1,0 +1,292 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+)
+
+// The catalogue of near misses: every value the server compares or looks
+// up (the API key, the Idempotency-Key and the header's name, each query
+// parameter's name, each enum value, each media type and its parameters)
+// is sent not only valid and as a stranger, but as its near misses:
+// another case, a prefix, the value extended, one character changed, white
+// space around it, percent-encoded, sent twice, and sent in another place.
+// Each row says what the contract requires of the answer, and the sentence
+// (x-rules name) it rests on: from the spec, never from what a server
+// does. A near miss that names the same value (a header's name in another
+// case, a query name percent-encoded, white space around a header's value,
+// which HTTP strips) must be taken as the value; one that names another
+// value must be taken as that other value (an unknown parameter, another
+// Idempotency-Key, no key at all), never as the one it resembles.
+// docs/conformance-kit.md lists the catalogue (TestNearMissTableInDocs).
+
+// A nearMiss is a row of the catalogue: the value, how the near miss
+// differs from it, what the contract requires, the sentence that says so,
+// and the cases that send it (none: another sentence's cases send it, as
+// the words say). A row marked last is sent with the malformed requests,
+// after every other phase.
+type nearMiss struct {
+	value string
+	miss  string
+	want  string
+	rule  string
+	cases func(n *nearMisser) []kase
+	last  bool
+}
+
+// nearMisser is what the rows' cases need: the run, and the outcome of one
+// kept Idempotency-Key (its key, its body and its pet) the rows on keys
+// come near.
+type nearMisser struct {
+	r    *run
+	key  string
+	body []byte
+	pet  int64
+}
+
+// The near misses, in the order of the catalogue's columns.
+const (
+	missCase    = "another case"
+	missPrefix  = "a prefix"
+	missExtend  = "extended"
+	missOne     = "one character changed"
+	missSpace   = "white space around"
+	missPercent = "percent-encoded"
+	missTwice   = "sent twice"
+	missPlace   = "in another place"
+)
+
+// flipCase is s with each letter's case changed.
+func flipCase(s string) string {
+	return strings.Map(func(c rune) rune {
+		if unicode.IsUpper(c) {
+			return unicode.ToLower(c)
+		}
+		return unicode.ToUpper(c)
+	}, s)
+}
+
+// flipFirst is s with its first letter's case changed.
+func flipFirst(s string) string {
+	for i, c := range s {
+		if unicode.IsLetter(c) && c < 0x80 {
+			return s[:i] + flipCase(string(c)) + s[i+1:]
+		}
+	}
+	return s
+}
+
+// cutLast is s without its last byte (the values are ASCII).
+func cutLast(s string) string { return s[:len(s)-1] }
+
+// changeOne is s with one character changed for another of its kind, at
+// its middle letter or digit.
+func changeOne(s string) string { out, _ := changeOneAt(s); return out }
+
+// changeOneAt is changeOne, and the index of the character changed (-1:
+// none, s extended instead).
+func changeOneAt(s string) (string, int) {
+	b := []byte(s)
+	for i := len(b) / 2; i < len(b)+len(b)/2; i++ {
+		j := i % len(b)
+		switch c := b[j]; {
+		case c >= 'a' && c <= 'y', c >= 'A' && c <= 'Y', c >= '0' && c <= '8':
+			b[j]++
+			return string(b), j
+		case c == 'z', c == 'Z', c == '9':
+			b[j]--
+			return string(b), j
+		}
+	}
+	return s + "x", -1
+}
+
+// percentFirst is s with its first ASCII letter percent-encoded.
+func percentFirst(s string) string { out, _ := percentAt(s); return out }
+
+// percentAt is percentFirst, and the index of the letter encoded (-1: none).
+func percentAt(s string) (string, int) {
+	for i, c := range s {
+		if unicode.IsLetter(c) && c < 0x80 {
+			return s[:i] + fmt.Sprintf("%%%02X", c) + s[i+1:], i
+		}
+	}
+	return s, -1
+}
+
+// A keyMiss is a near miss of the run's key, and the shell expression that
+// makes it from $PETSTORE_KEY: a curl line never shows the key, nor most
+// of it.
+type keyMiss struct{ key, shell string }
+
+// keyMisses are the near misses of key by the catalogue's names.
+func keyMisses(key string) map[string]keyMiss {
+	const v = "PETSTORE_KEY"
+	out := map[string]keyMiss{
+		missCase:   {flipCase(key), `$(printf %s "$` + v + `" | tr a-zA-Z A-Za-z)`},
+		missPrefix: {cutLast(key), fmt.Sprintf("${%s:0:%d}", v, len(key)-1)},
+		missExtend: {key + "x", "${" + v + "}x"},
+	}
+	if k, i := changeOneAt(key); i >= 0 {
+		out[missOne] = keyMiss{k, fmt.Sprintf("${%s:0:%d}%c${%s:%d}", v, i, k[i], v, i+1)}
+	}
+	if k, i := percentAt(key); i >= 0 {
+		out[missPercent] = keyMiss{k, fmt.Sprintf("${%s:0:%d}%s${%s:%d}", v, i, k[i:i+3], v, i+1)}
+	}
+	return out
+}
+
+// nearMissCases sends the rows of the catalogue whose sentence the spec
+// states (a sentence it does not state is named incomplete by the
+// sentences' phase): last says which, the ones sent last or the others.
+func (r *run) nearMissCases(ctx context.Context, last bool) error {
+	n := &nearMisser{r: r}
+	if !last && r.roles.create != nil && r.stated("key-exact") {
+		if err := n.keep(ctx); err != nil {
+			return err
+		}
+	}
+	for _, row := range nearMisses {
+		if row.cases == nil || row.last != last || row.rule != "" && !r.stated(row.rule) {
+			continue
+		}
+		if strings.HasPrefix(row.value, "Idempotency-Key") && n.pet == 0 {
+			continue // no kept outcome to come near
+		}
+		for i, k := range row.cases(n) {
+			k.label = fmt.Sprintf("%s, %s (%d): %s", row.value, row.miss, i+1, k.label)
+			if err := r.sendCases(ctx, []kase{k}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keep creates the pet whose Idempotency-Key the rows on keys come near.
+func (n *nearMisser) keep(ctx context.Context) error {
+	n.key = n.r.name("conform-near")
+	n.body = mustJSON(n.r.newPet("conform-near", nil))
+	x, id, ok, err := n.r.post(ctx, n.body, keyHeader(n.key), 1)
+	if err != nil {
+		return err
+	}
+	n.r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+	if ok {
+		n.pet = id
+	}
+	return nil
+}
+
+// listReq is a valid request to the listing (or the first operation that
+// takes no parameter).
+func (n *nearMisser) listReq() (request, *operation) {
+	op := n.r.roles.list
+	if op == nil {
+		op = n.r.ops[0]
+	}
+	return n.r.validRequest(op, "1"), op
+}
+
+// wireField is req with the header line field written as it is (after the
+// request's own), on a connection of the kit's: what no HTTP client writes
+// (white space around a value, a name in another case).
+func wireField(req request, field string) request {
+	if strings.HasPrefix(strings.ToLower(field), "authorization:") {
+		req.noKey = true
+	}
+	req.wire = &wire{fields: []string{field}}
+	return req
+}
+
+// unauthorized is the answer to a request whose key is not the key: 401.
+func unauthorizedCase(label string, req request) kase {
+	return kase{label: label, check: "ignored_auth", req: req, want: refused(http.StatusUnauthorized, "unauthorized")}
+}
+
+// withKey is req with Authorization: Bearer key.
+func withKey(req request, key string) request {
+	return withHeader(req, "Authorization", "Bearer "+key)
+}
+
+// keyRows are the near misses of the API key, on the listing.
+func keyRows() []nearMiss {
+	strange := func(miss, want string) nearMiss {
+		return nearMiss{value: "API key", miss: miss, want: want, rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
+			req, _ := n.listReq()
+			m, ok := keyMisses(n.r.cfg.Key)[miss]
+			if !ok || m.key == n.r.cfg.Key {
+				return nil
+			}
+			n.r.nearKey(m)
+			return []kase{unauthorizedCase("Bearer "+m.shell, withKey(req, m.key))}
+		}}
+	}
+	return []nearMiss{
+		strange(missCase, "401: another key"),
+		strange(missPrefix, "401: another key"),
+		strange(missExtend, "401: another key"),
+		strange(missOne, "401: another key"),
+		{value: "API key", miss: missSpace, want: "served: a field's value has no white space around it, and one space or more may follow the scheme (RFC 9110)", rule: "bearer", cases: func(n *nearMisser) []kase {
+			req, op := n.listReq()
+			return []kase{
+				posCase("Authorization:  Bearer  KEY  ", wireField(req, "Authorization:  Bearer  "+n.r.cfg.Key+"  "), n.r.acceptedBy(op)),
+			}
+		}},
+		strange(missPercent, "401: a header's value is not percent-decoded"),
+		{value: "API key", miss: missTwice, want: "401 or 400, never served: Authorization is one field", rule: "bearer", cases: func(n *nearMisser) []kase {
+			req, _ := n.listReq()
+			req = withHeader(req, "Authorization", "Bearer "+n.r.cfg.Key, "Bearer "+n.r.cfg.Key)
+			return []kase{{label: "two Authorization headers, the key in each", check: "ignored_auth", req: req, want: outcome{status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
+		}},
+		{value: "API key", miss: missPlace, want: "401: a key in the query string, a cookie or another header authenticates nothing", rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
+			req, op := n.listReq()
+			req.noKey = true
+			q := req
+			q.target = op.target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
+			return []kase{
+				unauthorizedCase("the key in the query string", q),
+				unauthorizedCase("the key in a cookie", withHeader(req, "Cookie", "access_token="+n.r.cfg.Key)),
+				unauthorizedCase("the key in X-API-Key", withHeader(req, "X-API-Key", n.r.cfg.Key)),
+				unauthorizedCase("the key without its scheme", withHeader(req, "Authorization", n.r.cfg.Key)),
+			}
+		}},
+	}
+}
+
+// nearKey notes a near miss of the run's key, so that a curl line shows
+// it as the shell expression that makes it from $PETSTORE_KEY.
+func (r *run) nearKey(m keyMiss) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.nearKeys == nil {
+		r.nearKeys = map[string]string{}
+	}
+	r.nearKeys[m.key] = m.shell
+}
+
+// NearMisses is the catalogue of near misses, a row each: the value, the
+// near miss, the answer the contract requires, and the sentence it rests
+// on ("" for the value's schema itself). docs/conformance-kit.md lists it.
+func NearMisses() [][4]string {
+	var out [][4]string
+	for _, row := range nearMisses {
+		out = append(out, [4]string{row.value, row.miss, row.want, row.rule})
+	}
+	return out
+}
+
+// nearMisses is the catalogue.
+var nearMisses = concatRows(keyRows(), idempotencyKeyRows(), queryNameRows(), enumRows(), mediaTypeRows())
+
+func concatRows(rows ...[]nearMiss) []nearMiss {
+	var out []nearMiss
+	for _, r := range rows {
+		out = append(out, r...)
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Promises over time, within the run's time: a keyed create from the run's
+// start is retried at its end, the longest span the run affords (the
+// contract keeps an outcome for hours: the report names how far the run
+// got); and a request head is delivered slowly, over a share of the time
+// the contract gives a head to arrive, in parallel with the rest of the
+// run, and must be answered. A promise the run could not exercise at all
+// (its create refused, the budget spent) leaves the run incomplete.
+
+// headShare is the share of the head's stated time over which the slow
+// head is sent: about a third, so that a default run (a few tenths of a
+// second besides) stays under 2 s; a server that gives heads less than a
+// third of the time the contract states is caught.
+const headShare = 0.3
+
+// promises is the state of the run's promises over time.
+type promises struct {
+	head     chan struct{} // closed once the slow head is answered, or given up
+	key      string        // the retention's Idempotency-Key
+	body     []byte
+	pet      int64 // its pet; 0 when its create failed
+	keptAt   time.Time
+	stated   time.Duration // the retention the contract states
+	headSpan time.Duration
+}
+
+// startPromises creates the retention's pet and sends the slow head, in
+// parallel with what follows; endPromises waits for the head and retries
+// the create.
+func (r *run) startPromises(ctx context.Context) error {
+	p := &r.time
+	p.head = make(chan struct{})
+	if op := r.roles.list; op != nil && r.bounds.headTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
+		p.headSpan = time.Duration(headShare * float64(r.bounds.headTimeout))
+		go r.slowHead(ctx, op)
+	} else {
+		close(p.head)
+	}
+	if r.roles.create == nil || r.bounds.retention == 0 || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
+		return nil
+	}
+	p.stated = r.bounds.retention
+	p.key, p.body = r.name("conform-retention"), mustJSON(r.newPet("conform-retention", nil))
+	x, id, ok, err := r.post(ctx, p.body, keyHeader(p.key), 1)
+	if err != nil {
+		return err
+	}
+	r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key (retried at the run's end)")
+	if ok {
+		p.pet, p.keptAt = id, time.Now()
+	}
+	return nil
+}
+
+// wantsAny reports whether the run judges a check that judges every
+// response, or check.
+func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.judgesEvery() }
+
+// slowHead sends a listing whose request line and headers arrive over
+// headSpan, a piece at a time: the contract answers a head that arrives
+// whole within its time.
+func (r *run) slowHead(ctx context.Context, op *operation) {
+	defer close(r.time.head)
+	req := request{method: op.method, target: op.path, wire: &wire{slow: r.time.headSpan}}
+	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.headTimeout)
+	err := r.sendCases(ctx, []kase{{label: label, check: "http_framing", req: req, want: accepted()}})
+	promise := Promise{Name: "head-timeout", Stated: r.bounds.headTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}
+	if err == nil {
+		promise.Reached = r.time.headSpan.Seconds()
+	} else if errors.Is(err, errBudget) && !r.halted() {
+		r.incomplete("http_framing", "the head's time", "the request budget ran out before the slow head was sent")
+	}
+	r.promise(promise)
+}
+
+// endPromises waits for the slow head, then retries the retention's
+// create: its first answer, replayed.
+func (r *run) endPromises(ctx context.Context) error {
+	p := &r.time
+	select {
+	case <-p.head:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if p.stated == 0 {
+		return nil
+	}
+	promise := Promise{Name: "retention", Stated: p.stated.Seconds(), How: "a keyed create from the run's start, retried at its end, replayed"}
+	defer func() { r.promise(promise) }()
+	if p.pet == 0 {
+		r.incomplete("idempotent_replay", "the retention", "the keyed create to retry at the run's end was not created")
+		return nil
+	}
+	span := time.Since(p.keptAt)
+	err := r.sendCases(ctx, []kase{{label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), check: "idempotent_replay", req: r.createReq(p.body, keyHeader(p.key)), want: replayOf(p.pet)}})
+	if errors.Is(err, errBudget) {
+		r.incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
+		return err
+	}
+	promise.Reached = span.Seconds()
+	return err
+}
+
+// promise notes a promise over time the run exercised.
+func (r *run) promise(p Promise) {
+	r.mu.Lock()
+	r.promises = append(r.promises, p)
+	r.mu.Unlock()
+}
