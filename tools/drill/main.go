@@ -1,23 +1,24 @@
 // Command drill is the machinery of the evolution drill (issue 50,
 // `make evolve-drill`, .ci/evolve-drill): each change of openapi.yaml it
-// knows, and the checks of a tree that made it, run through the same
-// commands a user runs.
+// knows, and the checks of a tree that made it through the running binary.
 //
 //	drill edit VARIANT [FILE]           make the change to openapi.yaml (FILE), nothing else
-//	drill show VARIANT                  the variant's member, the value a create sends, the raise the gate must name
-//	drill stores VARIANT URL STATE      create, get, list and replay a pet with the member, through the server at
-//	                                    URL (its base path included; the key in PETSTORE_CONFORM_KEY): each answer
-//	                                    must carry the member as sent. STATE keeps the pet and the key: run again
-//	                                    with the same STATE (after a restart) to get and replay it again
-//	drill blind VARIANT LISTEN URL      a proxy to URL that forgets the member in every answer: the kit run
-//	                                    through it must fail a check it passes through the relay, or it did
-//	                                    not judge the member
+//	drill show VARIANT                  the variant's members, the raise the gate must name, what a create sends
+//	drill stores VARIANT URL STATE      create, get, list and replay a pet with the members, through the server
+//	                                    at URL (its base path included; the key in PETSTORE_CONFORM_KEY): each
+//	                                    answer must carry them as sent, and the key with one left out is refused
+//	                                    422. STATE keeps the pet and its key: run again with the same STATE
+//	                                    (after a restart) to read and replay it again
+//	drill blind VARIANT LISTEN URL      a proxy to URL that forgets the members in every answer: the kit run
+//	                                    through it must fail a check it passes through the relay, or it did not
+//	                                    judge them
 //	drill relay VARIANT LISTEN URL      the same proxy, forgetting nothing
 //
-// The variants: a (pattern) an optional string member with a pattern;
-// b (array) an optional array of strings with maxItems and uniqueItems;
-// c (object) an optional object of two scalars; d (enum) a new value of
-// PetStatus.
+// The variants: a (pattern, chip) an optional string member with a
+// pattern; b (array, tags) an optional array of strings with maxItems and
+// uniqueItems; c (object, size) an optional object of two scalars; d (enum)
+// a new value of PetStatus, reserved. Several letters (abcd) are their
+// changes made together.
 package main
 
 import (
