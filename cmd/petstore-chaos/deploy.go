@@ -431,7 +431,7 @@ func (ro *rollout) finish(ctx context.Context, dbURL string, res *runResult, wal
 	if err != nil {
 		return false, err
 	}
-	audit := check.Check(ops, state, ro.cfg.opt)
+	audit := audit(ops, state, ro.cfg.opt)
 	fin := finals(ops, res.loadEnd)
 	fmt.Fprintf(w, "rolling deploy: %d replicas behind HAProxy, %d rounds, drain %v, %d operations; wall time %v\n",
 		len(ro.replicas), ro.cfg.rounds, ro.cfg.shutdownDelay, len(ops), time.Since(wall).Round(time.Second))

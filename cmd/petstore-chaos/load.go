@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/gen"
@@ -26,6 +27,7 @@ import (
 	"github.com/petstore/petstore/internal/chaos/history"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/schemagen"
 )
 
 // requestTimeout bounds one request: above the store's 5 s query timeout,
@@ -48,6 +50,7 @@ type load struct {
 	client   *http.Client
 	contract *contract.Contract // every answer is checked against openapi.yaml
 	pets     string             // the collection's path: the spec's base path and /pets
+	newPet   *openapi3.Schema   // the create's body: the spec's NewPet, every body drawn from it
 	creates  *rate.Limiter
 	reads    *rate.Limiter
 	tally    *tally // if set, records every request
@@ -65,6 +68,10 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 	if err != nil {
 		return nil, err
 	}
+	newPet, err := createBody(spec)
+	if err != nil {
+		return nil, err
+	}
 	tr := &http.Transport{
 		Proxy:               nil, // loopback only, never an HTTP proxy from the environment
 		DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
@@ -73,7 +80,7 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		DisableCompression:  true,
 	}
 	return &load{
-		h: h, replicas: replicas, key: key, contract: c, pets: c.BasePath() + "/pets",
+		h: h, replicas: replicas, key: key, contract: c, pets: c.BasePath() + "/pets", newPet: newPet,
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
@@ -271,14 +278,14 @@ func createOutcome(a answer) string {
 // writer creates pets until ctx ends; each keyed create is retried with
 // its key until it is answered, or until grace ends.
 func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64) {
+	g := schemagen.New(rand.New(rand.NewPCG(rand.Uint64(), uint64(proc))))
 	for seq := 1; ; seq++ {
 		if l.creates.Wait(ctx) != nil {
 			return
 		}
-		b := history.Body{
-			Name:       fmt.Sprintf("%s%s-%d-%d", namePrefix, l.run, proc, seq),
-			CategoryID: 1 + rand.Int64N(9),
-			Status:     string(statuses[rand.IntN(len(statuses))]),
+		b, err := l.body(g, fmt.Sprintf("%s%s-%d-%d", namePrefix, l.run, proc, seq))
+		if err != nil {
+			panic(err) // the spec's NewPet has no valid value: TestBodies fails first
 		}
 		if rand.Float64() < keylessShare {
 			l.create(grace, proc, b, "", 1)
@@ -299,6 +306,52 @@ func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64
 			}
 		}
 	}
+}
+
+// createBody is the schema of the create's body in spec: NewPet.
+func createBody(spec *openapi3.T) (*openapi3.Schema, error) {
+	item := spec.Paths.Value("/pets")
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil || item.Post.RequestBody.Value == nil {
+		return nil, errors.New("the spec has no POST /pets with a body")
+	}
+	mt := item.Post.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return nil, errors.New("POST /pets takes no JSON body")
+	}
+	return mt.Schema.Value, nil
+}
+
+// audit is check.Check under the defaults of the embedded spec's NewPet:
+// a member a create left out is expected with its default.
+func audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Result {
+	if opt.Defaults == nil {
+		spec, err := gen.GetSpec()
+		if err != nil {
+			panic(err) // the embedded spec: its tests load it
+		}
+		newPet, err := createBody(spec)
+		if err != nil {
+			panic(err)
+		}
+		opt.Defaults = schemagen.Defaults(newPet)
+	}
+	return check.Check(ops, state, opt)
+}
+
+// body draws a create's body from NewPet (schemagen): every member the
+// spec gives it, each optional one sent or left out (its default then
+// applies), values at their bounds often; and name, the create's own.
+func (l *load) body(g *schemagen.Generator, name string) (history.Body, error) {
+	v, err := g.Value(l.newPet)
+	if err != nil {
+		return history.Body{}, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return history.Body{}, fmt.Errorf("NewPet drew %T, not an object", v)
+	}
+	m["name"] = name
+	return history.NewBody(m)
 }
 
 // create sends one create and records it.

@@ -34,6 +34,7 @@ import (
 	"github.com/petstore/petstore/internal/chaos/check"
 	"github.com/petstore/petstore/internal/chaos/history"
 	"github.com/petstore/petstore/internal/pgtest"
+	"github.com/petstore/petstore/internal/schemagen"
 )
 
 func main() {
@@ -79,7 +80,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "petstore-chaos:", err)
 		return 2
 	}
-	r := check.Check(ops, state, opt)
+	r := audit(ops, state, opt)
 	r.Print(stdout)
 	if !r.OK() {
 		return 1
@@ -269,7 +270,7 @@ func execute(ctx context.Context, cfg runConfig, stdout, stderr io.Writer) (*che
 	if err != nil {
 		return nil, err
 	}
-	res := check.Check(ops, state, cfg.opt)
+	res := audit(ops, state, cfg.opt)
 	if r.unrecovered != nil {
 		res.Short = append(res.Short, r.unrecovered.Error()+"; the final state is taken as empty")
 	}
@@ -502,13 +503,27 @@ func readState(ctx context.Context, dbURL string) ([]history.Pet, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	rows, err := conn.Query(ctx, `select id, name, category_id, status from pets order by id`)
+	// extra holds every other member, as canonical JSON (pgstore's
+	// columns.go, migration 005).
+	rows, err := conn.Query(ctx, `select id, name, category_id, status, extra from pets order by id`)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (history.Pet, error) {
 		var p history.Pet
-		err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status)
-		return p, err
+		var extra string
+		if err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &p.Status, &extra); err != nil {
+			return p, err
+		}
+		if extra != "" {
+			c, err := schemagen.CanonicalJSON([]byte(extra))
+			if err != nil {
+				return p, fmt.Errorf("pet %d: extra %.40q: %w", p.ID, extra, err)
+			}
+			if string(c) != "{}" {
+				p.Rest = string(c)
+			}
+		}
+		return p, nil
 	})
 }

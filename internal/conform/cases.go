@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/schemagen"
 )
 
 // operation is one operation of the spec, as the kit derives cases for it.
@@ -124,45 +126,14 @@ func flat(s *openapi3.Schema) *openapi3.Schema {
 
 func isType(s *openapi3.Schema, t string) bool { return s.Type != nil && s.Type.Is(t) }
 
-// The int64 range. kin-openapi holds minimum and maximum as float64, so
-// the contract's 9223372036854775807 arrives as 2^63, one past the largest
-// int64: a bound at or past ±2^63 is the end of the int64 range, never a
-// value to send as valid.
-var (
-	maxInt64 = big.NewInt(math.MaxInt64)
-	minInt64 = big.NewInt(math.MinInt64)
-)
+// minInt64 is the smallest int64: a range that starts there has no
+// value below it to send.
+var minInt64 = big.NewInt(math.MinInt64)
 
 // intBounds returns the inclusive range of an integer schema: its minimum
-// and maximum (exclusive ones made inclusive), within its format's range.
-func intBounds(s *openapi3.Schema) (lo, hi *big.Int) {
-	lo, hi = new(big.Int).Set(minInt64), new(big.Int).Set(maxInt64)
-	if s.Format == "int32" {
-		lo, hi = big.NewInt(math.MinInt32), big.NewInt(math.MaxInt32)
-	}
-	if s.Min != nil {
-		if m := bigOf(*s.Min); m.Cmp(lo) > 0 {
-			lo = m
-		}
-		if s.ExclusiveMin.IsTrue() {
-			lo.Add(lo, big.NewInt(1))
-		}
-	}
-	if s.Max != nil {
-		if m := bigOf(*s.Max); m.Cmp(hi) < 0 {
-			hi = m
-		}
-		if s.ExclusiveMax.IsTrue() {
-			hi.Sub(hi, big.NewInt(1))
-		}
-	}
-	return lo, hi
-}
-
-func bigOf(f float64) *big.Int {
-	b, _ := new(big.Float).SetFloat64(math.Trunc(f)).Int(nil)
-	return b
-}
+// and maximum (exclusive ones made inclusive), within its format's range
+// (schemagen.IntBounds).
+func intBounds(s *openapi3.Schema) (lo, hi *big.Int) { return schemagen.IntBounds(s) }
 
 // value is one value of a parameter or body member: text is its form in a
 // query or path, json its form in a body.
@@ -206,13 +177,16 @@ func (r *run) valid(s *openapi3.Schema) []value {
 	case isType(s, "boolean"):
 		return []value{{label: "true", text: "true", json: true}, {label: "false", text: "false", json: false}}
 	}
-	return nil
+	return r.schemaValues(s) // arrays, objects, numbers (values.go)
 }
 
 // nonASCII is the alphabet of the non-ASCII names: two- to four-byte UTF-8.
 var nonASCII = []rune("éßøπждשع猫犬🐈🐕")
 
 func (r *run) validStrings(s *openapi3.Schema) []value {
+	if s.Format != "" {
+		return r.schemaValues(s) // a format's values, from the schema (values.go)
+	}
 	lo := int(s.MinLength)
 	hi := lo + 16
 	if s.MaxLength != nil {
@@ -248,6 +222,9 @@ func (r *run) validStrings(s *openapi3.Schema) []value {
 		if stringOK(s, v.text) {
 			vs = append(vs, v)
 		}
+	}
+	if len(vs) == 0 { // a pattern the alphabets do not meet: strings that match it, from the schema
+		return r.schemaValues(s)
 	}
 	return vs
 }
@@ -378,6 +355,8 @@ func invalid(s *openapi3.Schema, inBody bool) []value {
 				}
 			}
 		}
+	case isType(s, "array"), isType(s, "object"), isType(s, "number"):
+		vs = invalidNested(s) // values.go
 	}
 	if inBody && !isType(s, "boolean") {
 		vs = append(vs, value{label: "wrong type: boolean", json: true})

@@ -76,11 +76,7 @@ func spaced(body map[string]any) []byte {
 			b.WriteString(" ,\r\n")
 		}
 		fmt.Fprintf(&b, "\t%q :  ", k)
-		if s, ok := body[k].(string); ok {
-			b.WriteString(escaped(s))
-		} else {
-			b.Write(mustJSON(body[k]))
-		}
+		writeSpaced(&b, body[k]) // equivalence.go
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes()

@@ -145,6 +145,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 	} else if err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	r.noteUnmodelled()
 	if err := r.startPromises(ctx); err != nil && !errors.Is(err, errBudget) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
@@ -208,6 +209,9 @@ type run struct {
 	slowest    time.Duration     // the slowest round trip so far (atOnce)
 	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (curl)
 	time       promises          // the promises over time (timing.go)
+	spare      string            // the id of the pet the operations the kit has no model for name (unmodelled.go)
+	deferred   []kase            // cases that may change pets, to send after every other (unmodelled.go)
+	deferDone  bool              // and they are being sent
 }
 
 func newRun(cfg Config) (*run, error) {

@@ -20,7 +20,7 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 	if r.roles.create == nil || !r.stated("replay") {
 		return nil
 	}
-	for _, step := range []func(context.Context) error{r.replays, r.retryHeaders, r.refusedKeepsNothing, r.unkeyedTwice} {
+	for _, step := range []func(context.Context) error{r.replays, r.keyEquivalence, r.retryHeaders, r.refusedKeepsNothing, r.unkeyedTwice} {
 		if err := step(ctx); err != nil {
 			return err
 		}

@@ -103,6 +103,7 @@ func idempotencyKey(h http.Header) string {
 // sending notes a request as it leaves: its time, and for a create, the
 // members it sends.
 func (r *run) sending(x *exchange) {
+	r.releaseFor(x)
 	x.sentAt = r.clock.Add(1)
 	if x.in.trace {
 		x.in.mu.Lock()
@@ -112,7 +113,7 @@ func (r *run) sending(x *exchange) {
 	if r.roles.create == nil || x.op != r.roles.create.id {
 		return
 	}
-	x.sent, _ = members(x.reqBody)
+	x.sent, _ = r.sentMembers(x.reqBody)
 	blame, _ := x.req.Context().Value(blameKey{}).(string)
 	x.in.model.sending(x.sent, idempotencyKey(x.req.Header) != "", blame)
 }
@@ -125,7 +126,7 @@ func members(b []byte) (map[string]string, bool) {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = string(mustJSON(v))
+		out[k] = canonical(v)
 	}
 	return out, true
 }

@@ -15,47 +15,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// roles are the operations the model follows, found in the spec by what
-// they do, not by their names.
-type roles struct {
-	create *operation // answers 201 with the created resource
-	list   *operation // GET without path parameters, a 200 array
-	get    *operation // GET of one resource by its id
-	filter string     // the listing's query parameter that is a member of the pet ("status")
-}
-
-func findRoles(ops []*operation) roles {
-	var rs roles
-	for _, op := range ops {
-		switch {
-		case op.created != nil && op.body != nil && rs.create == nil:
-			rs.create = op
-		case op.method == http.MethodGet && len(op.inPath) == 0 && isType(okSchema(op), "array") && rs.list == nil:
-			rs.list = op
-		case op.method == http.MethodGet && len(op.inPath) == 1 && isType(okSchema(op), "object") && rs.get == nil:
-			rs.get = op
-		}
-	}
-	if rs.list != nil && rs.create != nil && rs.create.created != nil {
-		for _, p := range rs.list.query {
-			if _, ok := rs.create.created.Properties[p.Name]; ok {
-				rs.filter = p.Name
-			}
-		}
-	}
-	return rs
-}
-
-// okSchema is the schema of an operation's 200 JSON body, or an empty one.
-func okSchema(op *operation) *openapi3.Schema {
-	if ref := op.op.Responses.Status(http.StatusOK); ref != nil && ref.Value != nil {
-		if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
-			return mt.Schema.Value
-		}
-	}
-	return &openapi3.Schema{}
-}
-
 // bounds are the limits the spec being checked sets, read from it, never
 // assumed: a new major may lower them.
 type bounds struct {
@@ -106,7 +65,9 @@ func (r *run) newModel(tracked func(string) bool) *model {
 	if r.roles.create != nil {
 		name = r.nameMember()
 	}
-	return newModel(r.defaults(), r.roles.filter, name, tracked)
+	m := newModel(r.defaults(), r.roles.filter, name, tracked)
+	m.rules = r.memberRules()
+	return m
 }
 
 // defaults are the defaults of the created resource's members, as canonical
@@ -118,7 +79,7 @@ func (r *run) defaults() map[string]string {
 	}
 	for name, ref := range r.roles.create.body.Properties {
 		if s := flat(ref.Value); s != nil && s.Default != nil {
-			d[name] = string(mustJSON(s.Default))
+			d[name] = canonical(s.Default)
 		}
 	}
 	return d
@@ -150,6 +111,9 @@ func (r *run) validRequest(op *operation, id string) request {
 }
 
 func (r *run) pathValues(op *operation, id string) map[string]string {
+	if spare := r.spareFor(op); spare != "" {
+		id = spare // never a fixed id to an operation the kit has no model for
+	}
 	values := map[string]string{}
 	for _, p := range op.inPath {
 		values[p.Name] = id

@@ -1,7 +1,8 @@
 // Package check audits the history of a chaos run (internal/chaos/history)
 // against the store's final state, for the promises the API makes:
 //
-//   - lost: every acknowledged create (201) is stored, as acknowledged;
+//   - lost: every acknowledged create (201) is stored, as acknowledged,
+//     and as it was sent: every member, defaults applied;
 //   - doubled: an Idempotency-Key made at most one pet, and every answer to
 //     it named the same pet;
 //   - phantom: every stored pet comes from a create that was acknowledged
@@ -9,8 +10,9 @@
 //     refused, and is stored as that create sent it;
 //   - aborted reads: every pet a read returned (a walk's page, a get) is
 //     stored at the end: a read never shows a create that did not last;
-//   - wrong reads: a read showed every pet as it is stored (and a get the
-//     pet it asked for);
+//   - wrong reads: a read (a get, a walk's page, a replay of a create
+//     acknowledged before) showed every pet as it is stored, every member
+//     of it (and a get the pet it asked for);
 //   - walk anomalies: every walk, up to where it ended, visited ids strictly
 //     ascending, each page above its cursor and within its limit, filtered
 //     pets of its status only; followed Link rel="next" targets that keep
@@ -42,6 +44,10 @@ import (
 type Options struct {
 	MinAcked  int // acknowledged creates, at least
 	MinFaults int // faults injected, at least
+	// Defaults are the defaults of NewPet's members, by name, as JSON
+	// values (schemagen.Defaults): a member a create left out is stored
+	// with its default. Without them, only what was sent is expected.
+	Defaults map[string]any
 }
 
 // Result is what the audit found.
@@ -149,6 +155,9 @@ type request struct {
 	name   string
 	ops    []*history.Op
 	stored []history.Pet
+	// replays are the answers to its retries that replayed a pet an earlier
+	// attempt was acknowledged with: reads of it (auditReads).
+	replays []*history.Op
 }
 
 // ack is an acknowledged pet and when it was first acknowledged.
@@ -160,6 +169,7 @@ type ack struct {
 // audit is the state of one Check: the history indexed, and the result.
 type audit struct {
 	r        *Result
+	defaults map[string]any
 	ops      []history.Op
 	requests []*request
 	byKey    map[string]*request
@@ -178,7 +188,8 @@ func Check(ops []history.Op, state []history.Pet, opt Options) *Result {
 			Ops: map[string]map[string]int{}, Answers: map[string]map[string]int{},
 			Faults: map[string]int{}, Stored: len(state),
 		},
-		ops: ops, byKey: map[string]*request{}, byName: map[string][]*request{},
+		defaults: opt.Defaults,
+		ops:      ops, byKey: map[string]*request{}, byName: map[string][]*request{},
 		acks: map[int64]*ack{}, stored: map[int64]history.Pet{},
 	}
 	for _, row := range Rows {
@@ -311,7 +322,7 @@ func (a *audit) auditCreate(req *request) {
 		what = fmt.Sprintf("key %s", req.key)
 	}
 	var ids []int64
-	mayExist := false
+	mayExist, acked := false, false
 	var sent *history.Body
 	for _, op := range req.ops {
 		if op.Body != nil {
@@ -331,6 +342,11 @@ func (a *audit) auditCreate(req *request) {
 			if op.Pet == nil {
 				continue
 			}
+			if op.Replayed && acked && slices.Contains(ids, op.Pet.ID) {
+				req.replays = append(req.replays, op) // a read of the pet
+				continue
+			}
+			acked = true
 			if !slices.Contains(ids, op.Pet.ID) {
 				ids = append(ids, op.Pet.ID)
 			}
@@ -340,7 +356,7 @@ func (a *audit) auditCreate(req *request) {
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d acknowledged (attempt %d, replica %s) is not stored", what, op.Pet.ID, op.Attempt, op.Replica))
 			case p != *op.Pet:
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d acknowledged as %+v is stored as %+v", what, op.Pet.ID, *op.Pet, p))
-			case op.Body != nil && !sameAsSent(p, *op.Body):
+			case op.Body != nil && !a.sameAsSent(p, *op.Body):
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d stored as %+v, but the request was %+v", what, op.Pet.ID, p, *op.Body))
 			}
 		}
@@ -358,7 +374,7 @@ func (a *audit) auditCreate(req *request) {
 	switch {
 	case len(req.stored) > 0 && !mayExist:
 		r.Phantom = append(r.Phantom, fmt.Sprintf("%s: pet %d stored, but every attempt was refused: %s", what, req.stored[0].ID, outcomes(req.ops, len(req.ops)+1)))
-	case len(req.stored) > 0 && len(ids) == 0 && sent != nil && !sameAsSent(req.stored[0], *sent):
+	case len(req.stored) > 0 && len(ids) == 0 && sent != nil && !a.sameAsSent(req.stored[0], *sent):
 		// Of an acknowledged pet, lost says it.
 		r.Phantom = append(r.Phantom, fmt.Sprintf("%s: pet %d stored as %+v, but the request was %+v", what, req.stored[0].ID, req.stored[0], *sent))
 	}
@@ -376,10 +392,6 @@ func outcomes(ops []*history.Op, before int) string {
 		}
 	}
 	return strings.Join(outs, "; ")
-}
-
-func sameAsSent(p history.Pet, b history.Body) bool {
-	return p.Name == b.Name && p.CategoryID == b.CategoryID && p.Status == b.Status
 }
 
 // requireOptions notes what the run lacked against opt.

@@ -229,6 +229,14 @@ func (a *audit) auditReads() {
 			judge(*op.Pet, what)
 		}
 	}
+	for _, req := range a.requests {
+		for _, op := range req.replays {
+			if _, ok := a.stored[op.Pet.ID]; ok { // if not, lost says so
+				a.r.Reads++
+				judge(*op.Pet, fmt.Sprintf("replay to key %s attempt %d from %s at %s", req.key, op.Attempt, op.Replica, ms(op.Invoke)))
+			}
+		}
+	}
 	for _, id := range absentOrder {
 		r := absent[id]
 		a.r.AbortedReads = append(a.r.AbortedReads, fmt.Sprintf("pet %d %+v returned by %d reads (first: %s) is not stored", id, r.first, r.n, r.by))

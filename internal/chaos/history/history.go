@@ -35,21 +35,6 @@ const (
 	Indeterminate = "indeterminate"
 )
 
-// Pet is a stored or acknowledged pet.
-type Pet struct {
-	ID         int64  `json:"id"`
-	Name       string `json:"name"`
-	CategoryID int64  `json:"categoryId"`
-	Status     string `json:"status"`
-}
-
-// Body is a create's request body.
-type Body struct {
-	Name       string `json:"name"`
-	CategoryID int64  `json:"categoryId"`
-	Status     string `json:"status"`
-}
-
 // Op is one line of the history. Times are nanoseconds since the run
 // started (monotonic).
 type Op struct {

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -73,5 +74,33 @@ func TestWalkPetsOnce(t *testing.T) {
 		if !reflect.DeepEqual(op.Pets, want[i]) || len(op.IDs) != 2 {
 			t.Errorf("walk %d: pets %+v, ids %v; want pets %+v", i, op.Pets, op.IDs, want[i])
 		}
+	}
+}
+
+// TestMembers: a pet's and a body's other members are kept whole, in one
+// canonical form (members sorted, arrays in order, integers exact), and
+// written back as the API's flat object.
+func TestMembers(t *testing.T) {
+	var p Pet
+	in := `{"status":"sold","tags":[ "b" , "a"],"id":1,"name":"n","categoryId":2,"size":{"unit":"cm","height":9223372036854775807}}`
+	if err := json.Unmarshal([]byte(in), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := Pet{ID: 1, Name: "n", CategoryID: 2, Status: "sold", Rest: `{"size":{"height":9223372036854775807,"unit":"cm"},"tags":["b","a"]}`}
+	if p != want {
+		t.Fatalf("read %+v, want %+v", p, want)
+	}
+	out, _ := json.Marshal(p)
+	if string(out) != `{"id":1,"name":"n","categoryId":2,"status":"sold","size":{"height":9223372036854775807,"unit":"cm"},"tags":["b","a"]}` {
+		t.Errorf("written as %s", out)
+	}
+	b, err := NewBody(map[string]any{"name": "n", "categoryId": json.Number("2"), "tags": []any{"b", "a"}})
+	if err != nil || b != (Body{Name: "n", CategoryID: 2, Rest: `{"tags":["b","a"]}`}) {
+		t.Fatalf("NewBody: %+v, %v", b, err)
+	}
+	out, _ = json.Marshal(b)
+	var back Body
+	if err := json.Unmarshal(out, &back); err != nil || back != b || string(out) != `{"name":"n","categoryId":2,"tags":["b","a"]}` {
+		t.Errorf("body written as %s, read back as %+v (%v)", out, back, err)
 	}
 }

@@ -1,0 +1,198 @@
+package conform
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// An operation the kit has no model for (neither the create, the listing
+// nor the get of roles: one a new version of the spec adds, say DELETE
+// /pets/{petId}) is judged on form: every answer against the spec (its
+// status, headers and body, its error code, the rules of every answer), its
+// cases from its parameters' schemas and the sentences, like any. Its
+// meaning is not judged, and the report names it, "meaning not modelled".
+// What it does is not known, so nothing it does may make the kit fail a
+// conforming server:
+//
+//   - a valid request to it wants any answer the spec documents for it but
+//     a refusal of the request's form or key (400, 401, 405, 406, 413, 415,
+//     431) or a 5xx: a 204, a 404 for a pet that is gone, a 409 are its own
+//     business;
+//   - a request with a method that is not safe (RFC 9110: not GET, HEAD,
+//     OPTIONS, TRACE) may change or remove the pets it names: it is sent the
+//     id of a pet the kit made for it (the spare), never a fixed one that may
+//     name another writer's pet, and every pet of the model whose id its path
+//     names (every pet the model holds, when its path names no integer)
+//     leaves the model as the request is sent: the kit judges it no more.
+
+// modelled reports whether the model follows op.
+func (r *run) modelled(op *operation) bool {
+	return op == r.roles.create || op == r.roles.list || op == r.roles.get
+}
+
+// safeMethod reports whether RFC 9110 calls method safe: a request with it
+// changes nothing.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// noteUnmodelled names, in the report, each operation judged on form only.
+func (r *run) noteUnmodelled() {
+	for _, op := range r.ops {
+		if !r.modelled(op) {
+			r.skip("operation "+op.id, "meaning not modelled: judged on form only (its answers against the spec); "+op.method+" "+op.path+" is none of the create, listing and get the kit's model follows")
+		}
+	}
+}
+
+// formRefusals are the answers that refuse a request's form or key: a
+// valid request is never given one.
+var formRefusals = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusMethodNotAllowed, http.StatusNotAcceptable,
+	http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusRequestHeaderFieldsTooLarge}
+
+// documented is what a valid request to op, an operation the kit has no
+// model for, wants: a 2xx or 4xx the spec documents for op, but a refusal
+// of its form or key.
+func (r *run) documented(op *operation) outcome {
+	var statuses []int
+	add := func(lo, hi int) {
+		for s := lo; s <= hi; s++ {
+			if !slices.Contains(formRefusals, s) && !slices.Contains(statuses, s) {
+				statuses = append(statuses, s)
+			}
+		}
+	}
+	for code := range op.op.Responses.Map() {
+		switch n, err := strconv.Atoi(code); {
+		case err == nil && n >= 200 && n < 500:
+			add(n, n)
+		case code == "2XX":
+			add(200, 299)
+		case code == "4XX":
+			add(400, 499)
+		case code == "default":
+			add(200, 499)
+		}
+	}
+	if len(statuses) == 0 {
+		return accepted()
+	}
+	slices.Sort(statuses)
+	return outcome{status: statuses}
+}
+
+// spareFor is the id a request to op names where it names a pet: the
+// spare, for an operation the kit has no model for ("" for another, or
+// when the run has none).
+func (r *run) spareFor(op *operation) string {
+	if r.modelled(op) {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spare
+}
+
+// makeSpare creates the pet the requests to the operations the kit has no
+// model for name, when one of them has path parameters; it leaves the model
+// at once.
+func (r *run) makeSpare(ctx context.Context) error {
+	need := false
+	for _, op := range r.ops {
+		need = need || !r.modelled(op) && len(op.inPath) > 0
+	}
+	if !need || r.roles.create == nil {
+		return nil
+	}
+	x, id, ok, err := r.post(ctx, r.newPet("conform-spare", nil), nil, 1)
+	if err != nil || !ok {
+		if err == nil {
+			r.expect("positive_data_acceptance", x, false, "201 for a valid create")
+		}
+		return err
+	}
+	r.model.release([]int64{id}, false)
+	r.mu.Lock()
+	r.spare = strconv.FormatInt(id, 10)
+	r.mu.Unlock()
+	return nil
+}
+
+// releaseFor takes out of the model, as x leaves, the pets a request that
+// is not safe, to an operation the kit has no model for, may change.
+func (r *run) releaseFor(x *exchange) {
+	op := r.operation(x.op)
+	if op == nil || r.modelled(op) || safeMethod(x.req.Method) {
+		return
+	}
+	_, params, err := r.contract.Route(x.req)
+	var ids []int64
+	for _, p := range op.inPath {
+		if id, err2 := strconv.ParseInt(params[p.Name], 10, 64); err == nil && err2 == nil {
+			ids = append(ids, id)
+		}
+	}
+	x.in.model.release(ids, len(ids) == 0)
+	if x.in.model != r.model {
+		r.model.release(ids, len(ids) == 0)
+	}
+}
+
+// deferUnsafe keeps back, for the end of the run, the cases whose request
+// goes to an operation the kit has no model for with a method that is not
+// safe: whatever they change or remove (the run's own first pet, named by
+// a bound of an id), no later case relies on. It returns the others.
+func (r *run) deferUnsafe(ks []kase) []kase {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deferDone {
+		return ks
+	}
+	var now []kase
+	for _, k := range ks {
+		if op := r.opOf(k.req); op != nil && !r.modelled(op) && !safeMethod(op.method) {
+			r.deferred = append(r.deferred, k)
+			continue
+		}
+		now = append(now, k)
+	}
+	return now
+}
+
+// sendDeferred sends the cases deferUnsafe kept back: the last phase.
+func (r *run) sendDeferred(ctx context.Context) error {
+	r.mu.Lock()
+	r.deferDone = true
+	ks := r.deferred
+	r.deferred = nil
+	r.mu.Unlock()
+	return r.sendCases(ctx, ks)
+}
+
+// opOf is the operation the contract routes req to, or nil.
+func (r *run) opOf(req request) *operation {
+	if req.wire != nil || strings.HasPrefix(req.target, "http://") || strings.HasPrefix(req.target, "https://") {
+		return nil
+	}
+	hr, err := http.NewRequest(req.method, r.base.String()+req.target, nil)
+	if err != nil {
+		return nil
+	}
+	route, _, err := r.contract.Route(hr)
+	if err != nil {
+		return nil
+	}
+	for _, op := range r.ops {
+		if op.op == route.Operation {
+			return op
+		}
+	}
+	return nil
+}
