@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-plants test-docs new-major test-new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -66,6 +66,16 @@ test-new-major:
 ## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one
 test-plants:
 	.ci/plants/run
+
+## evolve-drill: the evolution drill (docs/evolving-the-contract.md#the-drill): in a copy of the tree, each change of
+## EVOLVE_DRILL made to openapi.yaml alone (a: a string member with a pattern, b: an array, c: an object, d: a new PetStatus
+## value; letters together: their changes at once; :full, :vet or :none after one, its tests), then what a user runs:
+## generate, changelog, the gate (it must name the raise), build, the tests, both stores and the kit through the
+## binary (PostgreSQL: root, as test-postgres); fails unless every change needed no hand-written file beside the spec
+EVOLVE_DRILL ?= a b c d
+DRILL_JOBS ?= 1
+evolve-drill:
+	DRILL_JOBS=$(DRILL_JOBS) .ci/evolve-drill $(EVOLVE_DRILL)
 
 ## test-docs: run every marked shell block of the repository's Markdown as written (internal/doctest), each in a
 ## fresh directory, with a fresh bin/petstore where it talks to localhost:8080; blocks marked postgres make their own
@@ -202,7 +212,15 @@ lint:
 
 ## ci: every check CI makes, in order: what .ci/run runs once it has installed the tools
 ## (npm packages, chromium, docker or podman, PostgreSQL, HAProxy); each target is also run on its own
-ci: check-compat lint test test-plants test-docs test-image lint-spec conformance test-browser test-postgres chaos-short deploy-test-short fuzz
+# The drill in CI (EVOLVE_DRILL_CI): make test once, on a tree with all four
+# changes at once (abcd), and each change alone with go vet in place of make
+# test, two at a time: four full make test runs cost about four times make
+# test, which CI's budget does not hold (docs/evolving-the-contract.md#the-drill
+# gives the figures). make evolve-drill runs make test on each.
+EVOLVE_DRILL_CI ?= abcd:full a:vet b:vet c:vet d:vet
+ci: EVOLVE_DRILL = $(EVOLVE_DRILL_CI)
+ci: DRILL_JOBS = 2
+ci: check-compat lint test test-plants test-docs test-image lint-spec conformance test-browser test-postgres evolve-drill chaos-short deploy-test-short fuzz
 
 ## node_modules: the pinned npm tools (package-lock.json), installed with npm ci when missing or stale
 NODE_STAMP = node_modules/.petstore-installed

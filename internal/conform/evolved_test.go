@@ -172,7 +172,6 @@ func (k *keeping) split(b []byte, key string) (map[string]any, []byte) {
 		}
 		kept[name] = m
 	}
-	k.plant(kept)
 	k.mu.Lock()
 	first, used := k.keys[key]
 	k.mu.Unlock()
@@ -214,15 +213,27 @@ func integersCanonical(v any, s *openapi3.Schema) bool {
 	return true
 }
 
-// plant applies the store's defects to the members it keeps.
-func (k *keeping) plant(kept map[string]any) {
+// alter plants the answer's defects in a pet, whoever keeps its members:
+// keeping, or the app itself where its spec names them (a tree the
+// evolution drill made has tags and size of its own).
+func (k *keeping) alter(pet map[string]any, page bool) {
 	switch k.defect {
 	case dropsTags:
-		delete(kept, "tags")
+		delete(pet, "tags")
 	case sortsArrays:
-		if tags, ok := kept["tags"].([]any); ok {
+		if tags, ok := pet["tags"].([]any); ok {
+			tags = slices.Clone(tags)
 			slices.SortFunc(tags, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
+			pet["tags"] = tags
 		}
+	case pagesAlter:
+		if size, ok := pet["size"].(map[string]any); ok && page {
+			altered := maps.Clone(size)
+			altered["height"] = json.Number("1001")
+			pet["size"] = altered
+		}
+	case rivalMember:
+		pet["rivalNote"] = "a member of this implementation's own"
 	}
 }
 
@@ -246,16 +257,9 @@ func (k *keeping) show(rec *httptest.ResponseRecorder, page bool) {
 		pet, _ := p.(map[string]any)
 		id, _ := pet["id"].(json.Number).Int64()
 		for name, m := range k.extra[id] {
-			if size, ok := m.(map[string]any); ok && name == "size" && page && k.defect == pagesAlter {
-				altered := maps.Clone(size)
-				altered["height"] = json.Number("1001")
-				m = altered
-			}
 			pet[name] = m
 		}
-		if k.defect == rivalMember {
-			pet["rivalNote"] = "a member of this implementation's own"
-		}
+		k.alter(pet, page)
 	}
 	k.mu.Unlock()
 	b := mustMarshal(v)

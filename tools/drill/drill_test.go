@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+func repoSpec(t *testing.T) []byte {
+	t.Helper()
+	spec, err := os.ReadFile("../../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// Each variant, and all of them at once, makes a valid spec whose NewPet
+// and Pet have the member (PetStatus the value), by inserting lines only
+// (and the value into PetStatus's one-line enum): every other line of the
+// file stays, in order, as it was.
+func TestEdits(t *testing.T) {
+	orig := repoSpec(t)
+	for _, id := range []string{"a", "b", "c", "d", "abcd"} {
+		v, err := variantByName(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := v.edit(orig)
+		if applied(t, orig, v) {
+			// A tree the drill made (or a later contract) has the member
+			// already: the edit refuses to make it twice.
+			if err == nil {
+				t.Errorf("%s: made again over a spec that has it, without an error", id)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		kept := strings.SplitAfter(string(orig), "\n")
+		if strings.Contains(v.memberNames(), "status") {
+			kept = slices.DeleteFunc(kept, func(l string) bool { return strings.HasPrefix(l, "      enum: [available, pending, sold]") })
+		}
+		if !subsequence(kept, strings.SplitAfter(string(out), "\n")) {
+			t.Errorf("%s: a line of openapi.yaml changed or moved, not only lines inserted", id)
+		}
+		doc, err := openapi3.NewLoader().LoadFromData(out)
+		if err == nil {
+			err = doc.Validate(context.Background())
+		}
+		if err != nil {
+			t.Fatalf("%s: the edited spec: %v", id, err)
+		}
+		for _, m := range v.Members {
+			if m.Name == "status" {
+				if enum := doc.Components.Schemas["PetStatus"].Value.Enum; !slices.Contains(enum, any("reserved")) {
+					t.Errorf("%s: PetStatus %v", id, enum)
+				}
+				continue
+			}
+			for _, s := range []string{"NewPet", "Pet"} {
+				if doc.Components.Schemas[s].Value.Properties[m.Name] == nil {
+					t.Errorf("%s: %s has no %s", id, s, m.Name)
+				}
+			}
+		}
+		if _, err := v.edit(out); err == nil {
+			t.Errorf("%s: made twice without an error", id)
+		}
+	}
+}
+
+// applied reports whether spec already has one of v's members (or
+// PetStatus its value).
+func applied(t *testing.T, spec []byte, v variant) bool {
+	doc, err := openapi3.NewLoader().LoadFromData(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range v.Members {
+		if m.Name == "status" {
+			if slices.Contains(doc.Components.Schemas["PetStatus"].Value.Enum, any("reserved")) {
+				return true
+			}
+		} else if doc.Components.Schemas["NewPet"].Value.Properties[m.Name] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// subsequence reports whether every line of a is in b, in order.
+func subsequence(a, b []string) bool {
+	i := 0
+	for _, l := range b {
+		if i < len(a) && a[i] == l {
+			i++
+		}
+	}
+	return i == len(a)
+}
+
+// An enum written as a block sequence gains an item of the same indent.
+func TestEnumEditBlock(t *testing.T) {
+	spec := "components:\n  schemas:\n    PetStatus:\n      enum:\n        - available\n        - sold\n    Other: {}\n"
+	out, err := enumEdit([]byte(spec), "PetStatus", "reserved")
+	want := "components:\n  schemas:\n    PetStatus:\n      enum:\n        - available\n        - sold\n        - reserved\n    Other: {}\n"
+	if err != nil || string(out) != want {
+		t.Errorf("got %v\n%s", err, out)
+	}
+}
+
+func TestVariantNames(t *testing.T) {
+	for _, bad := range []string{"e", "aa", "ab?", ""} {
+		if _, err := variantByName(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	v, err := variantByName("db")
+	if err != nil || v.Raise != "major" || v.memberNames() != "status,tags" || v.Filter != "status=reserved" {
+		t.Errorf("db: %+v %v", v, err)
+	}
+}
+
+func TestForget(t *testing.T) {
+	all, _ := variantByName("abcd")
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":1,"name":"Rex","status":"reserved","tags":["b","a"],"chip":"1","size":{"unit":"cm","height":1}}`, `{"id":1,"name":"Rex","status":"available"}`},
+		{`[{"id":1,"tags":[]},{"id":2,"name":"<&>"}]`, `[{"id":1},{"id":2,"name":"<&>"}]`},
+		{`{"id": 1, "status": "sold"}`, `{"id": 1, "status": "sold"}`},    // nothing to forget: byte for byte
+		{`{"code":"x","tags":["a"]}`, `{"code":"x","tags":["a"]}`},        // not a pet
+		{`{"id":9007199254740993,"chip":"1"}`, `{"id":9007199254740993}`}, // numbers exact
+	} {
+		got, _ := forget(all, []byte(tc.in))
+		if string(got) != tc.want {
+			t.Errorf("forget(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestAsSent(t *testing.T) {
+	b, _ := variantByName("b")
+	c, _ := variantByName("c")
+	for _, tc := range []struct {
+		v    variant
+		body string
+		ok   bool
+	}{
+		{b, `{"id":3,"tags":["zeta","🐕 dog","alpha"]}`, true},
+		{b, `{"id":3,"tags":["alpha","zeta","🐕 dog"]}`, false}, // sorted
+		{b, `{"id":3}`, false},
+		{c, `{"id":3,"size":{"height":1000,"unit":"in"}}`, true}, // members in another order: the same object
+		{c, `{"id":3,"size":{"height":1000.0,"unit":"in"}}`, false},
+		{c, `{"size":{"height":1000,"unit":"in"}}`, false},
+	} {
+		p, err := asSent(tc.v, []byte(tc.body))
+		if (err == nil) != tc.ok || (tc.ok && p.id != 3) {
+			t.Errorf("%s %s: %v", tc.v.ID, tc.body, err)
+		}
+	}
+}
+
+// The worked example of docs/evolving-the-contract.md shows the edit that
+// `drill edit tags` makes.
+func TestDocShowsTheEdit(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/evolving-the-contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "```yaml\ntags:\n" + indentBy(tagsSchema, 2) + "```\n"; !strings.Contains(string(doc), want) {
+		t.Errorf("docs/evolving-the-contract.md does not show the member as drill edit tags adds it:\n%s", want)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A variant is one change of issue 50's drill: the edit of openapi.yaml,
+// what a create sends to show that both stores keep it, and the raise the
+// gate must name for it. Several variants' letters together ("abcd") name
+// their changes made together.
+type variant struct {
+	ID, Name string
+	// Members are the members of NewPet and Pet the change concerns, and
+	// what a create sends in each.
+	Members []member
+	// Raise is the version raise the gate must name: "minor" or "major".
+	Raise string
+	// Filter is a query of listPets that must find the pet (a status).
+	Filter string
+	edit   func(spec []byte) ([]byte, error)
+}
+
+// member is a member a create sends, and its value as JSON.
+type member struct{ Name, Value string }
+
+// tagsSchema is variant b's member, the worked example of
+// docs/evolving-the-contract.md, which shows it (TestDocShowsTheEdit).
+const tagsSchema = `type: array
+description: Words to find the animal by, each once, in the order given.
+maxItems: 10
+uniqueItems: true
+items:
+  type: string
+  minLength: 1
+  maxLength: 32
+`
+
+var variants = []variant{
+	{
+		ID: "a", Name: "pattern", Members: []member{{"chip", `"985112345678901"`}}, Raise: "minor",
+		edit: func(spec []byte) ([]byte, error) {
+			return memberEdit(spec, "chip", `
+type: string
+description: The number of the animal's microchip (ISO 11784), 15 digits.
+pattern: '^[0-9]{15}$'
+`, nil)
+		},
+	},
+	{
+		// Out of order, one character outside the BMP: kept as sent, neither
+		// sorted nor re-encoded.
+		ID: "b", Name: "array", Members: []member{{"tags", `["zeta","🐕 dog","alpha"]`}}, Raise: "minor",
+		edit: func(spec []byte) ([]byte, error) {
+			return memberEdit(spec, "tags", tagsSchema, nil)
+		},
+	},
+	{
+		// Members out of the canonical order, the largest height.
+		ID: "c", Name: "object", Members: []member{{"size", `{"unit":"in","height":1000}`}}, Raise: "minor",
+		edit: func(spec []byte) ([]byte, error) {
+			return memberEdit(spec, "size", `$ref: '#/components/schemas/Size'`, map[string]string{"Size": `
+type: object
+description: How tall the animal stands.
+additionalProperties: false
+required: [height, unit]
+properties:
+  height:
+    type: integer
+    format: int32
+    minimum: 1
+    maximum: 1000
+  unit:
+    type: string
+    enum: [cm, in]
+`})
+		},
+	},
+	{
+		ID: "d", Name: "enum", Members: []member{{"status", `"reserved"`}}, Raise: "major", Filter: "status=reserved",
+		edit: func(spec []byte) ([]byte, error) { return enumEdit(spec, "PetStatus", "reserved") },
+	},
+}
+
+// variantByName finds a variant by its letter, its name or its member's,
+// or makes the variant of several letters: their changes in order, their
+// members, the largest raise.
+func variantByName(s string) (variant, error) {
+	for _, v := range variants {
+		if s == v.ID || s == v.Name || s == v.Members[0].Name && s != "status" {
+			return v, nil
+		}
+	}
+	if len(s) > 1 {
+		var vs []variant
+		for _, id := range strings.Split(s, "") {
+			v, err := variantByName(id)
+			if err != nil || slices.ContainsFunc(vs, func(w variant) bool { return w.ID == id }) {
+				return variant{}, fmt.Errorf("no variant %q: letters of variants, each once", s)
+			}
+			vs = append(vs, v)
+		}
+		return combine(s, vs), nil
+	}
+	var names []string
+	for _, v := range variants {
+		names = append(names, v.ID+" ("+v.Name+")")
+	}
+	return variant{}, fmt.Errorf("no variant %q: one of %s, or several letters (abcd)", s, strings.Join(names, ", "))
+}
+
+func combine(id string, vs []variant) variant {
+	c := variant{ID: id, Raise: "minor"}
+	var names, filters []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+		c.Members = append(c.Members, v.Members...)
+		if v.Raise == "major" {
+			c.Raise = "major"
+		}
+		if v.Filter != "" {
+			filters = append(filters, v.Filter)
+		}
+	}
+	c.Name = strings.Join(names, "+")
+	c.Filter = strings.Join(filters, "&")
+	c.edit = func(spec []byte) ([]byte, error) {
+		for _, v := range vs {
+			var err error
+			if spec, err = v.edit(spec); err != nil {
+				return nil, err
+			}
+		}
+		return spec, nil
+	}
+	return c
+}
+
+// decode is a JSON value with numbers exact.
+func decode(s string) (any, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var x any
+	err := d.Decode(&x)
+	return x, err
+}
+
+// memberNames are the names of v's members, comma-separated.
+func (v variant) memberNames() string {
+	var names []string
+	for _, m := range v.Members {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ",")
+}
