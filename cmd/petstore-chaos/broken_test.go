@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/chaos/broken"
-	"github.com/petstore/petstore/internal/chaos/check"
+	"github.com/petstore/petstore/internal/check"
 )
 
 // TestBrokenKinds: -broken knows every kind internal/chaos/broken plants.

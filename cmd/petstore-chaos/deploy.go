@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
-	"github.com/petstore/petstore/internal/chaos/check"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/pgtest"
 )
 

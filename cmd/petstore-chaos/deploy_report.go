@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/petstore/petstore/internal/chaos/check"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // final is one row's count: ok when the operation ended in the success the

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/apitest"
-	"github.com/petstore/petstore/internal/chaos/check"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // TestFinals: an operation fails when its final outcome, after the

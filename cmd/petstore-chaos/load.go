@@ -23,9 +23,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/petstore/petstore/gen"
-	"github.com/petstore/petstore/internal/chaos/check"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/contract"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/schemagen"
 )

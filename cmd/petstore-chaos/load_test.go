@@ -19,7 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/apitest"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/schemagen"
 	"github.com/petstore/petstore/internal/schemagen/schematest"
 )

@@ -2,7 +2,7 @@
 // clients saw (Jepsen's method, at the scale of one machine):
 //
 //	petstore-chaos run [flags]    start replicas, load them, inject faults, record the history, check it
-//	petstore-chaos check [flags]  audit a recorded history against a final state
+//	petstore-chaos check [flags]  audit a recorded history against a final state, or judge a kit's (petstore conform -history)
 //	petstore-chaos deploy [flags] a rolling deploy behind HAProxy under load, audited the same way
 //
 // run, with the PostgreSQL store, expects the throwaway cluster of
@@ -31,8 +31,8 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/chaos/broken"
-	"github.com/petstore/petstore/internal/chaos/check"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/pgtest"
 	"github.com/petstore/petstore/internal/schemagen"
 )
@@ -58,7 +58,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// checkCmd audits a history: exit 0 when it passes, 1 on any anomaly.
+// checkCmd audits a history: exit 0 when it passes, 1 on any anomaly. A
+// conformance kit's history (petstore conform -history) is judged as the
+// kit judged it while it ran (check.Replay), without a final state: exit
+// 3 when the checker cannot tell (unknown).
 func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("petstore-chaos check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -74,6 +77,11 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "petstore-chaos:", err)
 		return 2
+	}
+	if check.IsKit(ops) {
+		j := check.Replay(ops)
+		j.Print(stdout)
+		return map[string]int{check.Valid: 0, check.Invalid: 1, check.Unknown: 3}[j.Verdict]
 	}
 	state, err := history.ReadPetsFile(*spath)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/pgstore"
 	"github.com/petstore/petstore/internal/pgtest"
 )

@@ -63,6 +63,7 @@ Flags:
 type conformFlags struct {
 	fs                                            *flag.FlagSet
 	key, key2, spec, checks, exclude, junit, json *string
+	history                                       *string
 	seed                                          *uint64
 	examples, maxRequests                         *int
 	timeout                                       *time.Duration
@@ -82,6 +83,7 @@ func newConformFlags() *conformFlags {
 		exclude:     fs.String("exclude-checks", "", "never run the checks in `a,b` (comma-separated)"),
 		junit:       fs.String("junit", "", "write a JUnit XML report to `FILE`: one testcase per (check, operation)"),
 		json:        fs.String("json", "", "write a JSON report to `FILE`"),
+		history:     fs.String("history", "", "write the run's history to `FILE`: every exchange as a JSON line, which `petstore-chaos check -history FILE` judges as the run did"),
 		seed:        fs.Uint64("seed", 0, "derive the cases from seed `N`, to replay a run (0: a random seed; the one used is printed)"),
 		examples:    fs.Int("examples", 0, "also run `N` random sequences of operations against the kit's model; the first that fails is shrunk and printed as curl lines"),
 		maxRequests: fs.Int("max-requests", 0, fmt.Sprintf("send at most `N` requests (default %d, and %d more a sequence of -examples plus %d for shrinking); a run cut short judges what it sent, and is incomplete (exit 3)", conform.DefaultMaxRequests, conform.ExamplesBudget, conform.ShrinkBudget)),
@@ -175,15 +177,16 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// reports are the -junit and -json files of a run, opened before it: a run
-// whose report cannot be written has not run.
+// reports are the -junit, -json and -history files of a run, opened
+// before it: a run whose report cannot be written has not run. The
+// history is written by the run itself (its write is nil).
 type reports struct {
 	files  []*os.File
 	writes []func(*conform.Report, io.Writer) error
 	flags  []string
 }
 
-func openReports(junitFile, jsonFile string) (*reports, error) {
+func openReports(junitFile, jsonFile, historyFile string) (*reports, error) {
 	rs := &reports{}
 	for _, out := range []struct {
 		flag, file string
@@ -191,6 +194,7 @@ func openReports(junitFile, jsonFile string) (*reports, error) {
 	}{
 		{"-junit", junitFile, (*conform.Report).WriteJUnit},
 		{"-json", jsonFile, (*conform.Report).WriteJSON},
+		{"-history", historyFile, nil},
 	} {
 		if out.file == "" {
 			continue
@@ -203,6 +207,16 @@ func openReports(junitFile, jsonFile string) (*reports, error) {
 		rs.files, rs.writes, rs.flags = append(rs.files, f), append(rs.writes, out.write), append(rs.flags, out.flag)
 	}
 	return rs, nil
+}
+
+// history is the -history file, or nil.
+func (rs *reports) history() io.Writer {
+	for i, f := range rs.files {
+		if rs.writes[i] == nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // discard closes and removes the files: a run that cannot judge the target
@@ -218,7 +232,10 @@ func (rs *reports) discard() {
 func (rs *reports) write(rep *conform.Report) error {
 	var first error
 	for i, f := range rs.files {
-		err := rs.writes[i](rep, f)
+		var err error
+		if rs.writes[i] != nil {
+			err = rs.writes[i](rep, f)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -249,10 +266,11 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 	if file, ok := stderr.(*os.File); ok && isatty.IsTerminal(file.Fd()) {
 		cfg.Progress = stderr
 	}
-	rs, err := openReports(*f.junit, *f.json)
+	rs, err := openReports(*f.junit, *f.json, *f.history)
 	if err != nil {
 		return err
 	}
+	cfg.History = rs.history()
 	rep, err := conform.Run(ctx, cfg)
 	if err != nil {
 		rs.discard()

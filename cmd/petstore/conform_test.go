@@ -17,7 +17,9 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/history"
 )
 
 const (
@@ -89,8 +91,8 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			jsonFile, junitFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml")
-			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, base+apitest.Base())
+			jsonFile, junitFile, historyFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "history.jsonl")
+			args := append(tc.args, "-seed", "42", "-json", jsonFile, "-junit", junitFile, "-history", historyFile, base+apitest.Base())
 			stdout, stderr, err := conformRun(tc.env, args...)
 			if err != nil {
 				t.Fatalf("conform: got %v (exit %d), want exit 0\n%s", err, exitStatus(err), stdout)
@@ -99,6 +101,7 @@ func TestConformPassesAgainstTheServer(t *testing.T) {
 				t.Errorf("stderr is not a terminal, yet got %q", stderr)
 			}
 			rep := readJSONReport(t, jsonFile)
+			judgeHistory(t, historyFile, rep.Requests)
 			if !rep.OK || rep.Seed != 42 || rep.Requests == 0 || rep.Requests > conform.DefaultMaxRequests || len(rep.Failures) > 0 {
 				t.Errorf("-json: ok %v, seed %d, %d requests, %d failures; want ok, seed 42, 1..%d requests", rep.OK, rep.Seed, rep.Requests, len(rep.Failures), conform.DefaultMaxRequests)
 			}
@@ -387,4 +390,26 @@ func containsRow(report, check, verdict string) bool {
 		}
 	}
 	return false
+}
+
+// judgeHistory reads a -history file: a kit's history with one op an
+// exchange (requests of them), which the checker judges valid.
+func judgeHistory(t *testing.T, file string, requests int) {
+	t.Helper()
+	ops, err := history.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exchanges := 0
+	for _, op := range ops {
+		if op.Invoke != op.Complete {
+			exchanges++
+		}
+	}
+	if !check.IsKit(ops) || exchanges != requests {
+		t.Errorf("-history: %d ops, %d of them exchanges, kit's %v; want a kit's history of %d exchanges", len(ops), exchanges, check.IsKit(ops), requests)
+	}
+	if j := check.Replay(ops); j.Verdict != check.Valid {
+		t.Errorf("-history judged %s: %+v", j.Verdict, j.Anomalies)
+	}
 }

@@ -18,6 +18,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -54,6 +56,10 @@ type Config struct {
 	Timeout     time.Duration // per request; 0 = DefaultTimeout
 	HTTPClient  *http.Client  // nil = a default client; its Transport is used, redirects are not followed
 	Progress    io.Writer     // nil = no progress line
+	// History, when not nil, receives the run's history: every exchange as
+	// a JSON line of internal/history, which `petstore-chaos check`
+	// judges as the run did (check.Replay).
+	History io.Writer
 }
 
 // ErrCannotRun is wrapped by every error of Run: the kit could not judge the
@@ -135,7 +141,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
-	return r.run(ctx)
+	rep, err := r.run(ctx)
+	if r.hist != nil {
+		if cerr := r.hist.Close(); cerr != nil && err == nil {
+			return nil, fmt.Errorf("%w: history: %v", ErrCannotRun, cerr)
+		}
+	}
+	return rep, err
 }
 
 func (r *run) run(ctx context.Context) (*Report, error) {
@@ -184,10 +196,12 @@ type run struct {
 	rt       http.RoundTripper // hc's transport, under the recorder
 	roles    roles
 	bounds   bounds
-	model    *model
-	main     *scope // the run's own: judgments to the report, pets to model
+	model    *check.Model    // the checker, fed every exchange (history.go)
+	hist     *history.Writer // the history written, or nil
+	main     *scope          // the run's own: judgments to the report, ops to the model's Process 0
 	rules    []answerRule
-	clock    atomic.Uint64
+	clock    atomic.Uint64 // the history's time: a tick an op's invocation or completion (history.go)
+	order    sync.Mutex    // a tick and the model's step of it, together
 
 	mu         sync.Mutex
 	stopOn     string // stop the run once this check has failed (export_test.go)
@@ -274,9 +288,12 @@ func newRun(cfg Config) (*run, error) {
 	}
 	r.roles = findRoles(r.ops)
 	r.bounds = r.findBounds()
-	r.model = r.newModel(r.tracked)
+	if cfg.History != nil {
+		r.hist = history.NewWriter(cfg.History, time.Now())
+	}
+	r.model = r.newModel()
 	r.rules = r.statedRules()
-	r.main = &scope{run: r, model: r.model}
+	r.main = &scope{run: r}
 	transport := http.DefaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		transport = cfg.HTTPClient.Transport
@@ -436,11 +453,4 @@ func (r *run) name(prefix string) string {
 		return fmt.Sprintf("%s-s%d.%d", prefix, r.cfg.Seed%1000000, r.uniq)
 	}
 	return fmt.Sprintf("%s-%s.%d", prefix, r.tag, r.uniq)
-}
-
-// tracked reports whether name is one of this run's (after its tag).
-func (r *run) tracked(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.tag != "" && strings.Contains(name, "-"+r.tag+".")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/petstore/petstore/internal/check"
 	"net/http"
 	"slices"
 
@@ -120,7 +121,7 @@ func (r *run) changeMember(body map[string]any, name string) (map[string]any, st
 	for _, v := range candidates {
 		c := canonical(v.json)
 		if c != was {
-			return with(body, name, v.json), "changed to " + cutText(c)
+			return with(body, name, v.json), "changed to " + check.CutText(c)
 		}
 	}
 	if !slices.Contains(r.roles.create.body.Required, name) && !hasDefault && !isEmpty(was) {

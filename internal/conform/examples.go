@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"github.com/petstore/petstore/internal/history"
 	"math/big"
 	"math/rand/v2"
 	"net/http"
@@ -174,9 +175,9 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 	n := r.executions
 	r.mu.Unlock()
 	prefix := fmt.Sprintf("conform-ex%d-%s.", n, r.tag)
-	sc := &scope{run: r, own: true, quiet: quiet, trace: true}
-	sc.model = r.newModel(func(name string) bool { return strings.HasPrefix(name, prefix) })
-	defer r.model.merge(sc.model)
+	sc := &scope{run: r, own: true, quiet: quiet, trace: true, process: n}
+	r.note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
+	defer r.note(&history.Op{Kind: history.Merge, Process: n})
 	ctx = context.WithValue(ctx, scopeKey{}, sc)
 	e := &execution{r: r, n: n, seq: seq, ids: make([]int64, len(seq)), bodies: make([][]byte, len(seq)), keys: make([]string, len(seq)), values: r.exampleValues()}
 	for i := range seq {

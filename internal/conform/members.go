@@ -1,78 +1,17 @@
 package conform
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/schemagen"
 )
 
-// How the model compares a pet as a create sent it (defaults applied) with
-// the pet an answer shows (stored_as_sent): every member sent comes back
-// equal, as canonical JSON (members of objects in any order, arrays in
-// theirs, integers exact); a member of the request's schema that was not
-// sent and has no default does not come back; a member the request's
-// schema does not have (the id the service assigns, a member of a rival's
-// own: the contract's response schemas are open) is the response schema's
-// business alone. An array or object member left out and the same member
-// sent empty are two pets: "stored and answered as it was sent".
-
-// memberRules say which members a create may send.
-type memberRules struct {
-	request map[string]bool // nil: every member is one (the model's unit tests)
-}
-
-// memberRules of the create's body schema.
-func (r *run) memberRules() memberRules {
-	mr := memberRules{request: map[string]bool{}}
-	if r.roles.create == nil {
-		return mr
-	}
-	for name := range r.roles.create.body.Properties {
-		mr.request[name] = true
-	}
-	return mr
-}
+// The members of a create's body and of a pet in an answer, each as
+// canonical JSON text, as the checker's model compares them
+// (internal/check: model_members.go).
 
 // isEmpty reports whether canonical JSON text is an empty array or object.
 func isEmpty(v string) bool { return v == "[]" || v == "{}" }
-
-// alters says how answer shows the pet otherwise than sent, member by
-// member; "" when it does not.
-func (mr memberRules) alters(sent, answer map[string]string) string {
-	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(sent)) {
-		v := sent[k]
-		got, ok := answer[k]
-		switch {
-		case ok && got == v:
-		case !ok:
-			diffs = append(diffs, fmt.Sprintf("%s (%s) dropped", k, cutText(v)))
-		default:
-			diffs = append(diffs, fmt.Sprintf("%s %s, not %s", k, cutText(got), cutText(v)))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(answer)) {
-		got := answer[k]
-		if _, ok := sent[k]; ok || mr.request != nil && !mr.request[k] {
-			continue
-		}
-		diffs = append(diffs, fmt.Sprintf("%s %s added", k, cutText(got)))
-	}
-	return strings.Join(diffs, "; ")
-}
-
-// cutText shortens a member's JSON for a message.
-func cutText(v string) string {
-	if r := []rune(v); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return v
-}
 
 // createSchema is the create's body schema, or nil.
 func (r *run) createSchema() *openapi3.Schema {

@@ -11,20 +11,23 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/history"
 )
 
 // scope is where the judgments of an exchange go: the run's report and
-// model, or, for a sequence of -examples, the sequence's own model and
-// failures, kept until the sequence is shrunk.
+// the checker's model of Process 0, or, for a sequence of -examples, the
+// sequence's own model (its Process) and failures, kept until the
+// sequence is shrunk.
 type scope struct {
-	run   *run
-	model *model
-	quiet bool // count no case: a re-run of a sequence while it is shrunk
-	own   bool // keep failures in fails instead of the report
-	trace bool // keep the curl line of every request, in lines
-	mu    sync.Mutex
-	fails []Failure
-	lines []string
+	run     *run
+	process int  // its ops' Process in the history: 0 for the run's own, n for the nth sequence
+	quiet   bool // count no case: a re-run of a sequence while it is shrunk
+	own     bool // keep failures in fails instead of the report
+	trace   bool // keep the curl line of every request, in lines
+	mu      sync.Mutex
+	fails   []Failure
+	lines   []string
 }
 
 // failures returns the failures kept so far.
@@ -100,24 +103,6 @@ func idempotencyKey(h http.Header) string {
 	return k
 }
 
-// sending notes a request as it leaves: its time, and for a create, the
-// members it sends.
-func (r *run) sending(x *exchange) {
-	r.releaseFor(x)
-	x.sentAt = r.clock.Add(1)
-	if x.in.trace {
-		x.in.mu.Lock()
-		x.in.lines = append(x.in.lines, r.curl(x))
-		x.in.mu.Unlock()
-	}
-	if r.roles.create == nil || x.op != r.roles.create.id {
-		return
-	}
-	x.sent, _ = r.sentMembers(x.reqBody)
-	blame, _ := x.req.Context().Value(blameKey{}).(string)
-	x.in.model.sending(x.sent, idempotencyKey(x.req.Header) != "", blame)
-}
-
 // members decodes a JSON object, each member as canonical JSON text.
 func members(b []byte) (map[string]string, bool) {
 	m, ok := decodeObject(b)
@@ -154,97 +139,16 @@ func (r *run) answerPet(m map[string]string) (int64, map[string]string, bool) {
 	return id, rest, true
 }
 
-// observe judges an answer against the model and teaches it.
-func (r *run) observe(x *exchange) {
-	var vs []violation
-	var counted []string
-	switch {
-	case r.roles.create != nil && x.op == r.roles.create.id:
-		vs, counted = r.observeCreate(x), []string{"stored_as_sent"}
-	case r.roles.get != nil && x.op == r.roles.get.id:
-		vs, counted = r.observeGet(x), []string{"stored_as_sent"}
-	case r.roles.list != nil && x.op == r.roles.list.id && x.status == http.StatusOK:
-		vs, counted = r.observeList(x), []string{"pagination", "ordering", "refused_write"}
-	}
-	for _, v := range vs {
-		x.in.record(v.check, x.op, r.fail(x, v.want, v.got))
-	}
-	for _, c := range counted {
-		x.in.record(c, x.op, nil)
-	}
-}
-
-func (r *run) observeCreate(x *exchange) []violation {
-	o := createObs{tenant: x.tenant, key: idempotencyKey(x.req.Header), sent: x.sent, status: x.status, sentAt: x.sentAt, doneAt: x.doneAt}
-	if x.status >= 400 {
-		o.code, _ = errorCode(x.body)
-	}
-	if x.status == http.StatusCreated {
-		if m, ok := members(x.body); ok {
-			o.id, o.answer, _ = r.answerPet(m)
-		}
-		o.location = x.header.Get("Location")
-		o.replayed = x.header.Get("Idempotent-Replayed") == "true"
-	}
-	return x.in.model.created(o)
-}
-
-func (r *run) observeGet(x *exchange) []violation {
-	seg := x.req.URL.Path[strings.LastIndex(x.req.URL.Path, "/")+1:]
-	id, err := strconv.ParseInt(seg, 10, 64)
-	if err != nil || strconv.FormatInt(id, 10) != seg {
-		return nil
-	}
-	o := getObs{id: id, status: x.status, sentAt: x.sentAt, doneAt: x.doneAt}
-	if x.status == http.StatusOK {
-		if m, ok := members(x.body); ok {
-			o.gotID, o.answer, _ = r.answerPet(m)
-		}
-	}
-	return x.in.model.got(o)
-}
-
-// observeList judges a page of a valid listing (one the contract answers
-// 200); the pages of invalid requests are the negative cases' business.
-func (r *run) observeList(x *exchange) []violation {
-	q, ok := r.listQuery(x.req.URL.RawQuery)
-	if !ok {
-		return nil
-	}
-	var page []json.RawMessage
-	if json.Unmarshal(x.body, &page) != nil {
-		return nil
-	}
-	for _, raw := range page {
-		m, ok := members(raw)
-		id, rest, ok2 := r.answerPet(m)
-		if !ok || !ok2 {
-			return nil // the schema check speaks for it
-		}
-		q.ids, q.pets = append(q.ids, id), append(q.pets, rest)
-	}
-	if next := nextLink(x.header); next != "" {
-		q.next, q.nextQ = true, map[string]string{}
-		if u, err := url.Parse(next); err == nil {
-			for k, vs := range u.Query() {
-				q.nextQ[k] = strings.Join(vs, ",")
-			}
-		}
-	}
-	q.sentAt, q.doneAt = x.sentAt, x.doneAt
-	return x.in.model.page(q)
-}
-
 // listQuery reads a listing's query as the model needs it: after, limit
 // (its default when absent) and the filter; ok is false for a query the
 // contract refuses.
-func (r *run) listQuery(raw string) (pageObs, bool) {
-	var o pageObs
+func (r *run) listQuery(raw string) (history.Op, bool) {
+	var o history.Op
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		return o, false
 	}
-	o.limit = r.bounds.limitDefault
+	o.Limit = r.bounds.limitDefault
 	for name, vs := range q {
 		if len(vs) != 1 {
 			return o, false
@@ -256,20 +160,20 @@ func (r *run) listQuery(raw string) (pageObs, bool) {
 			if err != nil || n < 0 || strconv.FormatInt(n, 10) != v {
 				return o, false
 			}
-			o.after = n
+			o.After = n
 		case "limit":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > r.bounds.limitMax || strconv.Itoa(n) != v {
 				return o, false
 			}
-			o.limit = n
+			o.Limit = n
 		case r.roles.filter:
-			o.filter = v
+			o.Filter = v
 		default:
 			return o, false
 		}
 	}
-	return o, o.limit > 0
+	return o, o.Limit > 0
 }
 
 // errorCode is the code member of body, an Error; ok is false when body

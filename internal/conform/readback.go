@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/petstore/petstore/internal/check"
 	"strconv"
 )
 
@@ -15,25 +16,25 @@ import (
 // pet, however many pages that takes: only the budget cuts it short, and
 // then the run is incomplete, never a pet lost.
 func (r *run) readBack(ctx context.Context) error {
-	pets := r.model.confirmed()
+	pets := r.model.Confirmed()
 	if len(pets) == 0 || r.roles.list == nil {
 		return nil
 	}
 	if r.roles.get != nil {
 		for _, p := range pets {
-			x, err := r.send(ctx, request{method: "GET", target: r.getTarget(p.id)})
+			x, err := r.send(ctx, request{method: "GET", target: r.getTarget(p)})
 			if err != nil {
 				return err
 			}
 			x.in.record("durability", x.op, nil)
 		}
 	}
-	from := pets[0].id - 1
-	if first := r.firstID(); first > 0 && first <= pets[len(pets)-1].id {
+	from := pets[0] - 1
+	if first := r.firstID(); first > 0 && first <= pets[len(pets)-1] {
 		from = first - 1 // pets before the run's first are read by id only
 	}
 	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.limitMax)
-	seen, last, err := r.walk(ctx, query, pets[len(pets)-1].id)
+	seen, last, err := r.walk(ctx, query, pets[len(pets)-1])
 	if errors.Is(err, errBudget) {
 		r.incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
 	}
@@ -43,15 +44,15 @@ func (r *run) readBack(ctx context.Context) error {
 	var lost, twice []int64
 	for _, p := range pets {
 		switch {
-		case p.id <= from:
-		case seen[p.id] == 0:
-			lost = append(lost, p.id)
-		case seen[p.id] > 1:
-			twice = append(twice, p.id)
+		case p <= from:
+		case seen[p] == 0:
+			lost = append(lost, p)
+		case seen[p] > 1:
+			twice = append(twice, p)
 		}
 	}
 	r.expect("durability", last, len(lost) == 0 && len(twice) == 0,
-		fmt.Sprintf("every pet the run created found once walking %q (lost %s, more than once %s)", query, cut(lost), cut(twice)))
+		fmt.Sprintf("every pet the run created found once walking %q (lost %s, more than once %s)", query, check.Cut(lost), check.Cut(twice)))
 	return nil
 }
 

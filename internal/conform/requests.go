@@ -59,17 +59,6 @@ func (r *run) findBounds() bounds {
 	return b
 }
 
-// newModel is a model of the target for names tracked reports.
-func (r *run) newModel(tracked func(string) bool) *model {
-	name := ""
-	if r.roles.create != nil {
-		name = r.nameMember()
-	}
-	m := newModel(r.defaults(), r.roles.filter, name, tracked)
-	m.rules = r.memberRules()
-	return m
-}
-
 // defaults are the defaults of the created resource's members, as canonical
 // JSON.
 func (r *run) defaults() map[string]string {

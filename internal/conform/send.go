@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/petstore/petstore/internal/history"
 	"io"
 	"net/http"
 	"net/url"
@@ -30,14 +31,12 @@ type exchange struct {
 	status  int
 	header  http.Header
 	body    []byte
-	op      string            // the operation the contract routes the request to, or noOperation
-	tenant  int               // 1 for -key, 2 for -key2, 0 for no key of the kit's
-	sentAt  uint64            // the run's clock when it was sent
-	doneAt  uint64            // and when its answer was read
-	in      *scope            // where its judgments go
-	sent    map[string]string // a create's members, canonical; nil otherwise
-	wire    *wire             // how it was written, when byte for byte (raw.go)
-	close   bool              // the answer ends the connection (Connection: close, which net/http takes out of header)
+	op      string      // the operation the contract routes the request to, or noOperation
+	tenant  int         // 1 for -key, 2 for -key2, 0 for no key of the kit's
+	in      *scope      // where its judgments go
+	hop     *history.Op // its op in the history (history.go)
+	wire    *wire       // how it was written, when byte for byte (raw.go)
+	close   bool        // the answer ends the connection (Connection: close, which net/http takes out of header)
 }
 
 const noOperation = "(no operation)"
@@ -104,7 +103,6 @@ func (r *run) begin(hr *http.Request, body []byte, w *wire) *exchange {
 // end notes what came back for x, res and its body (res nil: no answer),
 // judges an answer, and teaches the model either way.
 func (r *run) end(x *exchange, res *http.Response, body []byte) {
-	x.doneAt = r.clock.Add(1)
 	if res != nil {
 		x.status, x.header, x.body, x.close = res.StatusCode, res.Header, body, res.Close
 		r.judge(x)

@@ -52,7 +52,7 @@ func (r *run) statuses() []string {
 		return nil
 	}
 	var out []string
-	def, _ := unquote(r.defaults()[r.roles.filter])
+	def, _ := strconv.Unquote(r.defaults()[r.roles.filter])
 	for _, v := range flat(s.Value).Enum {
 		if v := fmt.Sprint(v); v == def {
 			out = append([]string{v}, out...)

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"github.com/petstore/petstore/internal/history"
 	"net/http"
 	"slices"
 	"strconv"
@@ -118,7 +119,7 @@ func (r *run) makeSpare(ctx context.Context) error {
 		}
 		return err
 	}
-	r.model.release([]int64{id}, false)
+	r.note(&history.Op{Kind: history.Other, Kit: history.Kit{Release: []int64{id}}})
 	r.mu.Lock()
 	r.spare = strconv.FormatInt(id, 10)
 	r.mu.Unlock()
@@ -127,22 +128,18 @@ func (r *run) makeSpare(ctx context.Context) error {
 
 // releaseFor takes out of the model, as x leaves, the pets a request that
 // is not safe, to an operation the kit has no model for, may change.
-func (r *run) releaseFor(x *exchange) {
+func (r *run) releaseFor(x *exchange) (ids []int64, all bool) {
 	op := r.operation(x.op)
 	if op == nil || r.modelled(op) || safeMethod(x.req.Method) {
-		return
+		return nil, false
 	}
 	_, params, err := r.contract.Route(x.req)
-	var ids []int64
 	for _, p := range op.inPath {
 		if id, err2 := strconv.ParseInt(params[p.Name], 10, 64); err == nil && err2 == nil {
 			ids = append(ids, id)
 		}
 	}
-	x.in.model.release(ids, len(ids) == 0)
-	if x.in.model != r.model {
-		r.model.release(ids, len(ids) == 0)
-	}
+	return ids, len(ids) == 0
 }
 
 // deferUnsafe keeps back, for the end of the run, the cases whose request

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apitest"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // The members the crafted histories of TestMemberAnomalies send beside the

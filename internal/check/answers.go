@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // expected reports whether an answer (status and Error code) is one the

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // walkName names a walk in an anomaly's line.

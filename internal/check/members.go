@@ -5,7 +5,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/schemagen"
 )
 

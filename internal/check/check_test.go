@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/petstore/petstore/internal/apitest"
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 )
 
 func pet(id int64, name, status string) history.Pet {

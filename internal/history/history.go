@@ -1,7 +1,10 @@
-// Package history is the record of a chaos run (cmd/petstore-chaos): every
-// operation a client invoked, with when it was invoked and completed, where,
-// what it sent and how it ended, and every fault the nemesis injected, as
-// JSON lines. The checker (internal/chaos/check) audits it afterwards.
+// Package history is the record of what clients did to the API, as JSON
+// lines: every operation a client invoked, with when it was invoked and
+// completed, where, what it sent and how it ended (ok, failed,
+// indeterminate), and every fault a nemesis injected. The chaos run
+// (cmd/petstore-chaos) writes one, and so does the conformance kit
+// (petstore conform -history; kit.go); the checker (internal/check) judges
+// either.
 package history
 
 import (
@@ -83,6 +86,8 @@ type Op struct {
 	// Fault: what and on what.
 	Fault  string `json:"fault,omitempty"`
 	Target string `json:"target,omitempty"`
+
+	Kit // the kit's records (kit.go)
 }
 
 // Page is one request of a walk: the cursor it asked for (0: the first
@@ -102,7 +107,7 @@ type Page struct {
 // Writer appends ops to a JSON lines file; safe for concurrent use.
 type Writer struct {
 	mu    sync.Mutex
-	f     *os.File
+	f     io.Closer // nil: the caller's to close (NewWriter)
 	w     *bufio.Writer
 	start time.Time
 	err   error
@@ -116,6 +121,12 @@ func CreateFile(path string, start time.Time) (*Writer, error) {
 		return nil, err
 	}
 	return &Writer{f: f, w: bufio.NewWriter(f), start: start, seen: map[Pet]bool{}}, nil
+}
+
+// NewWriter is a Writer to w, which the caller closes after Close; times
+// are measured from start.
+func NewWriter(w io.Writer, start time.Time) *Writer {
+	return &Writer{w: bufio.NewWriter(w), start: start, seen: map[Pet]bool{}}
 }
 
 // Since is t in the history's time: nanoseconds since the start.
@@ -162,6 +173,9 @@ func (w *Writer) Close() error {
 	defer w.mu.Unlock()
 	if err := w.w.Flush(); w.err == nil {
 		w.err = err
+	}
+	if w.f == nil {
+		return w.err
 	}
 	if err := w.f.Close(); w.err == nil {
 		w.err = err

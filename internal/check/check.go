@@ -1,4 +1,4 @@
-// Package check audits the history of a chaos run (internal/chaos/history)
+// Package check audits the history of a chaos run (internal/history)
 // against the store's final state, for the promises the API makes:
 //
 //   - lost: every acknowledged create (201) is stored, as acknowledged,
@@ -37,7 +37,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/petstore/petstore/internal/chaos/history"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // Options are the run's own requirements, beside the anomalies.
