@@ -45,14 +45,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 const headMax = 64 << 10
 
 type serverDefect struct {
 	http.Handler
-	plain     bool
-	maxHeader int
+	plain         bool
+	maxHeader     int
+	headerTimeout time.Duration // not applied: the older tree's server keeps its own
 }
 
 func listen(t *testing.T, h http.Handler) *httptest.Server {
