@@ -18,8 +18,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/petstore/petstore/internal/check"
-	"github.com/petstore/petstore/internal/history"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -33,7 +31,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/contract"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // Defaults of Config.
@@ -70,68 +70,6 @@ var ErrCannotRun = errors.New("cannot run")
 // sent and found no failure, but could not judge all it should (Report's
 // Incomplete): not a pass.
 var ErrIncomplete = errors.New("incomplete")
-
-// Report is what a run found.
-type Report struct {
-	Seed      uint64        `json:"seed"`
-	BaseURL   string        `json:"baseUrl"`
-	Requests  int           `json:"requests"`
-	Raw       int           `json:"rawRequests"` // of Requests, those written byte for byte past HTTPClient (raw.go)
-	Elapsed   time.Duration `json:"elapsedNs"`
-	Examples  int           `json:"examples"`  // sequences of -examples run (shrinking's re-runs aside): fewer than Config.Examples when one failed or the budget ran out
-	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent (a Gap of Incomplete says so too)
-	Throttled int           `json:"throttled"` // answers 429 rate_limited waited out and sent again
-	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
-	Failures  []Failure     `json:"failures"`
-	// Incomplete is what the run should have judged and could not: with
-	// any, the run does not pass (Verdict).
-	Incomplete []Gap     `json:"incomplete"`
-	Promises   []Promise `json:"promises"` // the promises over time the run exercised, and how far
-	Skipped    []Skip    `json:"skipped"`  // what the run does not set out to judge (by design, or for want of a second key), and why
-}
-
-// Skip is a check, or a sentence of the contract, the run could not judge.
-type Skip struct {
-	What   string `json:"what"`
-	Reason string `json:"reason"`
-}
-
-// Result counts the cases of one check on one operation.
-type Result struct {
-	Check     string `json:"check"`
-	Operation string `json:"operation"`
-	Cases     int    `json:"cases"`
-	Failed    int    `json:"failed"`
-}
-
-// Failure is one case a check failed: what the contract wants, what came
-// back, and a curl command that sends the same request (for a sequence of
-// -examples, one curl line a request, in order).
-type Failure struct {
-	Check     string `json:"check"`
-	Operation string `json:"operation"`
-	Want      string `json:"want"`
-	Got       string `json:"got"`
-	Curl      string `json:"curl"`
-}
-
-// Failed reports whether check failed at least once.
-func (r *Report) Failed(check string) bool {
-	for _, f := range r.Failures {
-		if f.Check == check {
-			return true
-		}
-	}
-	return false
-}
-
-// OK reports whether every check that ran passed: no failure. A run may
-// be OK and still not pass (Verdict): incomplete.
-func (r *Report) OK() bool { return len(r.Failures) == 0 }
-
-// Verdict is the run's verdict: Fail when a check failed, Incomplete when
-// the run could not judge all it should (Incomplete says what), else Pass.
-func (r *Report) Verdict() string { return r.verdictOf() }
 
 // Run checks the target at cfg.BaseURL. It returns an error wrapping
 // ErrCannotRun only when it could not judge the target at all; failed

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/petstore/petstore/internal/check"
 	"net/http"
 	"slices"
 
+	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/schemagen"
 )
 

@@ -3,13 +3,14 @@ package conform
 import (
 	"context"
 	"fmt"
-	"github.com/petstore/petstore/internal/history"
 	"math/big"
 	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/petstore/petstore/internal/history"
 )
 
 // -examples N: N random sequences of operations (creates, keyed retries,

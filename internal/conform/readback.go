@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/petstore/petstore/internal/check"
 	"strconv"
+
+	"github.com/petstore/petstore/internal/check"
 )
 
 // readBack reads every pet the run created, at the end: by its id (the

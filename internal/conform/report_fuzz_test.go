@@ -13,6 +13,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/conform/report"
 )
 
 // FuzzReportWellFormed feeds the report writers any text a target can send
@@ -68,7 +69,7 @@ func FuzzReportWellFormed(f *testing.F) {
 			t.Fatalf("JUnit: want one suite with one failed case and one skipped:\n%s", x.String())
 		}
 		// XML reads CR and CR LF as LF; the rest of the text is kept.
-		wantData := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(cleanText(got))
+		wantData := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(report.CleanText(got))
 		if data := suites.Suites[0].Testcases[0].Failure.Data; !strings.Contains(data, wantData) {
 			t.Fatalf("JUnit: failure text %q does not hold the answer %q", data, wantData)
 		}

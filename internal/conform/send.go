@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/petstore/petstore/internal/history"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/internal/contract"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // errBudget stops a run that has sent MaxRequests requests.

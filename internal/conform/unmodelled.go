@@ -2,11 +2,12 @@ package conform
 
 import (
 	"context"
-	"github.com/petstore/petstore/internal/history"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/petstore/petstore/internal/history"
 )
 
 // An operation the kit has no model for (neither the create, the listing

@@ -1,4 +1,9 @@
-package conform
+// Package report is the conformance kit's report: what a run found (its
+// checks' cases and failures, what it could not judge, what it skipped),
+// its verdict, and the text, JSON and JUnit forms of it. The table of
+// checks (Checks) is here too: the report, -checks and the JUnit names
+// come from it.
+package report
 
 import (
 	"encoding/json"
@@ -7,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
@@ -34,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.incompleteText(&b)
 	r.promisesText(&b)
 	if r.Throttled > 0 {
-		fmt.Fprintf(&b, "\nThe target answered %d %s 429 rate_limited: the kit waited Retry-After and sent %s again.\n", r.Throttled, plural(r.Throttled, "request", "requests"), plural(r.Throttled, "it", "them"))
+		fmt.Fprintf(&b, "\nThe target answered %d %s 429 rate_limited: the kit waited Retry-After and sent %s again.\n", r.Throttled, Plural(r.Throttled, "request", "requests"), Plural(r.Throttled, "it", "them"))
 	}
 	for i, s := range r.Skipped {
 		if i == 0 {
@@ -66,9 +72,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nAll checks passed.\n")
 	case Incomplete:
 		n := len(r.Incomplete)
-		fmt.Fprintf(&b, "\nIncomplete: no check failed, but the kit could not judge %d %s it should (above), so the target has not passed.\n", n, plural(n, "thing", "things"))
+		fmt.Fprintf(&b, "\nIncomplete: no check failed, but the kit could not judge %d %s it should (above), so the target has not passed.\n", n, Plural(n, "thing", "things"))
 	default:
-		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl lines, in order, after export PETSTORE_KEY=<your key> (and PETSTORE_KEY2=<the second key> for its requests).\n", failed, plural(failed, "check", "checks"))
+		fmt.Fprintf(&b, "\n%d %s failed. Replay a failure with its curl lines, in order, after export PETSTORE_KEY=<your key> (and PETSTORE_KEY2=<the second key> for its requests).\n", failed, Plural(failed, "check", "checks"))
 		if len(r.Incomplete) > 0 {
 			fmt.Fprintf(&b, "The run is incomplete too (above): what it could not judge may hide more.\n")
 		}
@@ -77,7 +83,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -134,12 +140,12 @@ func (r *Report) gapText(check string) string {
 	return b.String()
 }
 
-// cleanText is s with each invalid UTF-8 byte and each character XML 1.0
+// CleanText is s with each invalid UTF-8 byte and each character XML 1.0
 // forbids (C0 controls but tab, LF and CR; surrogates; U+FFFE, U+FFFF)
 // replaced by U+FFFD. encoding/xml escapes attributes and text so, but not
 // CDATA, where go-junit-report puts a failure's text; a target's answer can
 // hold anything.
-func cleanText(s string) string {
+func CleanText(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\t' || r == '\n' || r == '\r',
@@ -157,12 +163,12 @@ func cleanText(s string) string {
 // cleaned (cleanText): the report is well-formed whatever the target sent.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := junit.Testsuite{Name: "conform", Time: fmt.Sprintf("%.3f", r.Elapsed.Seconds())}
-	suite.AddProperty("base_url", cleanText(r.BaseURL))
+	suite.AddProperty("base_url", CleanText(r.BaseURL))
 	suite.AddProperty("seed", fmt.Sprint(r.Seed))
 	suite.AddProperty("requests", fmt.Sprint(r.Requests))
 	suite.AddProperty("verdict", r.Verdict())
 	for _, res := range r.Results {
-		tc := junit.Testcase{Name: cleanText(res.Check + "/" + res.Operation), Classname: cleanText(res.Check)}
+		tc := junit.Testcase{Name: CleanText(res.Check + "/" + res.Operation), Classname: CleanText(res.Check)}
 		if res.Failed > 0 {
 			var data strings.Builder
 			for _, f := range r.Failures {
@@ -170,10 +176,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 					fmt.Fprintf(&data, "want: %s\ngot:  %s\n%s\n\n", f.Want, f.Got, f.Curl)
 				}
 			}
-			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: cleanText(res.Check), Data: cleanText(data.String())}
+			tc.Failure = &junit.Result{Message: fmt.Sprintf("%d of %d cases failed", res.Failed, res.Cases), Type: CleanText(res.Check), Data: CleanText(data.String())}
 		}
 		if tc.Failure == nil && r.hasGap(res.Check) {
-			tc.Error = &junit.Result{Message: "incomplete: the run could not judge all of this check", Type: "incomplete", Data: cleanText(r.gapText(res.Check))}
+			tc.Error = &junit.Result{Message: "incomplete: the run could not judge all of this check", Type: "incomplete", Data: CleanText(r.gapText(res.Check))}
 		}
 		suite.AddTestcase(tc)
 	}
@@ -182,10 +188,10 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		if g.Check != "" {
 			name += " (" + g.Check + ")"
 		}
-		suite.AddTestcase(junit.Testcase{Name: cleanText(name), Classname: "incomplete", Error: &junit.Result{Message: cleanText(g.Reason), Type: "incomplete"}})
+		suite.AddTestcase(junit.Testcase{Name: CleanText(name), Classname: "incomplete", Error: &junit.Result{Message: CleanText(g.Reason), Type: "incomplete"}})
 	}
 	for _, s := range r.Skipped {
-		suite.AddTestcase(junit.Testcase{Name: cleanText(s.What), Classname: "skipped", Skipped: &junit.Result{Message: cleanText(s.Reason)}})
+		suite.AddTestcase(junit.Testcase{Name: CleanText(s.What), Classname: "skipped", Skipped: &junit.Result{Message: CleanText(s.Reason)}})
 	}
 	var suites junit.Testsuites
 	suites.AddSuite(suite)
@@ -206,3 +212,65 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Checks  []CheckInfo `json:"checks"`
 	}{r, r.OK(), r.Verdict(), Checks})
 }
+
+// Report is what a run found.
+type Report struct {
+	Seed      uint64        `json:"seed"`
+	BaseURL   string        `json:"baseUrl"`
+	Requests  int           `json:"requests"`
+	Raw       int           `json:"rawRequests"` // of Requests, those written byte for byte past HTTPClient (raw.go)
+	Elapsed   time.Duration `json:"elapsedNs"`
+	Examples  int           `json:"examples"`  // sequences of -examples run (shrinking's re-runs aside): fewer than Config.Examples when one failed or the budget ran out
+	Truncated bool          `json:"truncated"` // MaxRequests stopped it before every case was sent (a Gap of Incomplete says so too)
+	Throttled int           `json:"throttled"` // answers 429 rate_limited waited out and sent again
+	Results   []Result      `json:"results"`   // one per (check, operation) that ran, in check-table order
+	Failures  []Failure     `json:"failures"`
+	// Incomplete is what the run should have judged and could not: with
+	// any, the run does not pass (Verdict).
+	Incomplete []Gap     `json:"incomplete"`
+	Promises   []Promise `json:"promises"` // the promises over time the run exercised, and how far
+	Skipped    []Skip    `json:"skipped"`  // what the run does not set out to judge (by design, or for want of a second key), and why
+}
+
+// Skip is a check, or a sentence of the contract, the run could not judge.
+type Skip struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// Result counts the cases of one check on one operation.
+type Result struct {
+	Check     string `json:"check"`
+	Operation string `json:"operation"`
+	Cases     int    `json:"cases"`
+	Failed    int    `json:"failed"`
+}
+
+// Failure is one case a check failed: what the contract wants, what came
+// back, and a curl command that sends the same request (for a sequence of
+// -examples, one curl line a request, in order).
+type Failure struct {
+	Check     string `json:"check"`
+	Operation string `json:"operation"`
+	Want      string `json:"want"`
+	Got       string `json:"got"`
+	Curl      string `json:"curl"`
+}
+
+// Failed reports whether check failed at least once.
+func (r *Report) Failed(check string) bool {
+	for _, f := range r.Failures {
+		if f.Check == check {
+			return true
+		}
+	}
+	return false
+}
+
+// OK reports whether every check that ran passed: no failure. A run may
+// be OK and still not pass (Verdict): incomplete.
+func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// Verdict is the run's verdict: Fail when a check failed, Incomplete when
+// the run could not judge all it should (Incomplete says what), else Pass.
+func (r *Report) Verdict() string { return r.verdictOf() }
