@@ -4,12 +4,15 @@
 // bounds, values that break exactly one rule) and from the sentences of
 // its descriptions (sentences.go: every legal and illegal form they state).
 // It sends them to the target, judges every response with
-// internal/contract, and judges every create, get and page against a model
-// of what it created and was answered (model.go); it checks what the
-// contract says across two API keys and under concurrent retries, runs
-// random sequences of operations (-examples) and shrinks the first that
-// fails, and reads every pet it created back at the end. It creates pets on
-// the target.
+// internal/contract, and records every exchange as an op of a history
+// (internal/history; history.go) that the checker's model (internal/check)
+// judges as it goes: every create, get and page against what the run
+// created and was answered. It checks what the contract says across two
+// API keys and under concurrent retries, runs random sequences of
+// operations (-examples) and shrinks the first that fails, and reads every
+// pet it created back at the end. It creates pets on the target. Its
+// report is internal/conform/report's. docs/conformance-kit.md ("Where
+// things are") says which file holds the cases, the wire and the judge.
 package conform
 
 import (
