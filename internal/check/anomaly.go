@@ -31,7 +31,7 @@ var Meaning = map[string]struct {
 	KindPhantom:       {"a pet no create accounts for: one of a refused create, or more than the creates whose outcome is unknown", []string{"refused_write", "idempotent_replay", "stored_as_sent"}},
 	KindAbortedReads:  {"a read showed a pet that is not stored at the end", nil},
 	KindWrongReads:    {"a read showed a pet otherwise than stored, or another pet than the one asked for", []string{"stored_as_sent"}},
-	KindWalkAnomalies: {"a page or a walk of the listing broke its promises: order, after, limit, filter, its next link, a pet it should have shown", []string{"pagination", "ordering"}},
+	KindWalkAnomalies: {"a page or a walk of the listing broke its promises: order, after, limit, filter, its next link, a pet it should have shown", []string{"pagination", "ordering", "durability"}},
 	KindGetAfterAck:   {"getPet answered 404 for a pet acknowledged before it was asked for", []string{"durability"}},
 	KindUnexpected:    {"an answer the contract does not document for the request, or one that breaks openapi.yaml", []string{"idempotent_replay", "idempotency_scope"}},
 }

@@ -106,6 +106,8 @@ func (m *Model) Complete(op *history.Op) []Anomaly {
 		return s.got(op)
 	case history.List:
 		return s.page(op)
+	case history.ReadBack:
+		return readBack(op)
 	}
 	return nil
 }

@@ -251,6 +251,33 @@ func (m *model) missing(o *history.Op) []Anomaly {
 	return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("every pet created before the page was asked for, above after=%d and %s, on it: %v", o.After, where, Cut(lost)), fmt.Sprintf("ids %v", o.IDs))}
 }
 
+// readBack judges the read-back's walk: every pet it wants above its
+// after found once.
+func readBack(o *history.Op) []Anomaly {
+	seen := map[int64]int{}
+	for _, id := range o.IDs {
+		seen[id]++
+	}
+	var lost, twice []int64
+	for _, id := range o.Want {
+		switch {
+		case id <= o.After:
+		case seen[id] == 0:
+			lost = append(lost, id)
+		case seen[id] > 1:
+			twice = append(twice, id)
+		}
+	}
+	kind := KindLost
+	switch {
+	case len(lost) == 0 && len(twice) == 0:
+		return nil
+	case len(lost) == 0:
+		kind = KindWalkAnomalies
+	}
+	return []Anomaly{an(kind, "durability", fmt.Sprintf("every pet the run created found once walking the listing from after=%d (lost %s, more than once %s)", o.After, Cut(lost), Cut(twice)), "")}
+}
+
 // nextLink judges a next link: the same query, after the page's last id.
 func (m *model) nextLink(o *history.Op) []Anomaly {
 	if !o.Next {

@@ -199,3 +199,23 @@ func TestModelCreatesAndGets(t *testing.T) {
 	wantChecks(t, "getPet: asked before it was created", get(m, getObs{id: 1, status: 404, sentAt: 1}))
 	wantChecks(t, "getPet: another writer's", get(m, getObs{id: 50, status: 200, gotID: 50, answer: mpet("x", "sold"), sentAt: 9}))
 }
+
+// TestModelReadBack: the read-back's walk finds every pet it wants above
+// its after once: one missing is lost, one seen twice a walk anomaly.
+func TestModelReadBack(t *testing.T) {
+	m := testModel()
+	walk := func(ids ...int64) []Anomaly {
+		op := &history.Op{Kind: history.ReadBack, IDs: ids, Kit: history.Kit{After: 6, Want: []int64{5, 7, 8, 9}}}
+		m.Invoke(op)
+		return m.Complete(op)
+	}
+	wantChecks(t, "every pet once (5 is below after)", walk(7, 8, 9))
+	wantChecks(t, "a pet missing", walk(7, 9), "durability")
+	wantChecks(t, "a pet twice", walk(7, 8, 8, 9), "durability")
+	if vs := walk(7, 9); len(vs) != 1 || vs[0].Kind != KindLost {
+		t.Errorf("a pet missing: %+v, want one %s", vs, KindLost)
+	}
+	if vs := walk(7, 8, 8, 9); len(vs) != 1 || vs[0].Kind != KindWalkAnomalies {
+		t.Errorf("a pet twice: %+v, want one %s", vs, KindWalkAnomalies)
+	}
+}

@@ -3,10 +3,11 @@ package conform
 import (
 	"context"
 	"errors"
-	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
-	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/history"
 )
 
 // readBack reads every pet the run created, at the end: by its id (the
@@ -42,18 +43,23 @@ func (r *run) readBack(ctx context.Context) error {
 	if err != nil || last == nil {
 		return err
 	}
-	var lost, twice []int64
-	for _, p := range pets {
-		switch {
-		case p <= from:
-		case seen[p] == 0:
-			lost = append(lost, p)
-		case seen[p] > 1:
-			twice = append(twice, p)
+	// The checker judges the walk (check.Model: every pet found once), at
+	// its last page.
+	op := &history.Op{Kind: history.ReadBack, Kit: history.Kit{After: from, Want: pets}}
+	for _, id := range slices.Sorted(maps.Keys(seen)) {
+		for range seen[id] {
+			op.IDs = append(op.IDs, id)
 		}
 	}
-	r.expect("durability", last, len(lost) == 0 && len(twice) == 0,
-		fmt.Sprintf("every pet the run created found once walking %q (lost %s, more than once %s)", query, check.Cut(lost), check.Cut(twice)))
+	r.invoke(op)
+	found := r.complete(op)
+	for _, a := range found {
+		last.in.record(a.Check, last.op, r.fail(last, a.Want, a.Got))
+	}
+	if len(found) == 0 {
+		last.in.record("durability", last.op, nil)
+	}
+	r.write(op)
 	return nil
 }
 

@@ -25,6 +25,11 @@ const (
 	Scope = "scope"
 	// Merge ends the model of Process: what it learnt joins Process 0's.
 	Merge = "merge"
+	// ReadBack is the walk of the listing that ends a run, from After, by
+	// which every pet of Want (those the run created and the model still
+	// judges) above After must be found once: IDs are the ids it visited,
+	// an id once each time it was seen.
+	ReadBack = "readback"
 )
 
 // Members is a JSON object's members, each as canonical JSON text
@@ -70,6 +75,9 @@ type Kit struct {
 	Operation  string  `json:"operation,omitempty"`
 	Release    []int64 `json:"release,omitempty"`
 	ReleaseAll bool    `json:"releaseAll,omitempty"`
+
+	// ReadBack: the pets it must find.
+	Want []int64 `json:"want,omitempty"`
 
 	// Scope: the names its model tracks.
 	Names string `json:"names,omitempty"`
