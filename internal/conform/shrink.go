@@ -70,12 +70,15 @@ func (sh *shrinker) tryKeep(ctx context.Context, seq []step) (bool, error) {
 	return false, nil
 }
 
-// without is seq less step j, and less the steps that refer to it.
+// without is seq less step j, and less the steps that refer to it: a
+// retry, a reuse or a get of the create it names. A create or a listing
+// only carries the field; it loses it with the step it named.
 func without(seq []step, j int) []step {
 	out := make([]step, 0, len(seq))
 	index := make([]int, len(seq)) // old index → new, -1 dropped
 	for i, s := range seq {
-		if i == j || s.of >= 0 && (s.of == j || index[s.of] < 0) && s.kind != stepList {
+		refers := s.kind == stepRetry || s.kind == stepReuse || s.kind == stepGet
+		if i == j || refers && s.of >= 0 && (s.of == j || index[s.of] < 0) {
 			index[i] = -1
 			continue
 		}
