@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -31,7 +29,7 @@ var program = &cli.Program{
 
 func init() {
 	program.Commands = []cli.Command{
-		{Name: "serve", Summary: "serve the API (the default command)", Run: serve},
+		{Name: "serve", Summary: "serve the API (the default command)", Run: server.Command(readBuildFacts, plant)},
 		{Name: "keygen", Summary: "print a new API key and the digest line for the keys file", Run: keygen},
 		{Name: "conform", Summary: "check an implementation of the API against the contract", Run: conformCmd},
 		{Name: "version", Summary: "print the version, the VCS revision and whether the tree was modified", Run: versionCmd},
@@ -50,31 +48,6 @@ an unknown command, flag or argument, or a value a flag does not take
 (conform exits 2 too when it cannot judge the target); 3 conform's run
 incomplete: no check failed, but it could not judge all it should.
 `
-
-// serve parses serve's settings (server.Settings: flags, then the
-// environment) and runs the server until ctx ends.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := server.Flags()
-	if err := cli.ParseFlags(fs, server.Usage, args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	if err := cli.NoArgs(fs); err != nil {
-		return err
-	}
-	cfg, err := server.Configure(fs, getenv)
-	if err != nil {
-		return usageErrorf("%w", err)
-	}
-	build := readBuildFacts()
-	cfg.Version, cfg.Revision = build.Version, build.Revision
-	if cfg.Plant, err = plant(getenv); err != nil {
-		return usageErrorf("%w", err)
-	}
-	return server.Run(ctx, cfg, stdout, stderr)
-}
 
 const keygenUsage = `usage: petstore keygen
 

@@ -1,4 +1,4 @@
-package main
+package deploy
 
 import (
 	"context"
@@ -23,16 +23,16 @@ func TestPostgresDeployCatchesDrops(t *testing.T) {
 	// The replicas and the final state's read use a schema of the test's
 	// own; without a database, skipped (failed under CI=true).
 	t.Setenv(pgtest.EnvURL, pgtest.Schema(t))
-	t.Chdir("../..") // the deploy builds ./cmd/petstore
-	cfg, err := parseDeploy([]string{"-rounds", "1", "-steady", "2s", "-shutdown-delay", "0", "-retries", "0", "-redispatch=false",
-		"-out", t.TempDir()}, io.Discard)
+	t.Chdir("../../..") // the deploy builds ./cmd/petstore
+	cfg, err := parse([]string{"-rounds", "1", "-steady", "2s", "-shutdown-delay", "0", "-retries", "0", "-redispatch=false",
+		"-out", t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
-	ok, err := deploy(ctx, cfg, &out, io.Discard)
+	ok, err := Run(ctx, cfg, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,15 @@
-package main
+// Package deploy is the rolling deploy behind HAProxy (make deploy-test):
+// replicas of the real server (internal/chaos/cluster) on the throwaway
+// PostgreSQL of .ci/with-postgres, behind an HAProxy configured as
+// docs/deploying.md recommends, under a steady load (internal/chaos/workload)
+// through the balancer; round after round each replica in turn is drained
+// (SIGTERM), stopped and started on a new binary. Its report times each
+// step, compares the rounds' throughput with the steady stretches around
+// them, counts every request and every operation's final outcome, and
+// audits the history; the run fails on any failed request or anomaly. It
+// is not the chaos run (internal/chaos): no nemesis plays here, the only
+// faults are the deploys themselves.
+package deploy
 
 import (
 	"bufio"
@@ -17,6 +28,8 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/apikey"
+	"github.com/petstore/petstore/internal/chaos/cluster"
+	"github.com/petstore/petstore/internal/chaos/workload"
 	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/history"
 	"github.com/petstore/petstore/internal/pgtest"
@@ -32,8 +45,8 @@ const recommendedDrain = 2 * time.Second
 // drained, stopped and started again on a new binary.
 const faultDeploy = "deploy"
 
-// deployConfig is deploy's flags.
-type deployConfig struct {
+// Config is deploy's flags.
+type Config struct {
 	replicas      int
 	rounds        int
 	steady        time.Duration // load with no deploy: before, between and after the rounds
@@ -41,15 +54,15 @@ type deployConfig struct {
 	waitUp        bool // wait for the balancer to put a replica back before draining the next
 	out           string
 	haproxy       string
-	loadFlags
+	workload.Settings
 	lb  lbConfig
 	opt check.Options
 }
 
-func parseDeploy(args []string, stderr io.Writer) (deployConfig, error) {
-	c := deployConfig{lb: defaultLB}
-	fs := flag.NewFlagSet("petstore-chaos deploy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// Register declares deploy's flags on fs, with their defaults (the
+// balancer's are the recommended ones).
+func (c *Config) Register(fs *flag.FlagSet) {
+	c.lb = defaultLB
 	fs.IntVar(&c.replicas, "replicas", 2, "replicas behind the balancer")
 	fs.IntVar(&c.rounds, "rounds", 3, "rolling rounds: each replica in turn drained, stopped and started on a new binary")
 	fs.DurationVar(&c.steady, "steady", 10*time.Second, "load with no deploy before, between and after the rounds: the steady state the rounds are measured against")
@@ -57,26 +70,27 @@ func parseDeploy(args []string, stderr io.Writer) (deployConfig, error) {
 	fs.BoolVar(&c.waitUp, "wait-up", true, "drain the next replica only once the balancer has put the last one back")
 	fs.StringVar(&c.out, "out", "bin/deploy", "directory for the history, the final state, the replicas' and HAProxy's logs and its configuration")
 	fs.StringVar(&c.haproxy, "haproxy", "haproxy", "the HAProxy binary")
-	c.loadFlags.register(fs, &c.opt)
+	c.Settings.Register(fs, &c.opt)
 	lbFlags(fs, &c.lb)
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
+}
+
+// Validate checks the parsed flags.
+func (c *Config) Validate() error {
 	switch {
 	case c.replicas < 2 || c.replicas > 8:
-		return c, errors.New("replicas: want 2 to 8 (one is drained at a time)")
+		return errors.New("replicas: want 2 to 8 (one is drained at a time)")
 	case c.rounds < 1 || c.rounds > 20:
-		return c, errors.New("rounds: want 1 to 20")
+		return errors.New("rounds: want 1 to 20")
 	case c.steady < time.Second || c.steady > 10*time.Minute:
-		return c, errors.New("steady: want 1s to 10m")
+		return errors.New("steady: want 1s to 10m")
 	case c.shutdownDelay < 0 || c.shutdownDelay > time.Minute:
-		return c, errors.New("shutdown-delay: want 0 to 1m")
+		return errors.New("shutdown-delay: want 0 to 1m")
 	}
-	if err := c.loadFlags.validate(); err != nil {
-		return c, err
+	if err := c.Settings.Validate(); err != nil {
+		return err
 	}
 	c.opt.MinFaults = c.rounds * c.replicas
-	return c, c.lb.validate()
+	return c.lb.validate()
 }
 
 // lbFlags are the balancer's settings, defaulting to the recommended ones.
@@ -98,33 +112,27 @@ func lbFlags(fs *flag.FlagSet, lb *lbConfig) {
 	fs.DurationVar(&lb.KeepAlive, "timeout-keep-alive", lb.KeepAlive, "HAProxy: timeout http-keep-alive (the clients' idle connections: above their own idle timeout, the workload's 30s, Go's default 90s)")
 }
 
-// deployCmd runs the rolling deploy: exit 0 when no request failed and
-// the audit passes, 1 when not, 2 when the run could not be made.
-func deployCmd(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseDeploy(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "petstore-chaos:", err)
-		}
-		return 2
-	}
-	// Bounded whatever happens: each step at most its drain and a minute.
-	bound := time.Duration(cfg.rounds+1)*cfg.steady + time.Duration(cfg.rounds*cfg.replicas)*(cfg.shutdownDelay+time.Minute) + 5*time.Minute
-	return bounded(bound, stderr, func(ctx context.Context) (bool, error) { return deploy(ctx, cfg, stdout, stderr) })
+// Bound is how long the run may take, whatever happens: each step at most
+// its drain and a minute.
+func (c *Config) Bound() time.Duration {
+	return time.Duration(c.rounds+1)*c.steady + time.Duration(c.rounds*c.replicas)*(c.shutdownDelay+time.Minute) + 5*time.Minute
 }
 
 // rollout is one deploy run's moving parts.
 type rollout struct {
-	cfg      deployConfig
+	cfg      Config
 	logf     func(format string, args ...any)
 	h        *history.Writer
 	lb       *haproxy
-	replicas []*replica
+	replicas []*cluster.Replica
 	bins     []string // bins[i] is version deploy-i
 }
 
-// deploy is the run; everything it starts is stopped when it returns.
-func deploy(ctx context.Context, cfg deployConfig, stdout, stderr io.Writer) (bool, error) {
+// Run is the rolling deploy; everything it starts is stopped when it
+// returns. It reports whether the run passed: no request failed, the audit
+// found nothing, every step was made. Its tables go to stdout, its log to
+// stderr.
+func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) (bool, error) {
 	wall := time.Now()
 	ro := &rollout{cfg: cfg, logf: func(format string, args ...any) { fmt.Fprintf(stderr, "deploy: "+format+"\n", args...) }}
 	dbURL := os.Getenv(pgtest.EnvURL)
@@ -152,20 +160,20 @@ func deploy(ctx context.Context, cfg deployConfig, stdout, stderr io.Writer) (bo
 	}
 	defer func() {
 		for _, r := range ro.replicas {
-			r.close()
+			r.Close()
 		}
 	}()
 	// The balancer (on loopback) is the proxy whose X-Forwarded-For names
 	// the client for the throttle of wrong keys, as docs/deploying.md
 	// recommends.
-	env := replicaEnv("PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL, "PETSTORE_TRUSTED_PROXIES=127.0.0.1")
-	ro.replicas, err = startReplicas(ctx, cfg.replicas, ro.bins[0], env, cfg.out, cfg.shutdownDelay, false)
+	env := cluster.Env("PETSTORE_API_KEYS="+key, "PETSTORE_DATABASE_URL="+dbURL, "PETSTORE_TRUSTED_PROXIES=127.0.0.1")
+	ro.replicas, err = cluster.StartReplicas(ctx, cfg.replicas, ro.bins[0], env, cfg.out, cfg.shutdownDelay, false)
 	if err != nil {
 		return false, err
 	}
 	servers := make([]lbServer, len(ro.replicas))
 	for i, r := range ro.replicas {
-		servers[i] = lbServer{r.name, r.Addr()}
+		servers[i] = lbServer{r.Name(), r.Addr()}
 	}
 	if ro.lb, err = startHAProxy(ctx, hapath, tmp, filepath.Join(cfg.out, "haproxy.log"), cfg.lb, servers); err != nil {
 		return false, err
@@ -175,7 +183,7 @@ func deploy(ctx context.Context, cfg deployConfig, stdout, stderr io.Writer) (bo
 		return false, err
 	}
 	for _, r := range ro.replicas {
-		if _, err := ro.lb.waitStatus(ctx, r.name, "UP", 30*time.Second); err != nil {
+		if _, err := ro.lb.waitStatus(ctx, r.Name(), "UP", 30*time.Second); err != nil {
 			return false, err
 		}
 	}
@@ -202,7 +210,7 @@ func serverList(servers []lbServer) []string {
 // runResult is what the load and the rounds left behind.
 type runResult struct {
 	steps   []step
-	tally   *tally
+	tally   *workload.Tally
 	phases  []phase
 	loadEnd int64 // history time
 	backend map[string]string
@@ -218,17 +226,16 @@ func (ro *rollout) run(ctx context.Context, key string) (*runResult, error) {
 	}
 	ro.h = h
 	// The clients know one server: the balancer.
-	lbAsReplica := &replica{name: "lb", addr: ro.lb.addr}
-	l, err := newLoad(h, []*replica{lbAsReplica}, key, ro.cfg.createRate, ro.cfg.readRate)
+	l, err := workload.New(h, []workload.Target{workload.At("lb", ro.lb.addr)}, key, ro.cfg.CreateRate, ro.cfg.ReadRate)
 	if err != nil {
 		return nil, err
 	}
-	res := &runResult{tally: &tally{}}
-	l.tally = res.tally
+	res := &runResult{tally: &workload.Tally{}}
+	l.SetTally(res.tally)
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	wait := l.start(ctx, loadCtx, ro.cfg.loadFlags)
+	wait := l.Start(ctx, loadCtx, ro.cfg.Settings)
 
 	// The first seconds warm the connections and the getters up.
 	warm := start.Add(min(2*time.Second, ro.cfg.steady/4))
@@ -299,15 +306,15 @@ func (ro *rollout) round(ctx context.Context, round int) ([]step, error) {
 	for _, r := range ro.replicas {
 		s, err := ro.roll(ctx, r, round)
 		steps = append(steps, s)
-		ro.logf("round %d %s → %s: out %v, exited %v, ready %v, back in %v", round, r.name, s.version,
+		ro.logf("round %d %s → %s: out %v, exited %v, ready %v, back in %v", round, r.Name(), s.version,
 			s.out.Round(time.Millisecond), s.exited.Round(time.Millisecond), s.ready.Round(time.Millisecond), s.in.Round(time.Millisecond))
 		if err != nil {
-			return steps, fmt.Errorf("round %d, %s: %w", round, r.name, err)
+			return steps, fmt.Errorf("round %d, %s: %w", round, r.Name(), err)
 		}
 	}
 	if !ro.cfg.waitUp {
 		for _, r := range ro.replicas {
-			if _, err := ro.lb.waitStatus(ctx, r.name, "UP", 30*time.Second); err != nil {
+			if _, err := ro.lb.waitStatus(ctx, r.Name(), "UP", 30*time.Second); err != nil {
 				return steps, err
 			}
 		}
@@ -317,9 +324,9 @@ func (ro *rollout) round(ctx context.Context, round int) ([]step, error) {
 
 // roll drains r (SIGTERM), waits for it to exit, starts it on the round's
 // binary and, with waitUp, waits until the balancer has put it back.
-func (ro *rollout) roll(ctx context.Context, r *replica, round int) (step, error) {
-	s := step{round: round, replica: r.name, version: version(round)}
-	op := history.Op{Kind: history.Fault, Fault: faultDeploy, Target: r.name, Invoke: ro.h.Now()}
+func (ro *rollout) roll(ctx context.Context, r *cluster.Replica, round int) (step, error) {
+	s := step{round: round, replica: r.Name(), version: version(round)}
+	op := history.Op{Kind: history.Fault, Fault: faultDeploy, Target: r.Name(), Invoke: ro.h.Now()}
 	defer func() {
 		op.Complete = ro.h.Now()
 		ro.h.Add(op)
@@ -329,7 +336,7 @@ func (ro *rollout) roll(ctx context.Context, r *replica, round int) (step, error
 	watch, stopWatch := context.WithCancel(ctx)
 	outc := make(chan time.Time, 1)
 	go func() {
-		t, _ := ro.lb.waitStatus(watch, r.name, "DOWN", 5*time.Minute)
+		t, _ := ro.lb.waitStatus(watch, r.Name(), "DOWN", 5*time.Minute)
 		outc <- t
 	}()
 	stopAndSee := func() {
@@ -338,25 +345,25 @@ func (ro *rollout) roll(ctx context.Context, r *replica, round int) (step, error
 			s.out = t.Sub(t0)
 		}
 	}
-	if r.stop() {
+	if r.Stop() {
 		stopAndSee()
 		op.Error = "did not exit after SIGTERM"
-		return s, fmt.Errorf("%s did not exit within %v of SIGTERM", r.name, r.drain+shutdownBound)
+		return s, fmt.Errorf("%s did not exit within %v of SIGTERM", r.Name(), r.Drain()+cluster.ShutdownBound)
 	}
 	s.exited = time.Since(t0)
 	addr := r.Addr()
-	r.bin = ro.bins[round]
-	err := r.start(ctx)
+	r.SetBinary(ro.bins[round])
+	err := r.Start(ctx)
 	s.ready = time.Since(t0)
 	if err == nil && r.Addr() != addr {
-		err = ro.lb.setAddr(r.name, r.Addr())
+		err = ro.lb.setAddr(r.Name(), r.Addr())
 	}
 	if err == nil {
-		err = checkVersion(r.log.Name(), s.version)
+		err = checkVersion(r.LogPath(), s.version)
 	}
 	if err == nil && ro.cfg.waitUp {
 		var up time.Time
-		if up, err = ro.lb.waitStatus(ctx, r.name, "UP", time.Minute); err == nil {
+		if up, err = ro.lb.waitStatus(ctx, r.Name(), "UP", time.Minute); err == nil {
 			s.in = up.Sub(t0)
 		}
 	}
@@ -376,7 +383,7 @@ func buildVersions(ctx context.Context, dir string, n int) ([]string, error) {
 	bins := make([]string, n)
 	for i := range bins {
 		bins[i] = filepath.Join(dir, "petstore-"+version(i))
-		if err := buildServer(ctx, bins[i], "-ldflags", "-X main.version="+version(i)); err != nil {
+		if err := cluster.Build(ctx, bins[i], "-ldflags", "-X main.version="+version(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -419,27 +426,27 @@ func copyFile(from, to string) error {
 func (ro *rollout) finish(ctx context.Context, dbURL string, res *runResult, wall time.Time, w io.Writer) (bool, error) {
 	var stopped sync.WaitGroup
 	for _, r := range ro.replicas {
-		stopped.Go(func() { r.stop() }) // each drains: at once, not one after the other
+		stopped.Go(func() { r.Stop() }) // each drains: at once, not one after the other
 	}
 	stopped.Wait()
 	ro.lb.stop()
-	state, err := readState(ctx, dbURL)
+	state, err := cluster.ReadState(ctx, dbURL)
 	if err != nil {
 		return false, fmt.Errorf("final state: %w", err)
 	}
-	ops, err := saveHistory(ro.h, ro.cfg.out, state)
+	ops, err := workload.Save(ro.h, ro.cfg.out, state)
 	if err != nil {
 		return false, err
 	}
-	audit := audit(ops, state, ro.cfg.opt)
+	audit := workload.Audit(ops, state, ro.cfg.opt)
 	fin := finals(ops, res.loadEnd)
 	fmt.Fprintf(w, "rolling deploy: %d replicas behind HAProxy, %d rounds, drain %v, %d operations; wall time %v\n",
 		len(ro.replicas), ro.cfg.rounds, ro.cfg.shutdownDelay, len(ops), time.Since(wall).Round(time.Second))
 	printSteps(w, res.steps, ro.cfg.shutdownDelay)
 	fmt.Fprintln(w)
-	printPhases(w, byPhase(res.tally.requests(), res.phases))
+	printPhases(w, byPhase(res.tally.Requests(), res.phases))
 	fmt.Fprintln(w)
-	printByStatus(w, res.tally.requests())
+	workload.PrintByStatus(w, res.tally.Requests())
 	fmt.Fprintln(w)
 	printFinals(w, fin)
 	printLB(w, res.backend)

@@ -1,4 +1,4 @@
-package main
+package workload
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,8 +76,7 @@ func TestAnswersKeepTheContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{name: "r1", addr: strings.TrimPrefix(srv.URL, "http://")}
-	l, err := newLoad(h, []*replica{r}, "k", 1, 1)
+	l, err := New(h, []Target{At("r1", strings.TrimPrefix(srv.URL, "http://"))}, "k", 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestAnswersKeepTheContract(t *testing.T) {
 // and reads back from the history as sent; on a spec evolved with members
 // of every kind, those are sent too, and status is left out now and then.
 func TestBodies(t *testing.T) {
-	l, err := newLoad(nil, nil, "k", 1, 1)
+	l, err := New(nil, nil, "k", 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +151,79 @@ func TestBodies(t *testing.T) {
 		}
 		if len(members) != len(newPet.Properties) || noStatus == 0 {
 			t.Errorf("300 bodies sent members %v (want every one of %d), %d without status", members, len(newPet.Properties), noStatus)
+		}
+	}
+}
+
+// TestTallyKinds: the load tallies each request under its kind, a keyed
+// create's second attempt as a resend, and a request the end of the load
+// canceled as cut short rather than unanswered.
+func TestTallyKinds(t *testing.T) {
+	answers := []int{0, 201, 201, 502, 200, 200} // in the order sent; 0: the connection is closed unanswered
+	var next atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := answers[next.Add(1)-1]
+		if st == 0 {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(st)
+		io.WriteString(w, `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`)
+	}))
+	defer srv.Close()
+	h, err := history.CreateFile(filepath.Join(t.TempDir(), "history.jsonl"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r := At("lb", strings.TrimPrefix(srv.URL, "http://"))
+	l, err := New(h, []Target{r}, "k", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &Tally{}
+	l.SetTally(tl)
+	ctx := context.Background()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	rex := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
+	l.create(ctx, 1, rex, "k1", 1)
+	l.create(ctx, 1, rex, "k1", 2)
+	l.create(ctx, 1, rex, "k2", 1)
+	l.create(ctx, 1, rex, "", 1)
+	l.do(ctx, r, ReqGet, http.MethodGet, l.pets+"/7", nil, "")
+	l.do(ctx, r, ReqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
+	l.do(canceled, r, ReqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
+	var got []string
+	for _, s := range tl.Requests() {
+		got = append(got, s.Kind+" "+statusName(s.Status))
+	}
+	want := []string{
+		ReqKeyed + " none", ReqKeyedRetry + " 201", ReqKeyed + " 201", ReqKeyless + " 502",
+		ReqGet + " 200", ReqPage + " 200", ReqPage + " cut",
+	}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var b strings.Builder
+	PrintByStatus(&b, tl.Requests())
+	// Columns: total, 200, 201, 502, cut, none, not ok. The keyed row: 2
+	// sent (the resend has a row of its own), 1 without an answer.
+	rows := map[string]string{}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 7 {
+			rows[strings.Join(f[:len(f)-7], " ")] = strings.Join(f[len(f)-7:], " ")
+		}
+	}
+	for row, want := range map[string]string{
+		ReqKeyed: "2 0 1 0 0 1 1", ReqKeyedRetry: "1 0 1 0 0 0 0", ReqKeyless: "1 0 0 1 0 0 1", ReqPage: "1 1 0 0 1 0 0",
+	} {
+		if rows[row] != want {
+			t.Errorf("%s: got %q, want %q\n%s", row, rows[row], want, b.String())
 		}
 	}
 }

@@ -1,4 +1,14 @@
-package main
+// Package workload is the clients of a chaos run and of a rolling deploy:
+// writers that create pets (keyed, retried with their key until answered,
+// or keyless, sent once) with bodies drawn from the spec's NewPet, getters
+// and walkers that read them back, every answer checked against
+// openapi.yaml and every operation recorded in the history, and, when
+// asked, every request tallied (Tally). It also holds what reads that
+// history back: Save and Audit (the audit under the defaults of the
+// NewPet it draws from). It sends to Targets and knows nothing of how they
+// run (internal/chaos/cluster) or what faults they suffer
+// (internal/chaos/nemesis).
+package workload
 
 import (
 	"bytes"
@@ -13,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,15 +47,30 @@ const requestTimeout = 8 * time.Second
 
 var statuses = pets.Statuses
 
-// namePrefix starts every pet's name, and nothing else the clients send.
+// NamePrefix starts every pet's name, and nothing else the clients send.
 // A name goes on with the run's id, the writer and its sequence number:
 // unique to one create (the audit's convention), and to one run.
-const namePrefix = "chaos "
+const NamePrefix = "chaos "
 
-// load is the clients' shared state.
-type load struct {
+// A Target is a server the clients send to: a replica, through its front
+// if it has one, or a balancer.
+type Target interface {
+	Name() string       // as the history names it
+	ClientAddr() string // host:port
+}
+
+// At is a Target at a fixed address.
+func At(name, addr string) Target { return fixed{name, addr} }
+
+type fixed struct{ name, addr string }
+
+func (f fixed) Name() string       { return f.name }
+func (f fixed) ClientAddr() string { return f.addr }
+
+// Load is the clients' shared state.
+type Load struct {
 	h        *history.Writer
-	replicas []*replica
+	targets  []Target
 	key      string // the API key
 	run      string // this run's id, in every Idempotency-Key
 	client   *http.Client
@@ -53,13 +79,16 @@ type load struct {
 	newPet   *openapi3.Schema   // the create's body: the spec's NewPet, every body drawn from it
 	creates  *rate.Limiter
 	reads    *rate.Limiter
-	tally    *tally // if set, records every request
+	tally    *Tally // if set, records every request
 
 	mu    sync.Mutex
 	acked []int64 // acknowledged ids, for the getters
 }
 
-func newLoad(h *history.Writer, replicas []*replica, key string, createRate, readRate float64) (*load, error) {
+// New is the clients of targets, recording into h (which SetHistory may
+// set later), sending key, at most createRate creates and readRate reads
+// a second.
+func New(h *history.Writer, targets []Target, key string, createRate, readRate float64) (*Load, error) {
 	spec, err := gen.GetSpec()
 	if err != nil {
 		return nil, err
@@ -79,8 +108,8 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 		IdleConnTimeout:     30 * time.Second,
 		DisableCompression:  true,
 	}
-	return &load{
-		h: h, replicas: replicas, key: key, contract: c, pets: c.BasePath() + "/pets", newPet: newPet,
+	return &Load{
+		h: h, targets: targets, key: key, contract: c, pets: c.BasePath() + "/pets", newPet: newPet,
 		run:     strconv.FormatUint(rand.Uint64(), 36),
 		client:  &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		creates: rate.NewLimiter(rate.Limit(createRate), 10),
@@ -88,32 +117,32 @@ func newLoad(h *history.Writer, replicas []*replica, key string, createRate, rea
 	}, nil
 }
 
-// loadFlags are the workload's settings, run's and deploy's alike.
-type loadFlags struct {
-	writers    int
-	createRate float64
-	readRate   float64
-	keyless    float64
+// Settings are the workload's flags, run's and deploy's alike.
+type Settings struct {
+	Writers    int
+	CreateRate float64
+	ReadRate   float64
+	Keyless    float64
 }
 
-// register declares the workload's flags on fs, and -min-acked into opt.
-func (f *loadFlags) register(fs *flag.FlagSet, opt *check.Options) {
-	fs.IntVar(&f.writers, "writers", 8, "concurrent writers")
-	fs.Float64Var(&f.createRate, "create-rate", 150, "creates a second, at most, across writers; 0 for no limit (each client as fast as answered)")
-	fs.Float64Var(&f.readRate, "read-rate", 100, "gets and walks begun a second, at most; 0 for no limit")
-	fs.Float64Var(&f.keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
+// Register declares the workload's flags on fs, and -min-acked into opt.
+func (f *Settings) Register(fs *flag.FlagSet, opt *check.Options) {
+	fs.IntVar(&f.Writers, "writers", 8, "concurrent writers")
+	fs.Float64Var(&f.CreateRate, "create-rate", 150, "creates a second, at most, across writers; 0 for no limit (each client as fast as answered)")
+	fs.Float64Var(&f.ReadRate, "read-rate", 100, "gets and walks begun a second, at most; 0 for no limit")
+	fs.Float64Var(&f.Keyless, "keyless", 0.1, "share of creates sent without Idempotency-Key (never retried)")
 	fs.IntVar(&opt.MinAcked, "min-acked", 1, "fail unless at least this many creates were acknowledged")
 }
 
-// validate checks the parsed flags, and makes a rate of 0 no limit.
-func (f *loadFlags) validate() error {
+// Validate checks the parsed flags, and makes a rate of 0 no limit.
+func (f *Settings) Validate() error {
 	switch {
-	case f.writers < 1 || f.writers > 64:
+	case f.Writers < 1 || f.Writers > 64:
 		return errors.New("writers: want 1 to 64")
-	case f.createRate < 0 || f.readRate < 0:
+	case f.CreateRate < 0 || f.ReadRate < 0:
 		return errors.New("create-rate and read-rate: want 0 (no limit) or more")
 	}
-	for _, r := range []*float64{&f.createRate, &f.readRate} {
+	for _, r := range []*float64{&f.CreateRate, &f.ReadRate} {
 		if *r == 0 {
 			*r = math.Inf(1)
 		}
@@ -125,16 +154,16 @@ func (f *loadFlags) validate() error {
 // load are retried on after it.
 const retryGrace = 30 * time.Second
 
-// start starts the clients, which run until ctx ends: f.writers writers
+// Start starts the clients, which run until ctx ends: f.Writers writers
 // (processes 1 …) and two getters (100, 101) and two walkers (200, 201).
 // wait, called once ctx has ended, returns when they all have: the readers
 // at once, the writers' keyed creates after up to retryGrace of retries
 // (less if parent ends first).
-func (l *load) start(parent, ctx context.Context, f loadFlags) (wait func()) {
+func (l *Load) Start(parent, ctx context.Context, f Settings) (wait func()) {
 	grace, stopGrace := context.WithCancel(parent)
 	var writers, readers sync.WaitGroup
-	for i := range f.writers {
-		writers.Go(func() { l.writer(ctx, grace, 1+i, f.keyless) })
+	for i := range f.Writers {
+		writers.Go(func() { l.writer(ctx, grace, 1+i, f.Keyless) })
 	}
 	for i := range 2 {
 		readers.Go(func() { l.getter(ctx, 100+i) })
@@ -149,7 +178,13 @@ func (l *load) start(parent, ctx context.Context, f loadFlags) (wait func()) {
 	}
 }
 
-func (l *load) pick() *replica { return l.replicas[rand.IntN(len(l.replicas))] }
+func (l *Load) pick() Target { return l.targets[rand.IntN(len(l.targets))] }
+
+// SetHistory sets the history the clients record into, before Start.
+func (l *Load) SetHistory(h *history.Writer) { l.h = h }
+
+// SetTally makes the clients record every request they send into t.
+func (l *Load) SetTally(t *Tally) { l.tally = t }
 
 // answer is what one request got, and how it broke openapi.yaml.
 type answer struct {
@@ -162,7 +197,7 @@ type answer struct {
 
 // do sends one request of kind (for the tally) to r (through its front,
 // which partitions play on), and checks the answer against openapi.yaml.
-func (l *load) do(ctx context.Context, r *replica, kind, method, path string, body []byte, key string) answer {
+func (l *Load) do(ctx context.Context, r Target, kind, method, path string, body []byte, key string) answer {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+r.ClientAddr()+path, bytes.NewReader(body))
@@ -184,14 +219,14 @@ func (l *load) do(ctx context.Context, r *replica, kind, method, path string, bo
 	start := time.Now()
 	resp, err := l.client.Do(req)
 	if l.tally != nil {
-		s := sent{kind: kind, start: start, end: time.Now()}
+		s := Sent{Kind: kind, Start: start, End: time.Now()}
 		switch {
 		case err != nil && errors.Is(ctx.Err(), context.Canceled):
-			s.status = cutShort
+			s.Status = CutShort
 		case err != nil:
-			s.status = noAnswer
+			s.Status = NoAnswer
 		default:
-			s.status = resp.StatusCode
+			s.Status = resp.StatusCode
 		}
 		l.tally.add(s)
 	}
@@ -277,13 +312,13 @@ func createOutcome(a answer) string {
 
 // writer creates pets until ctx ends; each keyed create is retried with
 // its key until it is answered, or until grace ends.
-func (l *load) writer(ctx, grace context.Context, proc int, keylessShare float64) {
+func (l *Load) writer(ctx, grace context.Context, proc int, keylessShare float64) {
 	g := schemagen.New(rand.New(rand.NewPCG(rand.Uint64(), uint64(proc))))
 	for seq := 1; ; seq++ {
 		if l.creates.Wait(ctx) != nil {
 			return
 		}
-		b, err := l.body(g, fmt.Sprintf("%s%s-%d-%d", namePrefix, l.run, proc, seq))
+		b, err := l.body(g, fmt.Sprintf("%s%s-%d-%d", NamePrefix, l.run, proc, seq))
 		if err != nil {
 			panic(err) // the spec's NewPet has no valid value: TestBodies fails first
 		}
@@ -321,9 +356,9 @@ func createBody(spec *openapi3.T) (*openapi3.Schema, error) {
 	return mt.Schema.Value, nil
 }
 
-// audit is check.Check under the defaults of the embedded spec's NewPet:
+// Audit is check.Check under the defaults of the embedded spec's NewPet:
 // a member a create left out is expected with its default.
-func audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Result {
+func Audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Result {
 	if opt.Defaults == nil {
 		spec, err := gen.GetSpec()
 		if err != nil {
@@ -341,7 +376,7 @@ func audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Resu
 // body draws a create's body from NewPet (schemagen): every member the
 // spec gives it, each optional one sent or left out (its default then
 // applies), values at their bounds often; and name, the create's own.
-func (l *load) body(g *schemagen.Generator, name string) (history.Body, error) {
+func (l *Load) body(g *schemagen.Generator, name string) (history.Body, error) {
 	v, err := g.Value(l.newPet)
 	if err != nil {
 		return history.Body{}, err
@@ -355,19 +390,19 @@ func (l *load) body(g *schemagen.Generator, name string) (history.Body, error) {
 }
 
 // create sends one create and records it.
-func (l *load) create(ctx context.Context, proc int, b history.Body, key string, attempt int) (string, int) {
+func (l *Load) create(ctx context.Context, proc int, b history.Body, key string, attempt int) (string, int) {
 	r := l.pick()
 	body, _ := json.Marshal(b)
-	op := history.Op{Kind: history.Create, Process: proc, Replica: r.name, Key: key, Body: &b, Attempt: attempt, Requests: 1}
+	op := history.Op{Kind: history.Create, Process: proc, Replica: r.Name(), Key: key, Body: &b, Attempt: attempt, Requests: 1}
 	if key == "" {
 		op.Attempt = 0
 	}
-	kind := reqKeyless
+	kind := ReqKeyless
 	switch {
 	case key != "" && attempt > 1:
-		kind = reqKeyedRetry
+		kind = ReqKeyedRetry
 	case key != "":
-		kind = reqKeyed
+		kind = ReqKeyed
 	}
 	start := time.Now()
 	a := l.do(ctx, r, kind, http.MethodPost, l.pets, body, key)
@@ -404,7 +439,7 @@ func readPet(a answer, op *history.Op) (history.Pet, bool) {
 // often, or now and then one just above every acknowledged id (a pet being
 // created, or none: a read of a create not yet answered must still be
 // one that lasts). 0 while nothing is acknowledged.
-func (l *load) getID() int64 {
+func (l *Load) getID() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := len(l.acked)
@@ -421,7 +456,7 @@ func (l *load) getID() int64 {
 }
 
 // getter reads pets by id until ctx ends.
-func (l *load) getter(ctx context.Context, proc int) {
+func (l *Load) getter(ctx context.Context, proc int) {
 	for l.reads.Wait(ctx) == nil {
 		id := l.getID()
 		if id == 0 {
@@ -429,9 +464,9 @@ func (l *load) getter(ctx context.Context, proc int) {
 			continue
 		}
 		r := l.pick()
-		op := history.Op{Kind: history.Get, Process: proc, Replica: r.name, ID: id, Requests: 1}
+		op := history.Op{Kind: history.Get, Process: proc, Replica: r.Name(), ID: id, Requests: 1}
 		start := time.Now()
-		a := l.do(ctx, r, reqGet, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
+		a := l.do(ctx, r, ReqGet, http.MethodGet, l.pets+"/"+strconv.FormatInt(id, 10), nil, "")
 		if a.err != nil && ctx.Err() != nil {
 			return // cut short by the end of the run
 		}
@@ -463,7 +498,7 @@ const pageTries = 30
 // or not. A page without an answer or answered 503 is asked again; any
 // other answer but 200 ends the walk, and so does a next link that does
 // not move the cursor on (it would loop). Every request is recorded.
-func (l *load) walker(ctx context.Context, proc int) {
+func (l *Load) walker(ctx context.Context, proc int) {
 	for l.reads.Wait(ctx) == nil {
 		op := history.Op{Kind: history.Walk, Process: proc, Limit: []int{100, 100, 37}[rand.IntN(3)]}
 		path := l.pets + "?limit=" + strconv.Itoa(op.Limit)
@@ -505,18 +540,18 @@ const (
 
 // walkPage asks for one page of a walk and records it in op; it returns
 // the next link, and what became of the request.
-func (l *load) walkPage(ctx context.Context, op *history.Op, path string, after int64) (string, int) {
+func (l *Load) walkPage(ctx context.Context, op *history.Op, path string, after int64) (string, int) {
 	r := l.pick()
 	if op.Replica == "" {
-		op.Replica = r.name
+		op.Replica = r.Name()
 	}
-	a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
+	a := l.do(ctx, r, ReqPage, http.MethodGet, path, nil, "")
 	if a.err != nil && ctx.Err() != nil {
 		return "", pageEnd // cut short by the end of the run: not an answer
 	}
 	op.Requests++
 	a.record(op)
-	pg := history.Page{After: after, Replica: r.name, Status: a.status, Code: a.code()}
+	pg := history.Page{After: after, Replica: r.Name(), Status: a.status, Code: a.code()}
 	if a.status != http.StatusOK {
 		pg.Error = a.message()
 		op.Pages = append(op.Pages, pg)
@@ -553,12 +588,12 @@ func cursor(next string) int64 {
 	return n
 }
 
-// walkAll lists every pet from r, for the memory store's final state.
-func (l *load) walkAll(ctx context.Context, r *replica) ([]history.Pet, error) {
+// WalkAll lists every pet from r, for the memory store's final state.
+func (l *Load) WalkAll(ctx context.Context, r Target) ([]history.Pet, error) {
 	var all []history.Pet
 	path := l.pets + "?limit=100"
 	for path != "" {
-		a := l.do(ctx, r, reqPage, http.MethodGet, path, nil, "")
+		a := l.do(ctx, r, ReqPage, http.MethodGet, path, nil, "")
 		if a.err != nil || a.status != http.StatusOK {
 			return nil, fmt.Errorf("list %s: %d %s", path, a.status, a.message())
 		}
@@ -573,4 +608,17 @@ func (l *load) walkAll(ctx context.Context, r *replica) ([]history.Pet, error) {
 		}
 	}
 	return all, nil
+}
+
+// Save closes h, the history in the directory out, writes the final
+// state beside it, and reads the history back: the audit reads what a
+// later check would.
+func Save(h *history.Writer, out string, state []history.Pet) ([]history.Op, error) {
+	if err := h.Close(); err != nil {
+		return nil, err
+	}
+	if err := history.WritePets(filepath.Join(out, "state.jsonl"), state); err != nil {
+		return nil, err
+	}
+	return history.ReadFile(filepath.Join(out, "history.jsonl"))
 }

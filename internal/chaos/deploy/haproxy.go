@@ -1,4 +1,4 @@
-package main
+package deploy
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/petstore/petstore/internal/chaos/cluster"
 )
 
 // lbConfig is the load balancer's settings that the rolling deploy varies:
@@ -149,7 +151,7 @@ type haproxy struct {
 // startHAProxy writes the configuration into dir and starts bin on it,
 // logging to logPath; it returns once the stats socket answers.
 func startHAProxy(ctx context.Context, bin, dir, logPath string, lb lbConfig, servers []lbServer) (*haproxy, error) {
-	port, err := freePort()
+	port, err := cluster.FreePort()
 	if err != nil {
 		return nil, err
 	}

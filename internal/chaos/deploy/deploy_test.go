@@ -1,7 +1,8 @@
-package main
+package deploy
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/chaos/workload"
 	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -69,94 +71,21 @@ func TestFinals(t *testing.T) {
 	}
 }
 
-// TestTallyKinds: the load tallies each request under its kind, a keyed
-// create's second attempt as a resend, and a request the end of the load
-// canceled as cut short rather than unanswered.
-func TestTallyKinds(t *testing.T) {
-	answers := []int{0, 201, 201, 502, 200, 200} // in the order sent; 0: the connection is closed unanswered
-	var next atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := answers[next.Add(1)-1]
-		if st == 0 {
-			c, _, err := w.(http.Hijacker).Hijack()
-			if err == nil {
-				c.Close()
-			}
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(st)
-		io.WriteString(w, `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`)
-	}))
-	defer srv.Close()
-	h, err := history.CreateFile(filepath.Join(t.TempDir(), "history.jsonl"), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	r := &replica{name: "lb", addr: strings.TrimPrefix(srv.URL, "http://")}
-	l, err := newLoad(h, []*replica{r}, "k", 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl := &tally{}
-	l.tally = tl
-	ctx := context.Background()
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	rex := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
-	l.create(ctx, 1, rex, "k1", 1)
-	l.create(ctx, 1, rex, "k1", 2)
-	l.create(ctx, 1, rex, "k2", 1)
-	l.create(ctx, 1, rex, "", 1)
-	l.do(ctx, r, reqGet, http.MethodGet, l.pets+"/7", nil, "")
-	l.do(ctx, r, reqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
-	l.do(canceled, r, reqPage, http.MethodGet, l.pets+"?limit=100", nil, "")
-	var got []string
-	for _, s := range tl.requests() {
-		got = append(got, s.kind+" "+statusName(s.status))
-	}
-	want := []string{
-		reqKeyed + " none", reqKeyedRetry + " 201", reqKeyed + " 201", reqKeyless + " 502",
-		reqGet + " 200", reqPage + " 200", reqPage + " cut",
-	}
-	if strings.Join(got, "; ") != strings.Join(want, "; ") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	var b strings.Builder
-	printByStatus(&b, tl.requests())
-	// Columns: total, 200, 201, 502, cut, none, not ok. The keyed row: 2
-	// sent (the resend has a row of its own), 1 without an answer.
-	rows := map[string]string{}
-	for _, line := range strings.Split(b.String(), "\n") {
-		if f := strings.Fields(line); len(f) > 7 {
-			rows[strings.Join(f[:len(f)-7], " ")] = strings.Join(f[len(f)-7:], " ")
-		}
-	}
-	for row, want := range map[string]string{
-		reqKeyed: "2 0 1 0 0 1 1", reqKeyedRetry: "1 0 1 0 0 0 0", reqKeyless: "1 0 0 1 0 0 1", reqPage: "1 1 0 0 1 0 0",
-	} {
-		if rows[row] != want {
-			t.Errorf("%s: got %q, want %q\n%s", row, rows[row], want, b.String())
-		}
-	}
-}
-
 // TestByPhase: a phase of several spans counts the requests begun inside
 // any of them, over their summed length; cut-short requests are left out.
 func TestByPhase(t *testing.T) {
 	t0 := time.Now()
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	all := []sent{
-		{kind: reqGet, start: at(0.5), end: at(0.6), status: 200},
-		{kind: reqGet, start: at(1.5), end: at(1.6), status: 503},
-		{kind: reqGet, start: at(2.5), end: at(2.6), status: 200},
-		{kind: reqGet, start: at(2.7), end: at(2.8), status: cutShort},
-		{kind: reqKeyed, start: at(3.5), end: at(3.9), status: 201},
+	all := []workload.Sent{
+		{Kind: workload.ReqGet, Start: at(0.5), End: at(0.6), Status: 200},
+		{Kind: workload.ReqGet, Start: at(1.5), End: at(1.6), Status: 503},
+		{Kind: workload.ReqGet, Start: at(2.5), End: at(2.6), Status: 200},
+		{Kind: workload.ReqGet, Start: at(2.7), End: at(2.8), Status: workload.CutShort},
+		{Kind: workload.ReqKeyed, Start: at(3.5), End: at(3.9), Status: 201},
 		// A get answered 404 is answered (an id above the last
 		// acknowledged); a page answered 404 is not.
-		{kind: reqGet, start: at(3.0), end: at(3.1), status: 404},
-		{kind: reqPage, start: at(3.2), end: at(3.3), status: 404},
+		{Kind: workload.ReqGet, Start: at(3.0), End: at(3.1), Status: 404},
+		{Kind: workload.ReqPage, Start: at(3.2), End: at(3.3), Status: 404},
 	}
 	steady := phase{name: "steady", spans: []span{{at(0), at(1)}, {at(2), at(4)}}}
 	rounds := phase{name: "rounds", spans: []span{{at(1), at(2)}}}
@@ -202,23 +131,36 @@ func TestCheckVersion(t *testing.T) {
 	}
 }
 
+// parse is deploy's command line: the flags Register declares, parsed,
+// then validated.
+func parse(args []string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("petstore-chaos deploy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
 func TestParseDeploy(t *testing.T) {
-	c, err := parseDeploy(nil, io.Discard)
+	c, err := parse(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.opt.MinFaults != c.rounds*c.replicas || c.lb != defaultLB {
 		t.Errorf("defaults: min faults %d for %d rounds of %d replicas; lb %+v", c.opt.MinFaults, c.rounds, c.replicas, c.lb)
 	}
-	if c, _ := parseDeploy([]string{"-create-rate", "0"}, io.Discard); c.createRate <= 1e300 {
-		t.Errorf("create-rate 0: got %v, want no limit", c.createRate)
+	if c, _ := parse([]string{"-create-rate", "0"}); c.CreateRate <= 1e300 {
+		t.Errorf("create-rate 0: got %v, want no limit", c.CreateRate)
 	}
 	for _, args := range [][]string{
 		{"-replicas", "1"}, {"-rounds", "0"}, {"-steady", "0s"}, {"-shutdown-delay", "-1s"},
 		{"-check-fall", "0"}, {"-retry-on", "conn-failure everything"}, {"-http-reuse", "sometimes"},
 		{"-create-rate", "-1"},
 	} {
-		if _, err := parseDeploy(args, io.Discard); err == nil {
+		if _, err := parse(args); err == nil {
 			t.Errorf("%v: no error", args)
 		}
 	}

@@ -1,13 +1,15 @@
-package main
+package deploy
 
 import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/petstore/petstore/internal/chaos/workload"
 	"github.com/petstore/petstore/internal/check"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -105,6 +107,71 @@ func printFinals(w io.Writer, m map[string]*final) {
 		f := m[row]
 		fmt.Fprintf(w, "%-22s %8d %8d %8d %8d\n", row, f.ok+f.failed, f.ok, f.failed, f.cut)
 	}
+}
+
+// span is a stretch of time.
+type span struct{ start, end time.Time }
+
+// phase is one or more spans of the run whose requests are summed up
+// together.
+type phase struct {
+	name  string
+	spans []span
+}
+
+func (p phase) seconds() float64 {
+	var d time.Duration
+	for _, s := range p.spans {
+		d += s.end.Sub(s.start)
+	}
+	return d.Seconds()
+}
+
+func (p phase) holds(t time.Time) bool {
+	for _, s := range p.spans {
+		if !t.Before(s.start) && t.Before(s.end) {
+			return true
+		}
+	}
+	return false
+}
+
+// phaseStats is the throughput and latency of the requests begun in a phase.
+type phaseStats struct {
+	phase
+	requests, notOK int
+	p50, p99, max   time.Duration
+}
+
+func (s phaseStats) rps() float64 {
+	if d := s.seconds(); d > 0 {
+		return float64(s.requests) / d
+	}
+	return 0
+}
+
+// byPhase sums up the requests begun in each phase (cut-short ones aside).
+func byPhase(all []workload.Sent, phases []phase) []phaseStats {
+	out := make([]phaseStats, len(phases))
+	for i, p := range phases {
+		out[i].phase = p
+		var lat []time.Duration
+		for _, s := range all {
+			if s.Status == workload.CutShort || !p.holds(s.Start) {
+				continue
+			}
+			out[i].requests++
+			if !workload.Answered(s.Kind, s.Status) {
+				out[i].notOK++
+			}
+			lat = append(lat, s.End.Sub(s.Start))
+		}
+		if len(lat) > 0 {
+			slices.Sort(lat)
+			out[i].p50, out[i].p99, out[i].max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
+		}
+	}
+	return out
 }
 
 // printPhases writes each stretch, then every steady stretch and every
