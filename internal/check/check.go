@@ -1,5 +1,9 @@
-// Package check audits the history of a chaos run (internal/history)
-// against the store's final state, for the promises the API makes:
+// Package check judges a history (internal/history) against the promises
+// of openapi.yaml, with no I/O: one vocabulary of anomalies (Meaning) and
+// verdicts valid, invalid or unknown, for two kinds of history. Check
+// audits a chaos run's against the store's final state; Model judges a
+// conformance kit's, fed op by op while the kit runs or all at once from
+// a saved file (Replay), the same code either way. Check's promises:
 //
 //   - lost: every acknowledged create (201) is stored, as acknowledged,
 //     and as it was sent: every member, defaults applied;
