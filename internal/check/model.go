@@ -108,6 +108,8 @@ func (m *Model) Complete(op *history.Op) []Anomaly {
 		return s.page(op)
 	case history.ReadBack:
 		return readBack(op)
+	case history.Paging:
+		return paging(op)
 	}
 	return nil
 }

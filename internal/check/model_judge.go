@@ -254,10 +254,7 @@ func (m *model) missing(o *history.Op) []Anomaly {
 // readBack judges the read-back's walk: every pet it wants above its
 // after found once.
 func readBack(o *history.Op) []Anomaly {
-	seen := map[int64]int{}
-	for _, id := range o.IDs {
-		seen[id]++
-	}
+	seen := tally(o.IDs)
 	var lost, twice []int64
 	for _, id := range o.Want {
 		switch {
@@ -276,6 +273,35 @@ func readBack(o *history.Op) []Anomaly {
 		kind = KindWalkAnomalies
 	}
 	return []Anomaly{an(kind, "durability", fmt.Sprintf("every pet the run created found once walking the listing from after=%d (lost %s, more than once %s)", o.After, Cut(lost), Cut(twice)), "")}
+}
+
+// tally counts how many times each id occurs in ids.
+func tally(ids []int64) map[int64]int {
+	seen := map[int64]int{}
+	for _, id := range ids {
+		seen[id]++
+	}
+	return seen
+}
+
+// paging judges a walk of the kit's pagination check: every pet it wants
+// visited once, none missed, none repeated.
+func paging(o *history.Op) []Anomaly {
+	seen := tally(o.IDs)
+	var missing, repeated []int64
+	for _, id := range o.Want {
+		switch seen[id] {
+		case 0:
+			missing = append(missing, id)
+		case 1:
+		default:
+			repeated = append(repeated, id)
+		}
+	}
+	if len(missing) == 0 && len(repeated) == 0 {
+		return nil
+	}
+	return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("walking %q by Link visits pets %v once each (missed %v, repeated %v)", o.Query, o.Want, missing, repeated), "")}
 }
 
 // nextLink judges a next link: the same query, after the page's last id.

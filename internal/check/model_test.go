@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/petstore/petstore/internal/apitest"
@@ -217,5 +218,28 @@ func TestModelReadBack(t *testing.T) {
 	}
 	if vs := walk(7, 8, 8, 9); len(vs) != 1 || vs[0].Kind != KindWalkAnomalies {
 		t.Errorf("a pet twice: %+v, want one %s", vs, KindWalkAnomalies)
+	}
+}
+
+// TestModelPaging: a walk of the pagination check visits every pet it
+// wants once: one missed or one repeated is a walk anomaly of pagination,
+// whatever else the walk saw.
+func TestModelPaging(t *testing.T) {
+	m := testModel()
+	walk := func(ids ...int64) []Anomaly {
+		op := &history.Op{Kind: history.Paging, IDs: ids, Kit: history.Kit{Query: "after=4&limit=2", Want: []int64{5, 7, 8}}}
+		m.Invoke(op)
+		return m.Complete(op)
+	}
+	wantChecks(t, "every pet once", walk(5, 6, 7, 8, 9))
+	wantChecks(t, "a pet missed", walk(5, 8), "pagination")
+	wantChecks(t, "a pet repeated", walk(5, 7, 7, 8), "pagination")
+	for _, vs := range [][]Anomaly{walk(5, 8), walk(5, 7, 7, 8)} {
+		if len(vs) != 1 || vs[0].Kind != KindWalkAnomalies {
+			t.Errorf("%+v, want one %s", vs, KindWalkAnomalies)
+		}
+	}
+	if vs := walk(5, 5, 8); len(vs) != 1 || !strings.Contains(vs[0].Want, `walking "after=4&limit=2" by Link visits pets [5 7 8] once each (missed [7], repeated [5])`) {
+		t.Errorf("missed and repeated: %+v", vs)
 	}
 }

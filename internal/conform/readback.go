@@ -51,16 +51,22 @@ func (r *run) readBack(ctx context.Context) error {
 			op.IDs = append(op.IDs, id)
 		}
 	}
+	r.judgeWalk(op, last, "durability")
+	return nil
+}
+
+// judgeWalk has the checker judge op, a walk whose last page is last, and
+// records what it found at that page; a walk it finds whole passes check.
+func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
 	r.invoke(op)
 	found := r.complete(op)
 	for _, a := range found {
 		last.in.record(a.Check, last.op, r.fail(last, a.Want, a.Got))
 	}
 	if len(found) == 0 {
-		last.in.record("durability", last.op, nil)
+		last.in.record(check, last.op, nil)
 	}
 	r.write(op)
-	return nil
 }
 
 // firstID is the id of the run's first pet, from its tag; 0 without one.

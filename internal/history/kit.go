@@ -30,6 +30,11 @@ const (
 	// judges) above After must be found once: IDs are the ids it visited,
 	// an id once each time it was seen.
 	ReadBack = "readback"
+	// Paging is a walk of the listing by its next links (the kit's
+	// pagination check), from the page of Query, by which every pet of
+	// Want must be found once: IDs are the ids it visited, an id once each
+	// time it was seen.
+	Paging = "paging"
 )
 
 // Members is a JSON object's members, each as canonical JSON text
@@ -76,8 +81,10 @@ type Kit struct {
 	Release    []int64 `json:"release,omitempty"`
 	ReleaseAll bool    `json:"releaseAll,omitempty"`
 
-	// ReadBack: the pets it must find.
+	// ReadBack, Paging: the pets it must find.
 	Want []int64 `json:"want,omitempty"`
+	// Paging: the query of the walk's first page.
+	Query string `json:"query,omitempty"`
 
 	// Scope: the names its model tracks.
 	Names string `json:"names,omitempty"`
