@@ -35,7 +35,7 @@ func jsonObjectCases(r *run) []kase {
 	} {
 		ks = append(ks, negCase("body: "+raw.label, r.createReq([]byte(raw.body), nil)))
 	}
-	bare := request{method: r.roles.create.method, target: r.roles.create.path, header: http.Header{}, body: valid}
+	bare := request{Method: r.roles.create.method, Target: r.roles.create.path, Header: http.Header{}, Body: valid}
 	ks = append(ks, negCase("Content-Type: missing", bare))
 	ks = append(ks, negCase("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 	// Legal forms: white space around every token, members in another
@@ -187,9 +187,9 @@ func integerCases(r *run) []kase {
 				for _, n := range inRange(s) {
 					req := r.validRequest(op, "1")
 					if p.In == openapi3.ParameterInPath {
-						req.target = op.target(map[string]string{p.Name: n.String()}, "")
+						req.Target = op.target(map[string]string{p.Name: n.String()}, "")
 					} else {
-						req.target = op.target(r.pathValues(op, "1"), p.Name+"="+n.String())
+						req.Target = op.target(r.pathValues(op, "1"), p.Name+"="+n.String())
 					}
 					ks = append(ks, posCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, n), req, r.acceptedBy(op)))
 				}
@@ -309,8 +309,8 @@ func noBodyCases(r *run) []kase {
 		}
 		target := op.target(r.pathValues(op, "1"), "")
 		ks = append(ks,
-			negCase("a JSON body where none is taken", request{method: op.method, target: target, header: jsonHeader, body: []byte("{}")}),
-			negCase("a one-byte body without Content-Type where none is taken", request{method: op.method, target: target, header: http.Header{}, body: []byte("x")}))
+			negCase("a JSON body where none is taken", request{Method: op.method, Target: target, Header: jsonHeader, Body: []byte("{}")}),
+			negCase("a one-byte body without Content-Type where none is taken", request{Method: op.method, Target: target, Header: http.Header{}, Body: []byte("x")}))
 	}
 	return ks
 }

@@ -22,7 +22,7 @@ func bearerCases(r *run) []kase {
 	for _, op := range r.ops {
 		for _, scheme := range []string{"bearer", "BEARER", string(mixed)} {
 			req := r.validRequest(op, "1")
-			req.header = cloneWith(req.header, "Authorization", scheme+" "+r.cfg.Key)
+			req.Header = cloneWith(req.Header, "Authorization", scheme+" "+r.cfg.Key)
 			ks = append(ks, kase{label: "scheme " + scheme, check: "ignored_auth", req: req, want: r.acceptedBy(op)})
 		}
 		for _, v := range []struct{ label, header string }{
@@ -32,9 +32,9 @@ func bearerCases(r *run) []kase {
 			{"empty bearer", "Bearer "},
 		} {
 			req := r.validRequest(op, "1")
-			req.noKey = v.header == ""
+			req.NoKey = v.header == ""
 			if v.header != "" {
-				req.header = cloneWith(req.header, "Authorization", v.header)
+				req.Header = cloneWith(req.Header, "Authorization", v.header)
 			}
 			ks = append(ks, kase{label: v.label, check: "ignored_auth", req: req, want: refused(http.StatusUnauthorized, "unauthorized")})
 		}
@@ -45,7 +45,7 @@ func bearerCases(r *run) []kase {
 // authFirst is req, invalid as label says, sent without a key: answered
 // 401, authentication first.
 func authFirst(label string, req request) kase {
-	req.noKey = true
+	req.NoKey = true
 	return kase{label: "no key, and " + label, check: "auth_before_validation", req: req, want: refused(http.StatusUnauthorized, "unauthorized")}
 }
 
@@ -104,7 +104,7 @@ func notFound(label string, req request) kase {
 // notFoundCases: paths that name no resource, near the ones that do: a
 // segment more, a trailing slash, an empty segment, another case.
 func notFoundCases(r *run) []kase {
-	ks := []kase{notFound("an unknown collection", request{method: http.MethodGet, target: "/conform-no-such-collection"})}
+	ks := []kase{notFound("an unknown collection", request{Method: http.MethodGet, Target: "/conform-no-such-collection"})}
 	order, _ := r.paths()
 	for _, path := range order {
 		target := r.concrete(path)
@@ -115,7 +115,7 @@ func notFoundCases(r *run) []kase {
 			{"in upper case", strings.ToUpper(target)},
 		} {
 			if !r.routed(http.MethodGet, v.target) {
-				ks = append(ks, notFound(v.label+": "+v.target, request{method: http.MethodGet, target: v.target}))
+				ks = append(ks, notFound(v.label+": "+v.target, request{Method: http.MethodGet, Target: v.target}))
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func (r *run) opAt(path string) string {
 // allows wants an Allow header listing methods, and not method.
 func allows(methods []string, method string) func(*exchange) string {
 	return func(x *exchange) string {
-		allow := splitList(x.header.Values("Allow"))
+		allow := splitList(x.Header.Values("Allow"))
 		ok := !slices.ContainsFunc(allow, func(m string) bool { return strings.EqualFold(m, method) })
 		for _, m := range methods {
 			ok = ok && slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, m) })
@@ -159,10 +159,10 @@ func allows(methods []string, method string) func(*exchange) string {
 
 func notAllowed(label string, req request, methods []string) kase {
 	want := refused(http.StatusMethodNotAllowed, "method_not_allowed")
-	if req.method == http.MethodHead {
-		want.code = "" // no body
+	if req.Method == http.MethodHead {
+		want.Code = "" // no body
 	}
-	return kase{label: label, check: "unsupported_method", req: req, want: want.and(allows(methods, req.method))}
+	return kase{label: label, check: "unsupported_method", req: req, want: want.And(allows(methods, req.Method))}
 }
 
 // methodCases: every method a path does not support is answered 405 with
@@ -173,7 +173,7 @@ func methodCases(r *run) []kase {
 	for _, path := range order {
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			if !slices.Contains(methods[path], m) {
-				ks = append(ks, notAllowed(m+" "+path, request{method: m, target: r.concrete(path)}, methods[path]))
+				ks = append(ks, notAllowed(m+" "+path, request{Method: m, Target: r.concrete(path)}, methods[path]))
 			}
 		}
 	}
@@ -184,7 +184,7 @@ func headCases(r *run) []kase {
 	var ks []kase
 	order, methods := r.paths()
 	for _, path := range order {
-		ks = append(ks, notAllowed("HEAD "+path, request{method: http.MethodHead, target: r.concrete(path)}, methods[path]))
+		ks = append(ks, notAllowed("HEAD "+path, request{Method: http.MethodHead, Target: r.concrete(path)}, methods[path]))
 	}
 	return ks
 }
@@ -195,8 +195,8 @@ func optionsCases(r *run) []kase {
 	order, methods := r.paths()
 	for _, path := range order {
 		ks = append(ks,
-			notAllowed("OPTIONS "+path, request{method: http.MethodOptions, target: r.concrete(path)}, methods[path]),
-			notAllowed("OPTIONS "+path+" with Origin, not a preflight", request{method: http.MethodOptions, target: r.concrete(path), header: http.Header{"Origin": {corsOrigin}}}, methods[path]))
+			notAllowed("OPTIONS "+path, request{Method: http.MethodOptions, Target: r.concrete(path)}, methods[path]),
+			notAllowed("OPTIONS "+path+" with Origin, not a preflight", request{Method: http.MethodOptions, Target: r.concrete(path), Header: http.Header{"Origin": {corsOrigin}}}, methods[path]))
 	}
 	return ks
 }
@@ -208,12 +208,12 @@ func unauthenticatedProtocolCases(r *run) []kase {
 	for _, path := range order {
 		for _, m := range []string{http.MethodDelete, http.MethodPut} {
 			if !slices.Contains(methods[path], m) {
-				ks = append(ks, notAllowed(m+" "+path+" without a key", request{method: m, target: r.concrete(path), noKey: true}, methods[path]))
+				ks = append(ks, notAllowed(m+" "+path+" without a key", request{Method: m, Target: r.concrete(path), NoKey: true}, methods[path]))
 				break
 			}
 		}
 		target := r.unrouted(r.concrete(path))
-		ks = append(ks, notFound("without a key: "+target, request{method: http.MethodGet, target: target, noKey: true}))
+		ks = append(ks, notFound("without a key: "+target, request{Method: http.MethodGet, Target: target, NoKey: true}))
 	}
 	return ks
 }
@@ -225,7 +225,7 @@ func queryCases(r *run) []kase {
 		base := r.validRequest(op, "1")
 		withQuery := func(label, query string) {
 			req := base
-			req.target = op.target(r.pathValues(op, "1"), query)
+			req.Target = op.target(r.pathValues(op, "1"), query)
 			ks = append(ks, negCase(label, req))
 		}
 		withQuery("query: unknown parameter", "conformUnknown=1")
@@ -244,7 +244,7 @@ func percentCases(r *run) []kase {
 	for _, op := range r.ops {
 		for _, p := range op.query {
 			req := r.validRequest(op, "1")
-			req.target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
+			req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
 			ks = append(ks, negCase(fmt.Sprintf("query %s: not valid percent-encoding", p.Name), req))
 		}
 	}
@@ -256,7 +256,7 @@ const corsOrigin = "https://conform.example"
 
 // allowsOrigin wants Access-Control-Allow-Origin: *, alone.
 func allowsOrigin(x *exchange) string {
-	if v := x.header.Values("Access-Control-Allow-Origin"); len(v) != 1 || v[0] != "*" {
+	if v := x.Header.Values("Access-Control-Allow-Origin"); len(v) != 1 || v[0] != "*" {
 		return "with Access-Control-Allow-Origin: * (an Origin was sent)"
 	}
 	return ""
@@ -273,14 +273,14 @@ func originCases(r *run) []kase {
 	for _, op := range r.ops {
 		ks = append(ks, cors(op.id, r.validRequest(op, "1"), r.acceptedBy(op)))
 		noKey := r.validRequest(op, "1")
-		noKey.noKey = true
+		noKey.NoKey = true
 		ks = append(ks, cors(op.id+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
 	}
-	ks = append(ks, cors("an unknown path", request{method: http.MethodGet, target: "/conform-no-such-collection"}, refused(http.StatusNotFound, "not_found")))
+	ks = append(ks, cors("an unknown path", request{Method: http.MethodGet, Target: "/conform-no-such-collection"}, refused(http.StatusNotFound, "not_found")))
 	if op := r.roles.list; op != nil {
-		ks = append(ks, cors("an unknown query parameter", request{method: http.MethodGet, target: op.target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
+		ks = append(ks, cors("an unknown query parameter", request{Method: http.MethodGet, Target: op.target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
 		if _, methods := r.paths(); !slices.Contains(methods[op.path], http.MethodDelete) {
-			ks = append(ks, cors("DELETE "+op.path, request{method: http.MethodDelete, target: op.path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
+			ks = append(ks, cors("DELETE "+op.path, request{Method: http.MethodDelete, Target: op.path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
 		}
 	}
 	return ks
@@ -298,10 +298,10 @@ func preflightCases(r *run) []kase {
 		for _, h := range op.header {
 			asked = append(asked, strings.ToLower(h.Name))
 		}
-		req := request{method: http.MethodOptions, target: r.concrete(op.path), noKey: true, header: http.Header{
+		req := request{Method: http.MethodOptions, Target: r.concrete(op.path), NoKey: true, Header: http.Header{
 			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
 		}}
-		want := outcome{status: []int{http.StatusNoContent}}.and(preflightAllows(op.method, asked)) // Allow-Origin: the rule origin
+		want := outcome{Status: []int{http.StatusNoContent}}.And(preflightAllows(op.method, asked)) // Allow-Origin: the rule origin
 		ks = append(ks, kase{label: "a preflight for " + op.id, check: "cors", req: req, want: want})
 	}
 	return ks
@@ -309,9 +309,9 @@ func preflightCases(r *run) []kase {
 
 func preflightAllows(method string, headers []string) func(*exchange) string {
 	return func(x *exchange) string {
-		methods := splitList(x.header.Values("Access-Control-Allow-Methods"))
-		allowed := splitList(x.header.Values("Access-Control-Allow-Headers"))
-		ok := len(x.body) == 0 && slices.ContainsFunc(methods, func(m string) bool { return strings.EqualFold(m, method) })
+		methods := splitList(x.Header.Values("Access-Control-Allow-Methods"))
+		allowed := splitList(x.Header.Values("Access-Control-Allow-Headers"))
+		ok := len(x.Body) == 0 && slices.ContainsFunc(methods, func(m string) bool { return strings.EqualFold(m, method) })
 		for _, h := range headers {
 			// A wildcard never covers Authorization (Fetch).
 			ok = ok && slices.ContainsFunc(allowed, func(a string) bool { return strings.EqualFold(a, h) || a == "*" && h != "authorization" })

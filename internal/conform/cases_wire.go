@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // The cases of the sentences on what travels around the operations: a
@@ -61,7 +63,7 @@ func acceptLabel(values []string) string {
 func acceptCases(r *run) []kase {
 	var ks []kase
 	if op := r.roles.list; op != nil {
-		list := request{method: op.method, target: op.path}
+		list := request{Method: op.method, Target: op.path}
 		for _, v := range [][]string{
 			{"*/*"}, {"application/*"}, {"application/json;q=0.5"}, {"application/json; charset=utf-8"},
 			{`application/json; charset="UTF-8"`}, {"Application/JSON"}, {"text/html, application/json;q=0.001"},
@@ -81,7 +83,7 @@ func acceptCases(r *run) []kase {
 			notAcceptable("Accept: application/xml", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/xml")))
 	}
 	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
-		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{method: op.method, target: r.getTarget(id)}, "Accept", "text/html")))
+		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{Method: op.method, Target: r.getTarget(id)}, "Accept", "text/html")))
 	}
 	return ks
 }
@@ -94,7 +96,7 @@ func acceptSyntaxCases(r *run) []kase {
 	}
 	var ks []kase
 	for _, v := range []string{"json", "*/json", "application/json;q=2"} {
-		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withHeader(request{method: op.method, target: op.path}, "Accept", v)))
+		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withHeader(request{Method: op.method, Target: op.path}, "Accept", v)))
 	}
 	return ks
 }
@@ -102,7 +104,7 @@ func acceptSyntaxCases(r *run) []kase {
 // closes wants Connection: close: the server leaves the body unread, or
 // answers before any operation.
 func closes(x *exchange) string {
-	if !x.close {
+	if !x.Close {
 		return "with Connection: close"
 	}
 	return ""
@@ -124,27 +126,27 @@ func atOnceCases(r *run) []kase {
 		return nil
 	}
 	held := func(label string, req request, declared int64, expect bool, want outcome) kase {
-		req.body, req.wire = nil, &wire{hold: true}
-		req.header = cloneWith(req.header, "Content-Length", strconv.FormatInt(declared, 10))
+		req.Body, req.Raw = nil, &wire.Raw{Hold: true}
+		req.Header = cloneWith(req.Header, "Content-Length", strconv.FormatInt(declared, 10))
 		if expect {
-			req.header.Set("Expect", "100-continue")
+			req.Header.Set("Expect", "100-continue")
 			label += ", Expect: 100-continue"
 		}
-		return kase{label: label + ", the body held back", check: "refusal_at_once", req: req, want: want.and(closes)}
+		return kase{label: label + ", the body held back", check: "refusal_at_once", req: req, want: want.And(closes)}
 	}
 	noKey := r.createReq(nil, nil)
-	noKey.noKey = true
+	noKey.NoKey = true
 	unauthorized := refused(http.StatusUnauthorized, "unauthorized")
 	ks := []kase{
 		held("no key", noKey, heldDeclared, true, unauthorized),
 		held("no key", noKey, heldDeclared, false, unauthorized),
-		held("no such path", request{method: op.method, target: "/conform-no-such-collection", header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
+		held("no such path", request{Method: op.method, Target: "/conform-no-such-collection", Header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
 	}
 	if n := r.bounds.bodyMax; n > 0 {
 		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.createReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
 	}
 	valid := r.createReq(mustJSON(r.newPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
-	valid.wire = &wire{}
+	valid.Raw = &wire.Raw{}
 	return append(ks, kase{label: "a valid create, Expect: 100-continue, the body sent at once", check: "refusal_at_once", req: valid, want: created()})
 }
 
@@ -154,16 +156,16 @@ func beforeOperations(status int) outcome { return beforeOperationsAs(status, "i
 
 // beforeOperationsAs is beforeOperations with an Error of code code.
 func beforeOperationsAs(status int, code string) outcome {
-	return refused(status, code).and(func(x *exchange) string {
-		if x.header.Get("X-Request-Id") == "" {
+	return refused(status, code).And(func(x *exchange) string {
+		if x.Header.Get("X-Request-Id") == "" {
 			return "with X-Request-Id"
 		}
 		return closes(x)
 	})
 }
 
-func framed(label string, req request, w wire, want outcome) kase {
-	req.wire = &w
+func framed(label string, req request, w wire.Raw, want outcome) kase {
+	req.Raw = &w
 	return kase{label: label, check: "http_framing", req: req, want: want}
 }
 
@@ -175,13 +177,13 @@ func headSizeCases(r *run) []kase {
 	if n == 0 || op == nil {
 		return nil
 	}
-	list := request{method: op.method, target: op.path}
+	list := request{Method: op.method, Target: op.path}
 	long := list
-	long.target += "?conform-pad=" + strings.Repeat("a", n)
+	long.Target += "?conform-pad=" + strings.Repeat("a", n)
 	return []kase{
-		framed(fmt.Sprintf("request line and headers of %d bytes, the most allowed", n), list, wire{head: n}, accepted()),
-		framed(fmt.Sprintf("request line and headers of %d bytes", n+1), list, wire{head: n + 1}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
-		framed(fmt.Sprintf("a request line of over %d bytes (a long query)", n), long, wire{}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
+		framed(fmt.Sprintf("request line and headers of %d bytes, the most allowed", n), list, wire.Raw{Head: n}, accepted()),
+		framed(fmt.Sprintf("request line and headers of %d bytes", n+1), list, wire.Raw{Head: n + 1}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
+		framed(fmt.Sprintf("a request line of over %d bytes (a long query)", n), long, wire.Raw{}, beforeOperations(http.StatusRequestHeaderFieldsTooLarge)),
 	}
 }
 
@@ -192,41 +194,41 @@ func headSizeCases(r *run) []kase {
 // HTTP/1.x, 505, are not sent: curl cannot replay them.)
 func malformedCases(r *run) []kase {
 	var ks []kase
-	bad := func(label string, req request, w wire) {
+	bad := func(label string, req request, w wire.Raw) {
 		ks = append(ks, framed(label, req, w, beforeOperations(http.StatusBadRequest)))
 	}
 	if op := r.roles.list; op != nil {
-		list := request{method: op.method, target: op.path}
+		list := request{Method: op.method, Target: op.path}
 		query := "conform"
 		if len(op.query) > 0 {
 			if vs := r.valid(op.query[0].Schema.Value); len(vs) > 0 {
 				query = url.QueryEscape(op.query[0].Name) + "=" + url.QueryEscape(vs[0].text)
 			}
 		}
-		bad("a raw space in the query", list, wire{target: op.path + "?" + query + " " + query})
-		bad("a header name with a space", list, wire{fields: []string{"Conform Field: 1"}})
-		bad("no Host", list, wire{noHost: true})
-		bad("Expect: 200-ok", withHeader(list, "Expect", "200-ok"), wire{})
-		ks = append(ks, framed("HTTP/1.0", list, wire{proto: "HTTP/1.0"}, accepted()))
+		bad("a raw space in the query", list, wire.Raw{Target: op.path + "?" + query + " " + query})
+		bad("a header name with a space", list, wire.Raw{Fields: []string{"Conform Field: 1"}})
+		bad("no Host", list, wire.Raw{NoHost: true})
+		bad("Expect: 200-ok", withHeader(list, "Expect", "200-ok"), wire.Raw{})
+		ks = append(ks, framed("HTTP/1.0", list, wire.Raw{Proto: "HTTP/1.0"}, accepted()))
 	}
 	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
 		target := r.getTarget(id)
-		bad("%zz in the path", request{method: op.method, target: target}, wire{target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
+		bad("%zz in the path", request{Method: op.method, Target: target}, wire.Raw{Target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
 	}
 	if op := r.roles.create; op != nil {
 		body := mustJSON(r.newPet("conform-framing", nil))
-		bad("Content-Length twice, differing", r.createReq(body, nil), wire{fields: []string{
+		bad("Content-Length twice, differing", r.createReq(body, nil), wire.Raw{Fields: []string{
 			"Content-Length: " + strconv.Itoa(len(body)), "Content-Length: " + strconv.Itoa(len(body)+1)}})
-		ks = append(ks, framed("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire{},
+		ks = append(ks, framed("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire.Raw{},
 			beforeOperationsAs(http.StatusNotImplemented, "not_implemented")))
 		chunks := r.createReq(mustJSON(r.newPet("conform-chunked", nil)), http.Header{"Transfer-Encoding": {"chunked"}})
-		ks = append(ks, framed("a chunked body", chunks, wire{}, created()))
+		ks = append(ks, framed("a chunked body", chunks, wire.Raw{}, created()))
 	}
 	return ks
 }
 
 // withHeader is req with header name given values, and no others.
 func withHeader(req request, name string, values ...string) request {
-	req.header = cloneWith(req.header, name, values...)
+	req.Header = cloneWith(req.Header, name, values...)
 	return req
 }

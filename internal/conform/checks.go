@@ -100,21 +100,21 @@ func (r *run) preflight(ctx context.Context) error {
 
 // reach sends op with a tenant's key: it must be answered, and not 401.
 func (r *run) reach(ctx context.Context, op *operation, tenant int, which string) error {
-	x, err := r.send(ctx, request{method: op.method, target: op.path, tenant: tenant})
+	x, err := r.send(ctx, request{Method: op.method, Target: op.path, Tenant: tenant})
 	if errors.Is(err, errBudget) {
 		return err // the budget stopped it, not the target
 	}
 	if err != nil {
 		return fmt.Errorf("target unreachable: %v", err)
 	}
-	if x.status == 0 { // send turned the transport's error into a case
-		return fmt.Errorf("target unreachable: %s", strings.TrimPrefix(string(x.body), "no answer: "))
+	if x.Status == 0 { // send turned the transport's error into a case
+		return fmt.Errorf("target unreachable: %s", strings.TrimPrefix(string(x.Body), "no answer: "))
 	}
-	if x.status == http.StatusUnauthorized || x.status == http.StatusForbidden {
-		return fmt.Errorf("the target refused the %s (%s %s answered %d)", which, op.method, op.path, x.status)
+	if x.Status == http.StatusUnauthorized || x.Status == http.StatusForbidden {
+		return fmt.Errorf("the target refused the %s (%s %s answered %d)", which, op.method, op.path, x.Status)
 	}
-	if x.status == http.StatusNotFound { // the likeliest cause: BASE_URL lacks the base path
-		return fmt.Errorf("%s %s answered 404: is %s the API's base address%s?", op.method, x.req.URL.Path, r.base, r.baseHint())
+	if x.Status == http.StatusNotFound { // the likeliest cause: BASE_URL lacks the base path
+		return fmt.Errorf("%s %s answered 404: is %s the API's base address%s?", op.method, x.Req.URL.Path, r.base, r.baseHint())
 	}
 	return nil
 }
@@ -140,8 +140,8 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	id, ok := petID(x.body)
-	if x.status != http.StatusCreated || !ok {
+	id, ok := petID(x.Body)
+	if x.Status != http.StatusCreated || !ok {
 		// The cases judge a target that does not create; what the run
 		// cannot see without its tag, it says.
 		reason := fmt.Sprintf("the run's first create was answered %s, not 201 with an id: its names carry no tag (the first pet's id), so a pet that a refused create leaves behind, or a second pet of one keyed create, cannot be told from another writer's", describe(x))
@@ -166,7 +166,7 @@ func (r *run) expect(check string, x *exchange, ok bool, want string) {
 	if !ok {
 		f = r.fail(x, want, "")
 	}
-	x.in.record(check, x.op, f)
+	x.In.Record(check, x.Op, f)
 }
 
 // kase is one request the kit sends to hold the target to a sentence of
@@ -180,22 +180,22 @@ type kase struct {
 
 // outcome is what the contract wants of an answer.
 type outcome struct {
-	status []int                  // the answer's status is one of these; none: any 2xx
-	code   string                 // and its Error code this one, when set
-	also   func(*exchange) string // and this holds: "" when it does, what it wants otherwise
+	Status []int                  // the answer's status is one of these; none: any 2xx
+	Code   string                 // and its Error code this one, when set
+	Also   func(*exchange) string // and this holds: "" when it does, what it wants otherwise
 }
 
 func accepted() outcome                       { return outcome{} }
-func created() outcome                        { return outcome{status: []int{http.StatusCreated}} }
-func refused(status int, code string) outcome { return outcome{status: []int{status}, code: code} }
+func created() outcome                        { return outcome{Status: []int{http.StatusCreated}} }
+func refused(status int, code string) outcome { return outcome{Status: []int{status}, Code: code} }
 
 // found is a valid get: 2xx, or 404 for an id that names no pet.
-func found() outcome { return outcome{status: []int{http.StatusOK, http.StatusNotFound}} }
+func found() outcome { return outcome{Status: []int{http.StatusOK, http.StatusNotFound}} }
 
-// and adds a rule on the answer.
-func (o outcome) and(f func(*exchange) string) outcome {
-	prev := o.also
-	o.also = func(x *exchange) string {
+// And adds a rule on the answer.
+func (o outcome) And(f func(*exchange) string) outcome {
+	prev := o.Also
+	o.Also = func(x *exchange) string {
 		if prev != nil {
 			if w := prev(x); w != "" {
 				return w
@@ -206,26 +206,26 @@ func (o outcome) and(f func(*exchange) string) outcome {
 	return o
 }
 
-// judge says whether x keeps o, and what o wants.
-func (o outcome) judge(x *exchange, label string) (bool, string) {
+// Judge says whether x keeps o, and what o wants.
+func (o outcome) Judge(x *exchange, label string) (bool, string) {
 	var want string
-	ok := slices.Contains(o.status, x.status)
+	ok := slices.Contains(o.Status, x.Status)
 	switch {
-	case len(o.status) == 0:
-		want, ok = "2xx", x.status/100 == 2
-	case len(o.status) == 1:
-		want = strconv.Itoa(o.status[0])
+	case len(o.Status) == 0:
+		want, ok = "2xx", x.Status/100 == 2
+	case len(o.Status) == 1:
+		want = strconv.Itoa(o.Status[0])
 	default:
-		want = strings.Trim(strings.ReplaceAll(fmt.Sprint(o.status), " ", " or "), "[]")
+		want = strings.Trim(strings.ReplaceAll(fmt.Sprint(o.Status), " ", " or "), "[]")
 	}
-	if o.code != "" {
-		want += " " + o.code
-		code, isError := errorCode(x.body)
-		ok = ok && isError && code == o.code
+	if o.Code != "" {
+		want += " " + o.Code
+		code, isError := errorCode(x.Body)
+		ok = ok && isError && code == o.Code
 	}
 	want += " for " + label
-	if ok && o.also != nil {
-		if w := o.also(x); w != "" {
+	if ok && o.Also != nil {
+		if w := o.Also(x); w != "" {
 			return false, want + ", " + w
 		}
 	}
@@ -243,7 +243,7 @@ func (r *run) sendCases(ctx context.Context, ks []kase) error {
 		if err != nil {
 			return err
 		}
-		ok, want := k.want.judge(x, k.label)
+		ok, want := k.want.Judge(x, k.label)
 		r.expect(k.check, x, ok, want)
 	}
 	return nil

@@ -35,6 +35,7 @@ import (
 
 	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -133,8 +134,7 @@ type run struct {
 	ops      []*operation
 	rng      *rand.Rand
 	enabled  map[string]bool
-	hc       *http.Client      // the kit's client: every request but the raw ones through the recorder
-	rt       http.RoundTripper // hc's transport, under the recorder
+	wire     *wire.Client[*exchange] // how the kit sends: every exchange told to observer
 	roles    roles
 	bounds   bounds
 	model    *check.Model    // the checker, fed every exchange (history.go)
@@ -146,27 +146,19 @@ type run struct {
 
 	mu         sync.Mutex
 	stopOn     string // stop the run once this check has failed (export_test.go)
-	stopped    bool
-	sent       int
-	raw        int // of sent, written byte for byte (raw.go)
-	throttled  int // 429s waited out (send)
-	waited     time.Duration
-	truncate   bool
 	results    map[[2]string]*Result
 	failures   []Failure
 	skipped    []Skip
-	gaps       []Gap             // what the run could not judge (verdict.go)
-	promises   []Promise         // the promises over time it exercised
-	uniq       int               // for unique names
-	executions int               // sequences of -examples run, shrinking's re-runs included: in their names
-	sequences  int               // of those, the ones Config.Examples asked for (Report.Examples)
-	tag        string            // in every name of this run: the first pet's id
-	slowest    time.Duration     // the slowest round trip so far (atOnce)
-	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (curl)
-	time       promises          // the promises over time (timing.go)
-	spare      string            // the id of the pet the operations the kit has no model for name (unmodelled.go)
-	deferred   []kase            // cases that may change pets, to send after every other (unmodelled.go)
-	deferDone  bool              // and they are being sent
+	gaps       []Gap     // what the run could not judge (verdict.go)
+	promises   []Promise // the promises over time it exercised
+	uniq       int       // for unique names
+	executions int       // sequences of -examples run, shrinking's re-runs included: in their names
+	sequences  int       // of those, the ones Config.Examples asked for (Report.Examples)
+	tag        string    // in every name of this run: the first pet's id
+	time       promises  // the promises over time (timing.go)
+	spare      string    // the id of the pet the operations the kit has no model for name (unmodelled.go)
+	deferred   []kase    // cases that may change pets, to send after every other (unmodelled.go)
+	deferDone  bool      // and they are being sent
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -235,18 +227,11 @@ func newRun(cfg Config) (*run, error) {
 	r.model = r.newModel()
 	r.rules = r.statedRules()
 	r.main = &scope{run: r}
-	transport := http.DefaultTransport
-	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
+	var transport http.RoundTripper
+	if cfg.HTTPClient != nil {
 		transport = cfg.HTTPClient.Transport
 	}
-	r.rt = transport
-	r.hc = &http.Client{
-		Transport: &recorder{run: r, next: transport},
-		Timeout:   cfg.Timeout,
-		// The kit talks to BASE_URL's host alone and judges redirects as
-		// answers: it never follows one.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	r.wire = wire.New(wire.Config{Base: base, Transport: transport, Timeout: cfg.Timeout, MaxRequests: cfg.MaxRequests, Key: cfg.Key, Key2: cfg.Key2}, observer{r})
 	return r, nil
 }
 
@@ -305,8 +290,8 @@ func selectChecks(only, exclude []string) (map[string]bool, error) {
 	return enabled, nil
 }
 
-// record counts one case of check on op, and a failure when f is not nil.
-func (r *run) record(check, op string, f *Failure) {
+// Record counts one case of check on op, and a failure when f is not nil.
+func (r *run) Record(check, op string, f *Failure) {
 	if !r.enabled[check] {
 		return
 	}
@@ -323,16 +308,19 @@ func (r *run) record(check, op string, f *Failure) {
 		res.Failed++
 		f.Check, f.Operation = check, op
 		r.failures = append(r.failures, *f)
-		r.stopped = r.stopped || check == r.stopOn
+		if check == r.stopOn {
+			r.wire.Stop()
+		}
 	}
 }
 
 func (r *run) report(elapsed time.Duration) *Report {
+	sent := r.wire.Stats()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: r.sent, Raw: r.raw, Elapsed: elapsed, Examples: r.sequences,
-		Truncated: r.truncate, Throttled: r.throttled, Failures: r.failures, Skipped: r.skipped,
-		Incomplete: r.gapsOf(r.sent), Promises: r.promises}
+	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: sent.Sent, Raw: sent.Raw, Elapsed: elapsed, Examples: r.sequences,
+		Truncated: sent.Truncated, Throttled: sent.Throttled, Failures: r.failures, Skipped: r.skipped,
+		Incomplete: r.gapsOf(sent), Promises: r.promises}
 	for _, c := range Checks {
 		var rows []Result
 		for k, res := range r.results {
@@ -355,8 +343,9 @@ func (r *run) progress(phase string) {
 	if r.cfg.Progress == nil {
 		return
 	}
+	n := r.wire.Stats().Sent
 	r.mu.Lock()
-	n, failed := r.sent, len(r.failures)
+	failed := len(r.failures)
 	r.mu.Unlock()
 	fmt.Fprintf(r.cfg.Progress, "\r\033[Kconform: %-12s %4d requests, %d failures", phase, n, failed)
 }
@@ -368,11 +357,7 @@ func (r *run) progressDone() {
 }
 
 // halted reports whether the run stopped once stopOn failed.
-func (r *run) halted() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
-}
+func (r *run) halted() bool { return r.wire.Stopped() }
 
 // skip notes what the run could not judge, and why.
 func (r *run) skip(what, reason string) {

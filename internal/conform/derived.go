@@ -51,7 +51,7 @@ func (r *run) pathNegatives(op *operation, base request) []kase {
 			vals := r.pathValues(op, "1")
 			vals[p.Name] = v.text
 			req := base
-			req.target = op.target(vals, "")
+			req.Target = op.target(vals, "")
 			ks = append(ks, negCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req))
 		}
 	}
@@ -62,7 +62,7 @@ func (r *run) queryNegatives(op *operation, base request) []kase {
 	var ks []kase
 	withQuery := func(label, query string) {
 		req := base
-		req.target = op.target(r.pathValues(op, "1"), query)
+		req.Target = op.target(r.pathValues(op, "1"), query)
 		ks = append(ks, negCase(label, req))
 	}
 	for _, p := range op.query {
@@ -87,7 +87,7 @@ func (r *run) headerNegatives(op *operation, base request) []kase {
 		headerCase := func(label string, values ...string) {
 			req := withHeader(base, p.Name, values...)
 			if op.body != nil {
-				req.body = mustJSON(r.baseBody(op.body))
+				req.Body = mustJSON(r.baseBody(op.body))
 			}
 			ks = append(ks, negCase(fmt.Sprintf("header %s: %s", p.Name, label), req))
 		}
@@ -113,7 +113,7 @@ func (r *run) bodyNegatives(op *operation) []kase {
 	var ks []kase
 	body := r.baseBody(op.body)
 	create := func(label string, b map[string]any) {
-		ks = append(ks, negCase(label, request{method: op.method, target: op.path, header: jsonHeader, body: mustJSON(b)}))
+		ks = append(ks, negCase(label, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(b)}))
 	}
 	for _, name := range sortedKeys(op.body.Properties) {
 		if ref := op.body.Properties[name]; ref.Value != nil {
@@ -136,19 +136,19 @@ func (r *run) schemaPositives(op *operation) []kase {
 	for _, p := range op.query {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
+			req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
 			ks = append(ks, posCase(fmt.Sprintf("query %s: %s", p.Name, v.label), req, want))
 		}
 	}
 	for _, p := range op.inPath {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.target = op.target(map[string]string{p.Name: v.text}, "")
+			req.Target = op.target(map[string]string{p.Name: v.text}, "")
 			ks = append(ks, posCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req, want))
 		}
 	}
 	if len(op.inPath) == 0 && op.body == nil {
-		ks = append(ks, posCase("no parameters", request{method: op.method, target: op.path}, want))
+		ks = append(ks, posCase("no parameters", request{Method: op.method, Target: op.path}, want))
 	}
 	return append(ks, r.headerPositives(op)...)
 }
@@ -168,9 +168,9 @@ func (r *run) headerPositives(op *operation) []kase {
 			req := r.validRequest(op, "1")
 			if op.body != nil {
 				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.text))
-				req.body = mustJSON(r.baseBodyNamed(op.body, "conform-"+hex.EncodeToString(sum[:6])))
+				req.Body = mustJSON(r.baseBodyNamed(op.body, "conform-"+hex.EncodeToString(sum[:6])))
 			}
-			req.header = cloneWith(req.header, p.Name, v.text)
+			req.Header = cloneWith(req.Header, p.Name, v.text)
 			ks = append(ks, posCase(fmt.Sprintf("header %s: %s", p.Name, v.label), req, r.acceptedBy(op)))
 		}
 	}
@@ -196,13 +196,13 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 		}
 	}
 	for _, body := range bodies {
-		x, err := r.send(ctx, request{method: op.method, target: op.path, header: jsonHeader, body: mustJSON(body)})
+		x, err := r.send(ctx, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(body)})
 		if err != nil {
 			return err
 		}
-		pet, ok := decodeObject(x.body)
-		r.expect("positive_data_acceptance", x, ok && x.status == http.StatusCreated, "201 for a valid body")
-		if !ok || x.status != http.StatusCreated {
+		pet, ok := decodeObject(x.Body)
+		r.expect("positive_data_acceptance", x, ok && x.Status == http.StatusCreated, "201 for a valid body")
+		if !ok || x.Status != http.StatusCreated {
 			continue
 		}
 		for _, name := range sortedKeys(op.body.Properties) {

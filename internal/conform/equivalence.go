@@ -44,7 +44,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			r.expect(check, y, y.status == http.StatusCreated, "201, the first answer replayed, for the retry with the defaults left out, the first having spelt them out")
+			r.expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with the defaults left out, the first having spelt them out")
 		}
 	}
 	if !r.stated("key-reused") {

@@ -176,7 +176,7 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 	n := r.executions
 	r.mu.Unlock()
 	prefix := fmt.Sprintf("conform-ex%d-%s.", n, r.tag)
-	sc := &scope{run: r, own: true, quiet: quiet, trace: true, process: n}
+	sc := &scope{run: r, Own: true, Quiet: quiet, Trace: true, Process: n}
 	r.note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
 	defer r.note(&history.Op{Kind: history.Merge, Process: n})
 	ctx = context.WithValue(ctx, scopeKey{}, sc)
@@ -185,11 +185,11 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 		if err := e.do(ctx, i, prefix); err != nil {
 			return nil, nil, err
 		}
-		if fails := sc.failures(); len(fails) > 0 {
-			return fails, sc.lines, nil
+		if fails := sc.Failures(); len(fails) > 0 {
+			return fails, sc.Lines, nil
 		}
 	}
-	return nil, sc.lines, nil
+	return nil, sc.Lines, nil
 }
 
 // do runs step i.
@@ -218,7 +218,7 @@ func (e *execution) do(ctx context.Context, i int, prefix string) error {
 		if e.ids[s.of] == 0 || r.roles.get == nil {
 			return nil
 		}
-		_, err := r.send(ctx, request{method: http.MethodGet, target: r.getTarget(e.ids[s.of]), tenant: s.tenant})
+		_, err := r.send(ctx, request{Method: http.MethodGet, Target: r.getTarget(e.ids[s.of]), Tenant: s.tenant})
 		return err
 	}
 	return e.list(ctx, s)

@@ -38,7 +38,7 @@ func (r *run) illegalForms() []kase {
 	var forms []kase
 	keep := func(ks []kase) {
 		for _, k := range ks {
-			if k.check == "negative_data_rejection" && k.req.wire == nil {
+			if k.check == "negative_data_rejection" && k.req.Raw == nil {
 				forms = append(forms, k)
 			}
 		}
@@ -57,8 +57,8 @@ func (r *run) illegalForms() []kase {
 // keyed reports whether req is to op and carries no Idempotency-Key of
 // its own: a form the key variants apply to.
 func keyable(req request, op *operation) bool {
-	path, _, _ := strings.Cut(req.target, "?")
-	return op != nil && req.method == op.method && path == op.path && len(req.header.Values("Idempotency-Key")) == 0
+	path, _, _ := strings.Cut(req.Target, "?")
+	return op != nil && req.Method == op.method && path == op.path && len(req.Header.Values("Idempotency-Key")) == 0
 }
 
 // formCases sends every illegal form again in each variant that applies.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/petstore/petstore/internal/conform/report"
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // incomplete notes a gap of the run: it cannot pass.
@@ -22,9 +23,9 @@ func (r *run) incomplete(check, what, reason string) {
 }
 
 // gapsOf returns the gaps of the run, the budget's first when it ran out.
-func (r *run) gapsOf(requests int) []Gap {
+func (r *run) gapsOf(sent wire.Stats) []Gap {
 	out := []Gap{} // [] in -json, never null
-	if r.truncate {
+	if requests := sent.Sent; sent.Truncated {
 		out = append(out, Gap{What: "budget", Reason: fmt.Sprintf("the request budget (-max-requests %d) ran out after %d %s, the target answering: the cases after it were not sent, and every check they belong to is unjudged in part", r.cfg.MaxRequests, requests, report.Plural(requests, "request", "requests"))})
 	}
 	return append(out, r.gaps...)

@@ -70,27 +70,27 @@ func (r *run) write(op *history.Op) {
 // sending notes a request as it leaves: its op as the model needs it (a create's members; the pets an operation the model does not
 // follow may change).
 func (r *run) sending(x *exchange) {
-	op := &history.Op{Kind: history.Other, Process: x.in.process, Kit: history.Kit{Operation: x.op}}
-	op.Tenant = x.tenant
+	op := &history.Op{Kind: history.Other, Process: x.In.Process, Kit: history.Kit{Operation: x.Op}}
+	op.Tenant = x.Tenant
 	op.Release, op.ReleaseAll = r.releaseFor(x)
-	x.hop = op
-	if x.in.trace {
-		x.in.mu.Lock()
-		x.in.lines = append(x.in.lines, r.curl(x))
-		x.in.mu.Unlock()
+	x.Hop = op
+	if x.In.Trace {
+		x.In.mu.Lock()
+		x.In.Lines = append(x.In.Lines, r.curl(x))
+		x.In.mu.Unlock()
 	}
 	switch {
-	case r.roles.create != nil && x.op == r.roles.create.id:
-		op.Kind, op.Key = history.Create, idempotencyKey(x.req.Header)
-		op.Sent, _ = r.sentMembers(x.reqBody)
-		op.Blame, _ = x.req.Context().Value(blameKey{}).(string)
-	case r.roles.get != nil && x.op == r.roles.get.id:
-		seg := x.req.URL.Path[strings.LastIndex(x.req.URL.Path, "/")+1:]
+	case r.roles.create != nil && x.Op == r.roles.create.id:
+		op.Kind, op.Key = history.Create, idempotencyKey(x.Req.Header)
+		op.Sent, _ = r.sentMembers(x.ReqBody)
+		op.Blame, _ = x.Req.Context().Value(blameKey{}).(string)
+	case r.roles.get != nil && x.Op == r.roles.get.id:
+		seg := x.Req.URL.Path[strings.LastIndex(x.Req.URL.Path, "/")+1:]
 		if id, err := strconv.ParseInt(seg, 10, 64); err == nil && strconv.FormatInt(id, 10) == seg {
 			op.Kind, op.ID = history.Get, id
 		}
-	case r.roles.list != nil && x.op == r.roles.list.id:
-		if q, ok := r.listQuery(x.req.URL.RawQuery); ok {
+	case r.roles.list != nil && x.Op == r.roles.list.id:
+		if q, ok := r.listQuery(x.Req.URL.RawQuery); ok {
 			op.Kind, op.After, op.Limit, op.Filter = history.List, q.After, q.Limit, q.Filter
 		}
 	}
@@ -100,34 +100,34 @@ func (r *run) sending(x *exchange) {
 // observe completes x's op with its answer, has the model judge it, and
 // records what the model found.
 func (r *run) observe(x *exchange) {
-	op := x.hop
-	op.Status = x.status
-	if x.status >= 400 {
-		op.Code, _ = errorCode(x.body)
+	op := x.Hop
+	op.Status = x.Status
+	if x.Status >= 400 {
+		op.Code, _ = errorCode(x.Body)
 	}
 	op.Outcome = opOutcome(op)
 	var counted []string
 	switch {
-	case r.roles.create != nil && x.op == r.roles.create.id:
+	case r.roles.create != nil && x.Op == r.roles.create.id:
 		r.answered(op, x)
 		counted = []string{"stored_as_sent"}
-	case r.roles.get != nil && x.op == r.roles.get.id:
+	case r.roles.get != nil && x.Op == r.roles.get.id:
 		r.answered(op, x)
 		counted = []string{"stored_as_sent"}
-	case r.roles.list != nil && x.op == r.roles.list.id && x.status == http.StatusOK:
+	case r.roles.list != nil && x.Op == r.roles.list.id && x.Status == http.StatusOK:
 		if op.Kind == history.List && !r.listed(op, x) {
 			op.Kind = history.Other
 		}
 		counted = []string{"pagination", "ordering", "refused_write"}
 	}
-	if op.Kind == history.List && x.status != http.StatusOK {
+	if op.Kind == history.List && x.Status != http.StatusOK {
 		op.Kind = history.Other
 	}
 	for _, a := range r.complete(op) {
-		x.in.record(a.Check, x.op, r.fail(x, a.Want, a.Got))
+		x.In.Record(a.Check, x.Op, r.fail(x, a.Want, a.Got))
 	}
 	for _, c := range counted {
-		x.in.record(c, x.op, nil)
+		x.In.Record(c, x.Op, nil)
 	}
 	r.write(op)
 }
@@ -150,14 +150,14 @@ func opOutcome(op *history.Op) string {
 // answered adds to a create's or a get's op the pet its 201 or 200
 // answered, and a 201's headers.
 func (r *run) answered(op *history.Op, x *exchange) {
-	if x.status == http.StatusCreated {
-		op.Location = x.header.Get("Location")
-		op.Replayed = x.header.Get("Idempotent-Replayed") == "true"
+	if x.Status == http.StatusCreated {
+		op.Location = x.Header.Get("Location")
+		op.Replayed = x.Header.Get("Idempotent-Replayed") == "true"
 	}
-	if x.status != http.StatusCreated && x.status != http.StatusOK {
+	if x.Status != http.StatusCreated && x.Status != http.StatusOK {
 		return
 	}
-	if m, ok := members(x.body); ok {
+	if m, ok := members(x.Body); ok {
 		if id, rest, ok := r.answerPet(m); ok {
 			op.GotID, op.Got = id, rest
 		}
@@ -168,7 +168,7 @@ func (r *run) answered(op *history.Op, x *exchange) {
 // page does not read as pets (the schema check speaks for it).
 func (r *run) listed(op *history.Op, x *exchange) bool {
 	var page []json.RawMessage
-	if json.Unmarshal(x.body, &page) != nil {
+	if json.Unmarshal(x.Body, &page) != nil {
 		return false
 	}
 	for _, raw := range page {
@@ -179,7 +179,7 @@ func (r *run) listed(op *history.Op, x *exchange) bool {
 		}
 		op.IDs, op.Answers = append(op.IDs, id), append(op.Answers, rest)
 	}
-	if next := nextLink(x.header); next != "" {
+	if next := nextLink(x.Header); next != "" {
 		op.Next, op.NextQuery = true, map[string]string{}
 		if u, err := url.Parse(next); err == nil {
 			for k, vs := range u.Query() {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // The request forms of HTTP/1.1 the contract takes, and the integer
@@ -22,15 +24,15 @@ import (
 func absoluteFormCases(r *run) []kase {
 	var ks []kase
 	absolute := func(label string, req request, scheme string, want outcome) {
-		req.wire = &wire{scheme: scheme}
+		req.Raw = &wire.Raw{Scheme: scheme}
 		ks = append(ks, kase{label: "absolute form (" + scheme + "://host…): " + label, check: "http_framing", req: req, want: want})
 	}
 	if op := r.roles.list; op != nil {
-		absolute("the listing", request{method: op.method, target: op.target(nil, "limit=1")}, r.base.Scheme, accepted())
-		absolute("the listing", request{method: op.method, target: op.path}, strings.ToUpper(r.base.Scheme), accepted())
+		absolute("the listing", request{Method: op.method, Target: op.target(nil, "limit=1")}, r.base.Scheme, accepted())
+		absolute("the listing", request{Method: op.method, Target: op.path}, strings.ToUpper(r.base.Scheme), accepted())
 	}
 	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
-		absolute("a pet that exists", request{method: op.method, target: r.getTarget(id)}, r.base.Scheme, outcome{status: []int{200}})
+		absolute("a pet that exists", request{Method: op.method, Target: r.getTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
 	}
 	if op := r.roles.create; op != nil {
 		absolute("a create", r.createReq(mustJSON(r.newPet("conform-absolute", nil)), nil), r.base.Scheme, created())
@@ -90,9 +92,9 @@ func integerSpellingCases(r *run) []kase {
 				}
 				req := r.validRequest(op, "1")
 				if p.In == openapi3.ParameterInPath {
-					req.target = replaceParam(op.path, p.Name, text)
+					req.Target = replaceParam(op.path, p.Name, text)
 				} else {
-					req.target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
+					req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
 				}
 				ks = append(ks, negCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
 			}

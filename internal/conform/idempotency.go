@@ -65,7 +65,7 @@ func (r *run) replays(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r.expect(check, y, y.status == http.StatusCreated, "201, the first answer replayed, for the retry with "+retry.label)
+		r.expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with "+retry.label)
 	}
 	if !r.stated("key-reused") {
 		return nil
@@ -80,7 +80,7 @@ func (r *run) replays(ctx context.Context) error {
 
 // refusedWith reports whether x is status with an Error of code.
 func refusedWith(x *exchange, status int, code string) bool {
-	ok, _ := refused(status, code).judge(x, "")
+	ok, _ := refused(status, code).Judge(x, "")
 	return ok
 }
 
@@ -101,7 +101,7 @@ func (r *run) refusedKeepsNothing(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect("negative_data_rejection", x, x.status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
+	r.expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
 	y, _, ok, err := r.post(ctx, r.newPet("conform-afresh", nil), keyHeader(key), 1)
 	if err != nil {
 		return err
@@ -154,7 +154,7 @@ func (r *run) tenantCases(ctx context.Context) error {
 			return err
 		}
 		if s.want != "" {
-			r.expect(check, x, ok && x.header.Get("Idempotent-Replayed") == "", s.want)
+			r.expect(check, x, ok && x.Header.Get("Idempotent-Replayed") == "", s.want)
 		}
 	}
 	return nil
@@ -213,8 +213,8 @@ func (r *run) uniqueIDs(ctx context.Context) error {
 	ids := map[int64]int{}
 	var dups []int64
 	for _, x := range xs {
-		id, ok := petID(x.body)
-		if x.status != http.StatusCreated || !ok {
+		id, ok := petID(x.Body)
+		if x.Status != http.StatusCreated || !ok {
 			r.expect("unique_ids", x, false, "201 for each of concurrent creates")
 			continue
 		}
@@ -244,9 +244,9 @@ func (r *run) concurrentRetries(ctx context.Context) error {
 	}
 	var pets []int64
 	for _, x := range xs {
-		id, ok := petID(x.body)
+		id, ok := petID(x.Body)
 		switch {
-		case x.status == http.StatusCreated && ok:
+		case x.Status == http.StatusCreated && ok:
 			if !slices.Contains(pets, id) {
 				pets = append(pets, id)
 			}
@@ -259,7 +259,7 @@ func (r *run) concurrentRetries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect(check, y, ok && (len(pets) == 0 || id == pets[0]) && y.header.Get("Idempotent-Replayed") == "true",
+	r.expect(check, y, ok && (len(pets) == 0 || id == pets[0]) && y.Header.Get("Idempotent-Replayed") == "true",
 		fmt.Sprintf("the key's one pet %v replayed, after the concurrent retries", pets))
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // The catalogue of near misses: every value the server compares or looks
@@ -197,9 +199,9 @@ func (n *nearMisser) listReq() (request, *operation) {
 // (white space around a value, a name in another case).
 func wireField(req request, field string) request {
 	if strings.HasPrefix(strings.ToLower(field), "authorization:") {
-		req.noKey = true
+		req.NoKey = true
 	}
-	req.wire = &wire{fields: []string{field}}
+	req.Raw = &wire.Raw{Fields: []string{field}}
 	return req
 }
 
@@ -241,13 +243,13 @@ func keyRows() []nearMiss {
 		{value: "API key", miss: missTwice, want: "401 or 400, never served: Authorization is one field", rule: "bearer", cases: func(n *nearMisser) []kase {
 			req, _ := n.listReq()
 			req = withHeader(req, "Authorization", "Bearer "+n.r.cfg.Key, "Bearer "+n.r.cfg.Key)
-			return []kase{{label: "two Authorization headers, the key in each", check: "ignored_auth", req: req, want: outcome{status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
+			return []kase{{label: "two Authorization headers, the key in each", check: "ignored_auth", req: req, want: outcome{Status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
 		}},
 		{value: "API key", miss: missPlace, want: "401: a key in the query string, a cookie or another header authenticates nothing", rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
 			req, op := n.listReq()
-			req.noKey = true
+			req.NoKey = true
 			q := req
-			q.target = op.target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
+			q.Target = op.target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
 			return []kase{
 				unauthorizedCase("the key in the query string", q),
 				unauthorizedCase("the key in a cookie", withHeader(req, "Cookie", "access_token="+n.r.cfg.Key)),
@@ -260,14 +262,7 @@ func keyRows() []nearMiss {
 
 // nearKey notes a near miss of the run's key, so that a curl line shows
 // it as the shell expression that makes it from $PETSTORE_KEY.
-func (r *run) nearKey(m keyMiss) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.nearKeys == nil {
-		r.nearKeys = map[string]string{}
-	}
-	r.nearKeys[m.key] = m.shell
-}
+func (r *run) nearKey(m keyMiss) { r.wire.NearKey(m.key, m.shell) }
 
 // NearMisses is the catalogue of near misses, a row each: the value, the
 // near miss, the answer the contract requires, and the sentence it rests

@@ -14,8 +14,8 @@ import (
 // newPetOf wants a 201 that is a new pet: not the kept one, not marked a
 // replay.
 func newPetOf(kept int64) outcome {
-	return created().and(func(x *exchange) string {
-		if id, _ := petID(x.body); id == kept || x.header.Get("Idempotent-Replayed") != "" {
+	return created().And(func(x *exchange) string {
+		if id, _ := petID(x.Body); id == kept || x.Header.Get("Idempotent-Replayed") != "" {
 			return fmt.Sprintf("a new pet, not pet %d replayed: another key, or none, is no kept outcome", kept)
 		}
 		return ""
@@ -24,8 +24,8 @@ func newPetOf(kept int64) outcome {
 
 // replayOf wants the kept answer again: 201, the kept pet, marked a replay.
 func replayOf(kept int64) outcome {
-	return created().and(func(x *exchange) string {
-		if id, _ := petID(x.body); id != kept || x.header.Get("Idempotent-Replayed") != "true" {
+	return created().And(func(x *exchange) string {
+		if id, _ := petID(x.Body); id != kept || x.Header.Get("Idempotent-Replayed") != "true" {
 			return fmt.Sprintf("pet %d replayed (Idempotent-Replayed: true): the same key", kept)
 		}
 		return ""
@@ -70,7 +70,7 @@ func idempotencyKeyRows() []nearMiss {
 		}},
 		{value: v, miss: missPlace, want: "400 in the query string (an unknown parameter); in a cookie it is no key: a new pet", rule: "no-key", cases: func(n *nearMisser) []kase {
 			q := n.r.createReq(n.body, nil)
-			q.target += "?Idempotency-Key=" + url.QueryEscape(n.key)
+			q.Target += "?Idempotency-Key=" + url.QueryEscape(n.key)
 			return []kase{
 				negCase("the kept key in the query string", q),
 				{label: "the kept key in a cookie", check: "idempotent_replay", req: n.r.createReq(n.body, http.Header{"Cookie": {"Idempotency-Key=" + n.key}}), want: newPetOf(n.pet)},
@@ -115,7 +115,7 @@ func (n *nearMisser) paramCases(enumOnly bool, make func(op *operation, name, va
 // queried is a valid request to op with query as its query.
 func (n *nearMisser) queried(op *operation, query string) request {
 	req := n.r.validRequest(op, "1")
-	req.target = op.target(n.r.pathValues(op, "1"), query)
+	req.Target = op.target(n.r.pathValues(op, "1"), query)
 	return req
 }
 
@@ -253,7 +253,7 @@ func bodyEnumRows() []nearMiss {
 		{value: v, miss: missPlace, want: "400: in the create's query string it is an unknown parameter", rule: "query-strict", cases: func(n *nearMisser) []kase {
 			return n.memberCases(func(name, value string) []kase {
 				req := n.r.createReq(mustJSON(n.r.newPet("conform-near", nil)), nil)
-				req.target += "?" + name + "=" + url.QueryEscape(value)
+				req.Target += "?" + name + "=" + url.QueryEscape(value)
 				return []kase{negCase(name+" in the query string", req)}
 			})
 		}},
@@ -263,7 +263,7 @@ func bodyEnumRows() []nearMiss {
 // contentTyped is a create of a new pet with the Content-Type values.
 func (n *nearMisser) contentTyped(values ...string) request {
 	req := n.r.createReq(mustJSON(n.r.newPet("conform-near", nil)), nil)
-	req.header = cloneWith(req.header, "Content-Type", values...)
+	req.Header = cloneWith(req.Header, "Content-Type", values...)
 	return req
 }
 
@@ -299,7 +299,7 @@ func mediaTypeRows() []nearMiss {
 		refusedCT(missOne, "application/jsom", "applicatiom/json", "application/json; charset=utf-9"),
 		{value: ct, miss: missSpace, want: "201 with white space around the value and before a parameter (RFC 9110); 400 inside the media type", rule: "content-type", cases: func(n *nearMisser) []kase {
 			raw := n.contentTyped()
-			raw.header.Del("Content-Type")
+			raw.Header.Del("Content-Type")
 			return []kase{
 				posCase("Content-Type:   application/json  ", wireField(raw, "Content-Type:   application/json  "), created()),
 				posCase("Content-Type: application/json ; charset=utf-8", n.contentTyped("application/json ; charset=utf-8"), created()),
@@ -310,8 +310,8 @@ func mediaTypeRows() []nearMiss {
 		{value: ct, miss: missTwice, want: "400", rule: "content-type"}, // content-type's cases
 		{value: ct, miss: missPlace, want: "400: in the query string it is an unknown parameter, and the body has no Content-Type", rule: "content-type", cases: func(n *nearMisser) []kase {
 			req := n.contentTyped()
-			req.header.Del("Content-Type")
-			req.target += "?Content-Type=" + url.QueryEscape("application/json")
+			req.Header.Del("Content-Type")
+			req.Target += "?Content-Type=" + url.QueryEscape("application/json")
 			return []kase{negCase("Content-Type in the query string", req)}
 		}},
 		{value: acc, miss: missCase, want: "served in any case; q=0 in any case admits nothing (406)", rule: "accept", cases: func(n *nearMisser) []kase {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -21,17 +22,17 @@ import (
 // sequence is shrunk.
 type scope struct {
 	run     *run
-	process int  // its ops' Process in the history: 0 for the run's own, n for the nth sequence
-	quiet   bool // count no case: a re-run of a sequence while it is shrunk
-	own     bool // keep failures in fails instead of the report
-	trace   bool // keep the curl line of every request, in lines
+	Process int  // its ops' Process in the history: 0 for the run's own, n for the nth sequence
+	Quiet   bool // count no case: a re-run of a sequence while it is shrunk
+	Own     bool // keep failures in fails instead of the report
+	Trace   bool // keep the curl line of every request, in lines
 	mu      sync.Mutex
 	fails   []Failure
-	lines   []string
+	Lines   []string
 }
 
-// failures returns the failures kept so far.
-func (s *scope) failures() []Failure {
+// Failures returns the Failures kept so far.
+func (s *scope) Failures() []Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Failure(nil), s.fails...)
@@ -50,14 +51,14 @@ func scopeOf(ctx context.Context, r *run) *scope {
 	return r.main
 }
 
-// record counts one case of check on op, and a failure when f is not nil.
-func (s *scope) record(check, op string, f *Failure) {
-	if !s.own {
-		s.run.record(check, op, f)
+// Record counts one case of check on op, and a failure when f is not nil.
+func (s *scope) Record(check, op string, f *Failure) {
+	if !s.Own {
+		s.run.Record(check, op, f)
 		return
 	}
-	if !s.quiet {
-		s.run.record(check, op, nil)
+	if !s.Quiet {
+		s.run.Record(check, op, nil)
 	}
 	if f != nil && s.run.enabled[check] {
 		s.mu.Lock()
@@ -79,14 +80,6 @@ func (r *run) tenant(h http.Header) int {
 		return 2
 	}
 	return 0
-}
-
-// key is the key of a tenant.
-func (r *run) key(tenant int) string {
-	if tenant == 2 {
-		return r.cfg.Key2
-	}
-	return r.cfg.Key
 }
 
 // idempotencyKey is the one Idempotency-Key of h, without the quotes of
@@ -178,13 +171,7 @@ func (r *run) listQuery(raw string) (history.Op, bool) {
 
 // errorCode is the code member of body, an Error; ok is false when body
 // does not decode as one.
-func errorCode(body []byte) (code string, ok bool) {
-	var e struct {
-		Code string `json:"code"`
-	}
-	err := json.Unmarshal(body, &e)
-	return e.Code, err == nil
-}
+func errorCode(body []byte) (code string, ok bool) { return wire.ErrorCode(body) }
 
 // petID is the id of body, a pet.
 func petID(body []byte) (int64, bool) {

@@ -24,11 +24,11 @@ func (r *run) readBack(ctx context.Context) error {
 	}
 	if r.roles.get != nil {
 		for _, p := range pets {
-			x, err := r.send(ctx, request{method: "GET", target: r.getTarget(p)})
+			x, err := r.send(ctx, request{Method: "GET", Target: r.getTarget(p)})
 			if err != nil {
 				return err
 			}
-			x.in.record("durability", x.op, nil)
+			x.In.Record("durability", x.Op, nil)
 		}
 	}
 	from := pets[0] - 1
@@ -61,10 +61,10 @@ func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
 	r.invoke(op)
 	found := r.complete(op)
 	for _, a := range found {
-		last.in.record(a.Check, last.op, r.fail(last, a.Want, a.Got))
+		last.In.Record(a.Check, last.Op, r.fail(last, a.Want, a.Got))
 	}
 	if len(found) == 0 {
-		last.in.record(check, last.op, nil)
+		last.In.Record(check, last.Op, nil)
 	}
 	r.write(op)
 }

@@ -33,7 +33,7 @@ func rateLimitValues(h http.Header) (limit, remaining, reset int, ok bool) {
 
 // judgeRemaining: RateLimit-Remaining is never more than RateLimit-Limit.
 func judgeRemaining(_ *run, x *exchange) (bool, string) {
-	limit, remaining, _, ok := rateLimitValues(x.header)
+	limit, remaining, _, ok := rateLimitValues(x.Header)
 	if !ok {
 		return false, ""
 	}
@@ -46,7 +46,7 @@ func judgeRemaining(_ *run, x *exchange) (bool, string) {
 // judgeReset: RateLimit-Reset is 0 exactly when the quota is full, that is
 // when RateLimit-Remaining equals RateLimit-Limit.
 func judgeReset(_ *run, x *exchange) (bool, string) {
-	limit, remaining, reset, ok := rateLimitValues(x.header)
+	limit, remaining, reset, ok := rateLimitValues(x.Header)
 	if !ok {
 		return false, ""
 	}
@@ -58,8 +58,8 @@ func judgeReset(_ *run, x *exchange) (bool, string) {
 
 // judgeCharset: an answer's Content-Type names no charset but utf-8.
 func judgeCharset(r *run, x *exchange) (bool, string) {
-	ct := x.header.Get("Content-Type")
-	if ct == "" || len(x.body) == 0 {
+	ct := x.Header.Get("Content-Type")
+	if ct == "" || len(x.Body) == 0 {
 		return false, ""
 	}
 	_, params, err := mime.ParseMediaType(ct)

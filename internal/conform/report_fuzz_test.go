@@ -14,6 +14,7 @@ import (
 
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/conform/report"
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // FuzzReportWellFormed feeds the report writers any text a target can send
@@ -30,7 +31,7 @@ func FuzzReportWellFormed(f *testing.F) {
 	f.Add([]byte("]]> ends CDATA <![CDATA[ x ]]>"), "<&'\">")
 	f.Add([]byte("\ud7ff\ue000\U0010FFFF"), "\u0085\u202e")
 	f.Fuzz(func(t *testing.T, body []byte, text string) {
-		got := describe(&exchange{status: 400, body: body})
+		got := describe(&exchange{Exchange: &wire.Exchange{Status: 400, Body: body}})
 		if !utf8.ValidString(got) {
 			t.Fatalf("describe: invalid UTF-8 %q", got)
 		}

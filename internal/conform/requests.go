@@ -91,10 +91,10 @@ var jsonHeader = http.Header{"Content-Type": {"application/json"}}
 // validRequest is a request op accepts: path parameters from id (a pet
 // that exists where one does), a body with every required member.
 func (r *run) validRequest(op *operation, id string) request {
-	req := request{method: op.method, target: op.target(r.pathValues(op, id), "")}
+	req := request{Method: op.method, Target: op.target(r.pathValues(op, id), "")}
 	if op.body != nil {
-		req.header = jsonHeader.Clone()
-		req.body = mustJSON(r.baseBody(op.body))
+		req.Header = jsonHeader.Clone()
+		req.Body = mustJSON(r.baseBody(op.body))
 	}
 	return req
 }
@@ -161,7 +161,7 @@ func (r *run) createReq(body []byte, header http.Header) request {
 	for k, v := range header {
 		h[k] = v
 	}
-	return request{method: r.roles.create.method, target: r.roles.create.path, header: h, body: body}
+	return request{Method: r.roles.create.method, Target: r.roles.create.path, Header: h, Body: body}
 }
 
 // listTarget is the listing with query.

@@ -48,7 +48,7 @@ func (r *run) retryHeaders(ctx context.Context) error {
 	var ks []kase
 	for _, f := range retryHeaderForms {
 		req := r.createReq(body, keyHeader(key))
-		req.header = cloneWith(req.header, f.name, f.values...)
+		req.Header = cloneWith(req.Header, f.name, f.values...)
 		ks = append(ks, kase{label: "the retry with " + f.label, check: "idempotent_replay", req: req, want: replayOf(id)})
 	}
 	scheme := r.createReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + r.cfg.Key}})

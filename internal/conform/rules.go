@@ -61,11 +61,11 @@ func (r *run) statedRules() []answerRule {
 // without an error; one to a bearer key the target does not take says
 // error="invalid_token". Every value of the header is held to it.
 func judgeChallenge(_ *run, x *exchange) (bool, string) {
-	if x.status != http.StatusUnauthorized {
+	if x.Status != http.StatusUnauthorized {
 		return false, ""
 	}
-	auth := x.req.Header.Values("Authorization")
-	values := x.header.Values("WWW-Authenticate")
+	auth := x.Req.Header.Values("Authorization")
+	values := x.Header.Values("WWW-Authenticate")
 	scheme, token, _ := strings.Cut(strings.Join(auth, ""), " ")
 	switch {
 	case len(auth) == 0:
@@ -89,10 +89,10 @@ func judgeChallenge(_ *run, x *exchange) (bool, string) {
 // judgeReplayedAbsent: an answer to a create without an Idempotency-Key
 // replays nothing.
 func judgeReplayedAbsent(r *run, x *exchange) (bool, string) {
-	if r.roles.create == nil || x.op != r.roles.create.id || x.status == 0 || len(x.req.Header.Values("Idempotency-Key")) > 0 {
+	if r.roles.create == nil || x.Op != r.roles.create.id || x.Status == 0 || len(x.Req.Header.Values("Idempotency-Key")) > 0 {
 		return false, ""
 	}
-	if len(x.header.Values("Idempotent-Replayed")) > 0 {
+	if len(x.Header.Values("Idempotent-Replayed")) > 0 {
 		return true, "no Idempotent-Replayed: the create carried no Idempotency-Key"
 	}
 	return true, ""
@@ -100,15 +100,15 @@ func judgeReplayedAbsent(r *run, x *exchange) (bool, string) {
 
 // judgeLocation: the Location of a 201 is the path of the pet in its body.
 func judgeLocation(r *run, x *exchange) (bool, string) {
-	if r.roles.create == nil || x.op != r.roles.create.id || x.status != http.StatusCreated || r.roles.get == nil {
+	if r.roles.create == nil || x.Op != r.roles.create.id || x.Status != http.StatusCreated || r.roles.get == nil {
 		return false, ""
 	}
-	id, ok := petID(x.body)
+	id, ok := petID(x.Body)
 	if !ok {
 		return false, ""
 	}
 	want := r.base.Path + r.getTarget(id)
-	for _, v := range x.header.Values("Location") {
+	for _, v := range x.Header.Values("Location") {
 		if target, err := r.resolve(v); err != nil || !strings.HasSuffix(target, "://"+r.base.Host+want) {
 			return true, fmt.Sprintf("Location %s, the created pet's path", want)
 		}
@@ -122,7 +122,7 @@ var rateLimitFields = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLi
 func judgeRateLimit(_ *run, x *exchange) (bool, string) {
 	n := 0
 	for _, h := range rateLimitFields {
-		if len(x.header.Values(h)) > 0 {
+		if len(x.Header.Values(h)) > 0 {
 			n++
 		}
 	}
@@ -138,7 +138,7 @@ func judgeRateLimit(_ *run, x *exchange) (bool, string) {
 // judgeOrigin: an answer to a request with Origin carries
 // Access-Control-Allow-Origin: *.
 func judgeOrigin(_ *run, x *exchange) (bool, string) {
-	if x.req.Header.Get("Origin") == "" || x.status == 0 {
+	if x.Req.Header.Get("Origin") == "" || x.Status == 0 {
 		return false, ""
 	}
 	return true, allowsOrigin(x)
@@ -148,14 +148,14 @@ func judgeOrigin(_ *run, x *exchange) (bool, string) {
 // when its code is idempotency_keys_full, a bound that time lifts; no time
 // lifts store_full.
 func judgeStorageRetryAfter(_ *run, x *exchange) (bool, string) {
-	if x.status != http.StatusInsufficientStorage {
+	if x.Status != http.StatusInsufficientStorage {
 		return false, ""
 	}
-	code, ok := errorCode(x.body)
+	code, ok := errorCode(x.Body)
 	if !ok {
 		return false, "" // error_body speaks for it
 	}
-	switch n := len(x.header.Values("Retry-After")); {
+	switch n := len(x.Header.Values("Retry-After")); {
 	case code == "idempotency_keys_full" && n != 1:
 		return true, "one Retry-After with idempotency_keys_full"
 	case code == "store_full" && n != 0:
@@ -170,26 +170,26 @@ func judgeStorageRetryAfter(_ *run, x *exchange) (bool, string) {
 // method, or before any operation), the one info's x-error-codes gives its
 // status. Codes come from the schema, never from the descriptions' words.
 func judgeErrorCode(r *run, x *exchange) (bool, string) {
-	if x.status < 400 || x.req.Method == http.MethodHead {
+	if x.Status < 400 || x.Req.Method == http.MethodHead {
 		return false, ""
 	}
 	codes := r.errorCodes(x)
-	code, ok := errorCode(x.body)
+	code, ok := errorCode(x.Body)
 	if len(codes) == 0 || !ok {
 		return false, ""
 	}
 	if !slices.Contains(codes, code) {
-		return true, fmt.Sprintf("an Error with code %s, the one the contract gives a %d", strings.Join(codes, " or "), x.status)
+		return true, fmt.Sprintf("an Error with code %s, the one the contract gives a %d", strings.Join(codes, " or "), x.Status)
 	}
 	return true, ""
 }
 
 // errorCodes are the Error codes the contract gives the answer of x.
 func (r *run) errorCodes(x *exchange) []string {
-	op := r.operation(x.op)
+	op := r.operation(x.Op)
 	if op == nil {
 		byStatus, _ := r.spec.Info.Extensions["x-error-codes"].(map[string]any)
-		list, _ := byStatus[strconv.Itoa(x.status)].([]any)
+		list, _ := byStatus[strconv.Itoa(x.Status)].([]any)
 		var codes []string
 		for _, c := range list {
 			if s, ok := c.(string); ok {
@@ -198,7 +198,7 @@ func (r *run) errorCodes(x *exchange) []string {
 		}
 		return codes
 	}
-	ref := op.op.Responses.Status(x.status)
+	ref := op.op.Responses.Status(x.Status)
 	if ref == nil || ref.Value == nil {
 		return nil
 	}

@@ -3,6 +3,8 @@ package conform
 import (
 	"net/http"
 	"testing"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // A 507 says when to retry exactly when time lifts its bound.
@@ -21,9 +23,9 @@ func TestStorageRetryAfter(t *testing.T) {
 		{429, "rate_limited", []string{"1"}, false, true},
 		{201, "", nil, false, true},
 	} {
-		x := &exchange{status: tc.status, header: http.Header{}, body: []byte(`{"code":"` + tc.code + `","message":"m","status":507}`)}
+		x := &exchange{Exchange: &wire.Exchange{Status: tc.status, Header: http.Header{}, Body: []byte(`{"code":"` + tc.code + `","message":"m","status":507}`)}}
 		if tc.retryAfter != nil {
-			x.header["Retry-After"] = tc.retryAfter
+			x.Header["Retry-After"] = tc.retryAfter
 		}
 		applies, want := judgeStorageRetryAfter(nil, x)
 		if applies != tc.applies || (want == "") != tc.ok {

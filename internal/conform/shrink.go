@@ -39,7 +39,7 @@ func (r *run) shrink(ctx context.Context, example int, seq []step, first Failure
 	f := sh.fail
 	f.Want = fmt.Sprintf("%s (in example %d of seed %d, shrunk to %d steps in %d re-runs: the curl lines replay it, in order)", f.Want, example, r.cfg.Seed, len(sh.best), sh.runs)
 	f.Curl = strings.Join(sh.lines, "\n")
-	r.record(f.Check, f.Operation, &f)
+	r.Record(f.Check, f.Operation, &f)
 	return nil
 }
 

@@ -23,14 +23,14 @@ func (r *run) post(ctx context.Context, body any, header http.Header, tenant int
 		b = mustJSON(body)
 	}
 	req := r.createReq(b, header)
-	req.tenant = tenant
+	req.Tenant = tenant
 	if x, err = r.send(ctx, req); err != nil {
 		return nil, 0, false, err
 	}
-	if x.status != http.StatusCreated {
+	if x.Status != http.StatusCreated {
 		return x, 0, false, nil
 	}
-	id, ok = petID(x.body)
+	id, ok = petID(x.Body)
 	return x, id, ok, nil
 }
 
@@ -81,14 +81,14 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		r.expect("use_after_create", x, false, "201 with the created pet")
 		return nil
 	}
-	created := string(x.body)
-	if target, err := r.resolve(x.header.Get("Location")); x.header.Get("Location") == "" || err != nil {
+	created := string(x.Body)
+	if target, err := r.resolve(x.Header.Get("Location")); x.Header.Get("Location") == "" || err != nil {
 		r.expect("use_after_create", x, false, "a Location header naming the created pet on BASE_URL's host")
-	} else if err := r.readAt(ctx, target, x.body, "200 at the Location, with the 201 body: "+created); err != nil {
+	} else if err := r.readAt(ctx, target, x.Body, "200 at the Location, with the 201 body: "+created); err != nil {
 		return err
 	}
 	if r.roles.get != nil {
-		if err := r.readAt(ctx, r.getTarget(id), x.body, "200 by its id, with the 201 body: "+created); err != nil {
+		if err := r.readAt(ctx, r.getTarget(id), x.Body, "200 by its id, with the 201 body: "+created); err != nil {
 			return err
 		}
 	}
@@ -98,24 +98,24 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		if filter != "" {
 			q += "&" + r.roles.filter + "=" + url.QueryEscape(filter)
 		}
-		y, err := r.send(ctx, request{method: http.MethodGet, target: r.listTarget(q)})
+		y, err := r.send(ctx, request{Method: http.MethodGet, Target: r.listTarget(q)})
 		if err != nil {
 			return err
 		}
 		var page []json.RawMessage
-		ok := json.Unmarshal(y.body, &page) == nil && len(page) == 1 && sameJSON(page[0], x.body)
-		r.expect("use_after_create", y, y.status == http.StatusOK && ok, "the pet first in the listing after the id before it: "+created)
+		ok := json.Unmarshal(y.Body, &page) == nil && len(page) == 1 && sameJSON(page[0], x.Body)
+		r.expect("use_after_create", y, y.Status == http.StatusOK && ok, "the pet first in the listing after the id before it: "+created)
 	}
 	return nil
 }
 
 // readAt gets target: 200 with body.
 func (r *run) readAt(ctx context.Context, target string, body []byte, want string) error {
-	y, err := r.send(ctx, request{method: http.MethodGet, target: target})
+	y, err := r.send(ctx, request{Method: http.MethodGet, Target: target})
 	if err != nil {
 		return err
 	}
-	r.expect("use_after_create", y, y.status == http.StatusOK && sameJSON(y.body, body), want)
+	r.expect("use_after_create", y, y.Status == http.StatusOK && sameJSON(y.Body, body), want)
 	return nil
 }
 
@@ -142,17 +142,17 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pet, _ := members(x.body)
+	pet, _ := members(x.Body)
 	r.expect("default_status", x, ok && pet[r.roles.filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.filter, def))
 	if !ok || r.roles.get == nil {
 		return nil
 	}
-	y, err := r.send(ctx, request{method: http.MethodGet, target: r.getTarget(id)})
+	y, err := r.send(ctx, request{Method: http.MethodGet, Target: r.getTarget(id)})
 	if err != nil {
 		return err
 	}
-	got, _ := members(y.body)
-	r.expect("default_status", y, y.status == http.StatusOK && got[r.roles.filter] == def, fmt.Sprintf("stored with %s %s", r.roles.filter, def))
+	got, _ := members(y.Body)
+	r.expect("default_status", y, y.Status == http.StatusOK && got[r.roles.filter] == def, fmt.Sprintf("stored with %s %s", r.roles.filter, def))
 	return nil
 }
 
@@ -181,12 +181,12 @@ func (r *run) paging(ctx context.Context) error {
 	}
 	// The first page: with a next link (more pets exist). A page may hold
 	// fewer pets than its limit: limit is a maximum.
-	first, err := r.send(ctx, request{method: http.MethodGet, target: r.listTarget("limit=2")})
+	first, err := r.send(ctx, request{Method: http.MethodGet, Target: r.listTarget("limit=2")})
 	if err != nil {
 		return err
 	}
 	var page []json.RawMessage
-	r.expect("pagination", first, json.Unmarshal(first.body, &page) == nil && len(page) >= 1 && len(page) <= 2 && nextLink(first.header) != "",
+	r.expect("pagination", first, json.Unmarshal(first.Body, &page) == nil && len(page) >= 1 && len(page) <= 2 && nextLink(first.Header) != "",
 		"the first page of limit=2 with one or two pets and a Link rel=\"next\" (at least 6 pets exist)")
 	from := strconv.FormatInt(ids[0]-1, 10)
 	walks := []struct {
@@ -248,11 +248,11 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 	target := r.listTarget(query)
 	end := int64(-1) // the last id so far
 	for n := 0; target != "" && n != pages; n++ {
-		if last, err = r.send(ctx, request{method: http.MethodGet, target: target}); err != nil {
+		if last, err = r.send(ctx, request{Method: http.MethodGet, Target: target}); err != nil {
 			return nil, nil, err
 		}
 		var page []json.RawMessage
-		if last.status != http.StatusOK || json.Unmarshal(last.body, &page) != nil {
+		if last.Status != http.StatusOK || json.Unmarshal(last.Body, &page) != nil {
 			r.expect("pagination", last, false, "200 and a page of pets")
 			return seen, nil, nil
 		}
@@ -263,7 +263,7 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 				end = max(end, id)
 			}
 		}
-		next := nextLink(last.header)
+		next := nextLink(last.Header)
 		switch {
 		case next == "" || until > 0 && end >= until:
 			return seen, last, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // Promises over time, within the run's time: a keyed create from the run's
@@ -69,7 +71,7 @@ func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.judgesE
 // whole within its time.
 func (r *run) slowHead(ctx context.Context, op *operation) {
 	defer close(r.time.head)
-	req := request{method: op.method, target: op.path, wire: &wire{slow: r.time.headSpan}}
+	req := request{Method: op.method, Target: op.path, Raw: &wire.Raw{Slow: r.time.headSpan}}
 	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.headTimeout)
 	err := r.sendCases(ctx, []kase{{label: label, check: "http_framing", req: req, want: accepted()}})
 	promise := Promise{Name: "head-timeout", Stated: r.bounds.headTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}

@@ -3,6 +3,8 @@ package conform
 import (
 	"net/http"
 	"testing"
+
+	"github.com/petstore/petstore/internal/conform/wire"
 )
 
 // TestUnimplemented: not_a_server_error lets through exactly the two 5xx
@@ -22,15 +24,15 @@ func TestUnimplemented(t *testing.T) {
 		x    exchange
 		want bool
 	}{
-		{"501 to gzip", exchange{status: 501, req: req("gzip")}, true},
-		{"501 to gzip, chunked", exchange{status: 501, req: req("gzip, chunked")}, true},
-		{"501 to chunked", exchange{status: 501, req: req("chunked")}, false},
-		{"501 to no Transfer-Encoding", exchange{status: 501, req: req()}, false},
-		{"505 to HTTP/2.0", exchange{status: 505, req: req(), wire: &wire{proto: "HTTP/2.0"}}, true},
-		{"505 to HTTP/1.0", exchange{status: 505, req: req(), wire: &wire{proto: "HTTP/1.0"}}, false},
-		{"505 to HTTP/1.1", exchange{status: 505, req: req()}, false},
-		{"500 to gzip", exchange{status: 500, req: req("gzip")}, false},
-		{"503 to HTTP/2.0", exchange{status: 503, req: req(), wire: &wire{proto: "HTTP/2.0"}}, false},
+		{"501 to gzip", exchange{Exchange: &wire.Exchange{Status: 501, Req: req("gzip")}}, true},
+		{"501 to gzip, chunked", exchange{Exchange: &wire.Exchange{Status: 501, Req: req("gzip, chunked")}}, true},
+		{"501 to chunked", exchange{Exchange: &wire.Exchange{Status: 501, Req: req("chunked")}}, false},
+		{"501 to no Transfer-Encoding", exchange{Exchange: &wire.Exchange{Status: 501, Req: req()}}, false},
+		{"505 to HTTP/2.0", exchange{Exchange: &wire.Exchange{Status: 505, Req: req(), Raw: &wire.Raw{Proto: "HTTP/2.0"}}}, true},
+		{"505 to HTTP/1.0", exchange{Exchange: &wire.Exchange{Status: 505, Req: req(), Raw: &wire.Raw{Proto: "HTTP/1.0"}}}, false},
+		{"505 to HTTP/1.1", exchange{Exchange: &wire.Exchange{Status: 505, Req: req()}}, false},
+		{"500 to gzip", exchange{Exchange: &wire.Exchange{Status: 500, Req: req("gzip")}}, false},
+		{"503 to HTTP/2.0", exchange{Exchange: &wire.Exchange{Status: 503, Req: req(), Raw: &wire.Raw{Proto: "HTTP/2.0"}}}, false},
 	} {
 		if got := unimplemented(&tc.x); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

@@ -87,7 +87,7 @@ func (r *run) documented(op *operation) outcome {
 		return accepted()
 	}
 	slices.Sort(statuses)
-	return outcome{status: statuses}
+	return outcome{Status: statuses}
 }
 
 // spareFor is the id a request to op names where it names a pet: the
@@ -130,11 +130,11 @@ func (r *run) makeSpare(ctx context.Context) error {
 // releaseFor takes out of the model, as x leaves, the pets a request that
 // is not safe, to an operation the kit has no model for, may change.
 func (r *run) releaseFor(x *exchange) (ids []int64, all bool) {
-	op := r.operation(x.op)
-	if op == nil || r.modelled(op) || safeMethod(x.req.Method) {
+	op := r.operation(x.Op)
+	if op == nil || r.modelled(op) || safeMethod(x.Req.Method) {
 		return nil, false
 	}
-	_, params, err := r.contract.Route(x.req)
+	_, params, err := r.contract.Route(x.Req)
 	for _, p := range op.inPath {
 		if id, err2 := strconv.ParseInt(params[p.Name], 10, 64); err == nil && err2 == nil {
 			ids = append(ids, id)
@@ -176,10 +176,10 @@ func (r *run) sendDeferred(ctx context.Context) error {
 
 // opOf is the operation the contract routes req to, or nil.
 func (r *run) opOf(req request) *operation {
-	if req.wire != nil || strings.HasPrefix(req.target, "http://") || strings.HasPrefix(req.target, "https://") {
+	if req.Raw != nil || strings.HasPrefix(req.Target, "http://") || strings.HasPrefix(req.Target, "https://") {
 		return nil
 	}
-	hr, err := http.NewRequest(req.method, r.base.String()+req.target, nil)
+	hr, err := http.NewRequest(req.Method, r.base.String()+req.Target, nil)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package conform
+package wire
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -24,22 +25,22 @@ import (
 // TLS for https), within the same budget, and judges the answer as any
 // other. The connection is closed as soon as the answer is read.
 
-// wire says how a request is written where no HTTP client would write it
+// Raw says how a request is written where no HTTP client would write it
 // so.
-type wire struct {
-	target string        // the request-target as written, after the base path ("/pets?limit=1 2"); "": the request's
-	scheme string        // write the request-target in absolute form, with this scheme ("http", "HTTP"); "": origin form
-	proto  string        // the protocol version; "": HTTP/1.1
-	fields []string      // header lines written as they are ("Conform Field: 1"), after the others
-	noHost bool          // no Host header
-	hold   bool          // declare the body (the request's Content-Length) and send none of it
-	head   int           // pad the head with an X-Conform-Pad field to exactly this many bytes; 0: no pad
-	slow   time.Duration // write the request a piece at a time over this long; 0: at once
+type Raw struct {
+	Target string        // the request-target as written, after the base path ("/pets?limit=1 2"); "": the request's
+	Scheme string        // write the request-target in absolute form, with this scheme ("http", "HTTP"); "": origin form
+	Proto  string        // the protocol version; "": HTTP/1.1
+	Fields []string      // header lines written as they are ("Conform Field: 1"), after the others
+	NoHost bool          // no Host header
+	Hold   bool          // declare the body (the request's Content-Length) and send none of it
+	Head   int           // pad the head with an X-Conform-Pad field to exactly this many bytes; 0: no pad
+	Slow   time.Duration // write the request a piece at a time over this long; 0: at once
 }
 
-// writes reports whether w writes a header line named name itself.
-func (w *wire) writes(name string) bool {
-	for _, f := range w.fields {
+// Writes reports whether w Writes a header line named name itself.
+func (w *Raw) Writes(name string) bool {
+	for _, f := range w.Fields {
 		if n, _, ok := strings.Cut(f, ":"); ok && http.CanonicalHeaderKey(n) == http.CanonicalHeaderKey(name) {
 			return true
 		}
@@ -47,24 +48,24 @@ func (w *wire) writes(name string) bool {
 	return false
 }
 
-// atOnce is how long a request whose body is held back waits for its
+// AtOnce is how long a request whose body is held back waits for its
 // answer, which the contract wants at once: a second, and four times the
 // slowest round trip of the target measured so far in the run, within the
 // run's timeout. A server that waits for the body it refuses waits for as
 // long as it waits for any body; one that answers at once answers as fast
 // as it answers anything, far or near, loaded or not.
-func (r *run) atOnce() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return min(time.Second+4*r.slowest, r.cfg.Timeout)
+func (c *Client[X]) AtOnce() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return min(time.Second+4*c.slowest, c.cfg.Timeout)
 }
 
 // roundTrip notes how long a request took, from its sending to its
-// answer's last byte: atOnce scales with the slowest.
-func (r *run) roundTrip(d time.Duration) {
-	r.mu.Lock()
-	r.slowest = max(r.slowest, d)
-	r.mu.Unlock()
+// answer's last byte: AtOnce scales with the slowest.
+func (c *Client[X]) roundTrip(d time.Duration) {
+	c.mu.Lock()
+	c.slowest = max(c.slowest, d)
+	c.mu.Unlock()
 }
 
 // padField pads a head to its size.
@@ -72,69 +73,71 @@ const padField = "X-Conform-Pad"
 
 var errContinue = errors.New("100 Continue: the server asked for the body of a request it refuses, instead of answering at once")
 
-// sendRaw writes req byte for byte and returns what came back, judged.
-func (r *run) sendRaw(ctx context.Context, req request) (*exchange, error) {
-	hr, err := http.NewRequestWithContext(ctx, req.method, r.base.String()+req.target, nil)
+// sendRaw writes req byte for byte and returns what came back, told to
+// the Observer.
+func (c *Client[X]) sendRaw(ctx context.Context, req Request) (sent[X], error) {
+	var none sent[X]
+	hr, err := http.NewRequestWithContext(ctx, req.Method, c.cfg.Base.String()+req.Target, nil)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	r.setHeader(hr, req)
-	head := r.rawHead(req, hr)
-	for _, f := range req.wire.fields { // what the model and the judges read, as HTTP reads it
+	c.setHeader(hr, req)
+	head := c.rawHead(req, hr)
+	for _, f := range req.Raw.Fields { // what the observer reads, as HTTP reads it
 		if name, value, ok := strings.Cut(f, ":"); ok {
 			hr.Header.Add(name, strings.TrimSpace(value))
 		}
 	}
-	if err := r.admit(hr.URL); err != nil {
-		return nil, err
+	if err := c.admit(hr.URL); err != nil {
+		return none, err
 	}
-	r.mu.Lock()
-	r.raw++
-	r.mu.Unlock()
-	x := r.begin(hr, req.body, req.wire)
+	c.mu.Lock()
+	c.raw++
+	c.mu.Unlock()
+	s := c.begin(hr, req.Body, req.Raw)
 	out := head
-	if !req.wire.hold {
-		out = append(out, rawBody(req.body, hr.Header)...)
+	if !req.Raw.Hold {
+		out = append(out, rawBody(req.Body, hr.Header)...)
 	}
-	res, body, err := r.roundTripRaw(ctx, hr, out, req.wire)
+	res, body, err := c.roundTripRaw(ctx, hr, out, req.Raw)
 	if err != nil {
-		r.end(x, nil, nil)
-		return r.noAnswer(ctx, x, err)
+		c.obs.End(s.note)
+		return c.noAnswer(ctx, s, err)
 	}
-	r.end(x, res, body)
-	return x, nil
+	c.end(s, res, body)
+	return s, nil
 }
 
 // rawHead is the request line and header of req, as hr holds its fields:
 // Host first, the fields in name order, Content-Length for a body (unless
 // the request names one, or is chunked), the wire's own lines, the pad.
-func (r *run) rawHead(req request, hr *http.Request) []byte {
-	w := req.wire
+func (c *Client[X]) rawHead(req Request, hr *http.Request) []byte {
+	w := req.Raw
 	var b bytes.Buffer
 	target := hr.URL.RequestURI()
-	if w.target != "" {
-		target = r.base.Path + w.target
+	if w.Target != "" {
+		target = c.cfg.Base.Path + w.Target
 	}
-	if w.scheme != "" {
-		target = w.scheme + "://" + r.base.Host + target
+	if w.Scheme != "" {
+		target = w.Scheme + "://" + c.cfg.Base.Host + target
 	}
-	fmt.Fprintf(&b, "%s %s %s\r\n", req.method, target, cmp.Or(w.proto, "HTTP/1.1"))
-	if !w.noHost {
-		b.WriteString("Host: " + r.base.Host + "\r\n")
+	fmt.Fprintf(&b, "%s %s %s\r\n", req.Method, target, cmp.Or(w.Proto, "HTTP/1.1"))
+	if !w.NoHost {
+		b.WriteString("Host: " + c.cfg.Base.Host + "\r\n")
 	}
-	for _, name := range sortedKeys(hr.Header) {
+	for _, name := range slices.Sorted(maps.Keys(hr.Header)) {
 		for _, v := range hr.Header[name] {
 			b.WriteString(name + ": " + v + "\r\n")
 		}
 	}
-	if req.body != nil && hr.Header.Get("Content-Length") == "" && !chunked(hr.Header) && !slices.ContainsFunc(w.fields, isLengthField) {
-		b.WriteString("Content-Length: " + strconv.Itoa(len(req.body)) + "\r\n")
+	if req.Body != nil && hr.Header.Get("Content-Length") == "" && !chunked(hr.Header) && !slices.ContainsFunc(w.Fields, isLengthField) {
+		b.WriteString("Content-Length: " + strconv.Itoa(len(req.Body)) + "\r\n")
 	}
-	for _, f := range w.fields {
+	for _, f := range w.Fields {
 		b.WriteString(f + "\r\n")
 	}
-	if w.head > 0 {
-		n := max(w.head-b.Len()-len(padField+": \r\n\r\n"), 1)
+	if w.Head > 0 {
+		n := max(w.Head-b.Len()-len(padField+": \r\n\r\n"), 1)
 		pad := string(bytes.Repeat([]byte("a"), n))
 		hr.Header.Set(padField, pad) // for the curl line
 		b.WriteString(padField + ": " + pad + "\r\n")
@@ -162,25 +165,25 @@ func rawBody(body []byte, h http.Header) []byte {
 // answer, skipping interim ones; with hold (the body declared and not
 // sent), a 100 Continue is a failure and the answer must come within
 // atOnce.
-func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, w *wire) (*http.Response, []byte, error) {
-	hold := w.hold
-	conn, err := r.dialRaw(ctx)
+func (c *Client[X]) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, w *Raw) (*http.Response, []byte, error) {
+	hold := w.Hold
+	conn, err := c.dialRaw(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	wait := r.cfg.Timeout
+	wait := c.cfg.Timeout
 	if hold {
-		wait = r.atOnce()
+		wait = c.AtOnce()
 	}
 	began := time.Now()
-	if err := conn.SetDeadline(time.Now().Add(w.slow + wait)); err != nil {
+	if err := conn.SetDeadline(time.Now().Add(w.Slow + wait)); err != nil {
 		return nil, nil, err
 	}
-	if w.slow > 0 {
-		if err := r.writeSlowly(ctx, conn, out, w.slow); err != nil {
+	if w.Slow > 0 {
+		if err := c.writeSlowly(ctx, conn, out, w.Slow); err != nil {
 			return nil, nil, err
 		}
 	} else {
@@ -204,7 +207,7 @@ func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, w 
 		body, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 		res.Body.Close()
 		if err == nil && !hold {
-			r.roundTrip(time.Since(began))
+			c.roundTrip(time.Since(began))
 		}
 		return res, body, err
 	}
@@ -214,9 +217,9 @@ func (r *run) roundTripRaw(ctx context.Context, hr *http.Request, out []byte, w 
 const slowPieces = 12
 
 // writeSlowly writes out in slowPieces pieces spread over span, the last
-// at its end. A run stopped meanwhile (stopOn) gives up: errBudget, the
+// at its end. A Client stopped meanwhile (Stop) gives up: ErrBudget, the
 // request never judged.
-func (r *run) writeSlowly(ctx context.Context, conn net.Conn, out []byte, span time.Duration) error {
+func (c *Client[X]) writeSlowly(ctx context.Context, conn net.Conn, out []byte, span time.Duration) error {
 	start := time.Now()
 	for i := range slowPieces {
 		from, to := len(out)*i/slowPieces, len(out)*(i+1)/slowPieces
@@ -233,8 +236,8 @@ func (r *run) writeSlowly(ctx context.Context, conn net.Conn, out []byte, span t
 			return ctx.Err()
 		case <-t.C:
 		}
-		if r.halted() {
-			return errBudget
+		if c.Stopped() {
+			return ErrBudget
 		}
 	}
 	return nil
@@ -242,22 +245,22 @@ func (r *run) writeSlowly(ctx context.Context, conn net.Conn, out []byte, span t
 
 // dialRaw connects to BASE_URL's host, with TLS for https (the transport's
 // TLS settings when it has any), speaking HTTP/1.1.
-func (r *run) dialRaw(ctx context.Context) (net.Conn, error) {
-	port := r.base.Port()
+func (c *Client[X]) dialRaw(ctx context.Context) (net.Conn, error) {
+	port := c.cfg.Base.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[r.base.Scheme]
+		port = map[string]string{"http": "80", "https": "443"}[c.cfg.Base.Scheme]
 	}
-	d := net.Dialer{Timeout: r.cfg.Timeout}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(r.base.Hostname(), port))
-	if err != nil || r.base.Scheme != "https" {
+	d := net.Dialer{Timeout: c.cfg.Timeout}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(c.cfg.Base.Hostname(), port))
+	if err != nil || c.cfg.Base.Scheme != "https" {
 		return conn, err
 	}
 	cfg := &tls.Config{}
-	if t, ok := r.rt.(*http.Transport); ok && t.TLSClientConfig != nil {
+	if t, ok := c.cfg.Transport.(*http.Transport); ok && t.TLSClientConfig != nil {
 		cfg = t.TLSClientConfig.Clone()
 	}
 	if cfg.ServerName == "" {
-		cfg.ServerName = r.base.Hostname()
+		cfg.ServerName = c.cfg.Base.Hostname()
 	}
 	cfg.NextProtos = []string{"http/1.1"}
 	tc := tls.Client(conn, cfg)
