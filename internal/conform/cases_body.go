@@ -132,7 +132,7 @@ func contentTypeCases(r *run) []kase {
 		ks = append(ks, posCase("Content-Type: "+ct, r.createReq(mustJSON(r.newPet("conform-ct", nil)), http.Header{"Content-Type": {ct}}), created()))
 	}
 	valid := mustJSON(r.newPet("conform-ct", nil))
-	charsets := r.ruleStrings("content-type", "refusedCharsets")
+	charsets := r.RuleStrings("content-type", "refusedCharsets")
 	if len(charsets) == 0 {
 		charsets = []string{"latin1"}
 	}

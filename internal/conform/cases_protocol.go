@@ -254,14 +254,6 @@ func percentCases(r *run) []kase {
 // corsOrigin is the Origin of the kit's CORS cases.
 const corsOrigin = "https://conform.example"
 
-// allowsOrigin wants Access-Control-Allow-Origin: *, alone.
-func allowsOrigin(x *exchange) string {
-	if v := x.Header.Values("Access-Control-Allow-Origin"); len(v) != 1 || v[0] != "*" {
-		return "with Access-Control-Allow-Origin: * (an Origin was sent)"
-	}
-	return ""
-}
-
 // originCases: answers of every kind, to requests with an Origin, carry
 // Access-Control-Allow-Origin: * (the answer rule origin judges that on
 // every answer; these cases make sure every kind is asked).

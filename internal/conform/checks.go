@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -164,7 +165,7 @@ func (r *run) start(ctx context.Context) error {
 func (r *run) expect(check string, x *exchange, ok bool, want string) {
 	var f *Failure
 	if !ok {
-		f = r.fail(x, want, "")
+		f = r.Fail(x, want, "")
 	}
 	x.In.Record(check, x.Op, f)
 }
@@ -178,12 +179,8 @@ type kase struct {
 	want  outcome
 }
 
-// outcome is what the contract wants of an answer.
-type outcome struct {
-	Status []int                  // the answer's status is one of these; none: any 2xx
-	Code   string                 // and its Error code this one, when set
-	Also   func(*exchange) string // and this holds: "" when it does, what it wants otherwise
-}
+// outcome is what the contract wants of an answer (judge.Outcome).
+type outcome = judge.Outcome
 
 func accepted() outcome                       { return outcome{} }
 func created() outcome                        { return outcome{Status: []int{http.StatusCreated}} }
@@ -191,46 +188,6 @@ func refused(status int, code string) outcome { return outcome{Status: []int{sta
 
 // found is a valid get: 2xx, or 404 for an id that names no pet.
 func found() outcome { return outcome{Status: []int{http.StatusOK, http.StatusNotFound}} }
-
-// And adds a rule on the answer.
-func (o outcome) And(f func(*exchange) string) outcome {
-	prev := o.Also
-	o.Also = func(x *exchange) string {
-		if prev != nil {
-			if w := prev(x); w != "" {
-				return w
-			}
-		}
-		return f(x)
-	}
-	return o
-}
-
-// Judge says whether x keeps o, and what o wants.
-func (o outcome) Judge(x *exchange, label string) (bool, string) {
-	var want string
-	ok := slices.Contains(o.Status, x.Status)
-	switch {
-	case len(o.Status) == 0:
-		want, ok = "2xx", x.Status/100 == 2
-	case len(o.Status) == 1:
-		want = strconv.Itoa(o.Status[0])
-	default:
-		want = strings.Trim(strings.ReplaceAll(fmt.Sprint(o.Status), " ", " or "), "[]")
-	}
-	if o.Code != "" {
-		want += " " + o.Code
-		code, isError := errorCode(x.Body)
-		ok = ok && isError && code == o.Code
-	}
-	want += " for " + label
-	if ok && o.Also != nil {
-		if w := o.Also(x); w != "" {
-			return false, want + ", " + w
-		}
-	}
-	return ok, want
-}
 
 // sendCases sends each case and judges its answer.
 func (r *run) sendCases(ctx context.Context, ks []kase) error {

@@ -226,7 +226,7 @@ func newRun(cfg Config) (*run, error) {
 	}
 	r.model = r.newModel()
 	r.rules = r.statedRules()
-	r.main = &scope{run: r}
+	r.main = &scope{Sink: r}
 	var transport http.RoundTripper
 	if cfg.HTTPClient != nil {
 		transport = cfg.HTTPClient.Transport
@@ -355,6 +355,9 @@ func (r *run) progressDone() {
 		fmt.Fprint(r.cfg.Progress, "\r\033[K")
 	}
 }
+
+// Enabled reports whether the run judges check (judge.Sink).
+func (r *run) Enabled(check string) bool { return r.enabled[check] }
 
 // halted reports whether the run stopped once stopOn failed.
 func (r *run) halted() bool { return r.wire.Stopped() }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -176,20 +177,20 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 	n := r.executions
 	r.mu.Unlock()
 	prefix := fmt.Sprintf("conform-ex%d-%s.", n, r.tag)
-	sc := &scope{run: r, Own: true, Quiet: quiet, Trace: true, Process: n}
+	sc := &scope{Sink: r, Own: true, Quiet: quiet, Trace: true, Process: n}
 	r.note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
 	defer r.note(&history.Op{Kind: history.Merge, Process: n})
-	ctx = context.WithValue(ctx, scopeKey{}, sc)
+	ctx = judge.WithScope(ctx, sc)
 	e := &execution{r: r, n: n, seq: seq, ids: make([]int64, len(seq)), bodies: make([][]byte, len(seq)), keys: make([]string, len(seq)), values: r.exampleValues()}
 	for i := range seq {
 		if err := e.do(ctx, i, prefix); err != nil {
 			return nil, nil, err
 		}
 		if fails := sc.Failures(); len(fails) > 0 {
-			return fails, sc.Lines, nil
+			return fails, sc.Lines(), nil
 		}
 	}
-	return nil, sc.Lines, nil
+	return nil, sc.Lines(), nil
 }
 
 // do runs step i.

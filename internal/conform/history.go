@@ -74,11 +74,7 @@ func (r *run) sending(x *exchange) {
 	op.Tenant = x.Tenant
 	op.Release, op.ReleaseAll = r.releaseFor(x)
 	x.Hop = op
-	if x.In.Trace {
-		x.In.mu.Lock()
-		x.In.Lines = append(x.In.Lines, r.curl(x))
-		x.In.mu.Unlock()
-	}
+	x.In.AddLine(func() string { return r.curl(x) })
 	switch {
 	case r.roles.create != nil && x.Op == r.roles.create.id:
 		op.Kind, op.Key = history.Create, idempotencyKey(x.Req.Header)
@@ -124,7 +120,7 @@ func (r *run) observe(x *exchange) {
 		op.Kind = history.Other
 	}
 	for _, a := range r.complete(op) {
-		x.In.Record(a.Check, x.Op, r.fail(x, a.Want, a.Got))
+		x.In.Record(a.Check, x.Op, r.Fail(x, a.Want, a.Got))
 	}
 	for _, c := range counted {
 		x.In.Record(c, x.Op, nil)

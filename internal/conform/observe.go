@@ -1,72 +1,24 @@
 package conform
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
-// scope is where the judgments of an exchange go: the run's report and
-// the checker's model of Process 0, or, for a sequence of -examples, the
-// sequence's own model (its Process) and failures, kept until the
-// sequence is shrunk.
-type scope struct {
-	run     *run
-	Process int  // its ops' Process in the history: 0 for the run's own, n for the nth sequence
-	Quiet   bool // count no case: a re-run of a sequence while it is shrunk
-	Own     bool // keep failures in fails instead of the report
-	Trace   bool // keep the curl line of every request, in lines
-	mu      sync.Mutex
-	fails   []Failure
-	Lines   []string
-}
-
-// Failures returns the Failures kept so far.
-func (s *scope) Failures() []Failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Failure(nil), s.fails...)
-}
-
-type scopeKey struct{}
+// scope is where the judgments of an exchange go (judge.Scope).
+type scope = judge.Scope
 
 // blameKey names, in a request's context, the check a pet of its name fails
 // when no acknowledged create accounts for it.
 type blameKey struct{}
-
-func scopeOf(ctx context.Context, r *run) *scope {
-	if s, ok := ctx.Value(scopeKey{}).(*scope); ok {
-		return s
-	}
-	return r.main
-}
-
-// Record counts one case of check on op, and a failure when f is not nil.
-func (s *scope) Record(check, op string, f *Failure) {
-	if !s.Own {
-		s.run.Record(check, op, f)
-		return
-	}
-	if !s.Quiet {
-		s.run.Record(check, op, nil)
-	}
-	if f != nil && s.run.enabled[check] {
-		s.mu.Lock()
-		f.Check, f.Operation = check, op
-		s.fails = append(s.fails, *f)
-		s.mu.Unlock()
-	}
-}
 
 // tenant tells which of the run's keys a request carries.
 func (r *run) tenant(h http.Header) int {
@@ -173,27 +125,9 @@ func (r *run) listQuery(raw string) (history.Op, bool) {
 // does not decode as one.
 func errorCode(body []byte) (code string, ok bool) { return wire.ErrorCode(body) }
 
-// petID is the id of body, a pet.
-func petID(body []byte) (int64, bool) {
-	pet, ok := decodeObject(body)
-	if !ok {
-		return 0, false
-	}
-	n, ok := pet["id"].(json.Number)
-	if !ok {
-		return 0, false
-	}
-	id, err := n.Int64()
-	return id, err == nil
-}
+// petID is the id of body, a pet (judge.PetID).
+func petID(body []byte) (int64, bool) { return judge.PetID(body) }
 
-// decodeObject decodes one JSON object, its numbers exact.
-func decodeObject(b []byte) (map[string]any, bool) {
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, false
-	}
-	return m, true
-}
+// decodeObject decodes b as a JSON object, numbers as json.Number
+// (judge.DecodeObject).
+func decodeObject(b []byte) (map[string]any, bool) { return judge.DecodeObject(b) }

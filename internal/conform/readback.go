@@ -61,7 +61,7 @@ func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
 	r.invoke(op)
 	found := r.complete(op)
 	for _, a := range found {
-		last.In.Record(a.Check, last.Op, r.fail(last, a.Want, a.Got))
+		last.In.Record(a.Check, last.Op, r.Fail(last, a.Want, a.Got))
 	}
 	if len(found) == 0 {
 		last.In.Record(check, last.Op, nil)

@@ -20,8 +20,8 @@ import (
 //
 // To add a sentence: name it in the spec's x-rules where the spec states
 // it, say where here, quote its words, and write its cases with the helpers (createReq, newPet, created,
-// refused…). A rule that holds for every answer of a kind is an answerRule
-// instead (rules.go); one that needs a sequence of requests is run by its
+// refused…). A rule that holds for every answer of a kind is a
+// judge.Rule instead (judge/rules.go); one that needs a sequence of requests is run by its
 // phase, named in phase. One a kit must not exercise against a shared
 // target says why in skip: the report lists it under Skipped. The cases of
 // a sentence marked last are sent after every other phase (lastCases):
@@ -104,7 +104,7 @@ func init() {
 		whereOf[s.name] = s.where
 	}
 	for _, s := range answerRules {
-		whereOf[s.name] = s.where
+		whereOf[s.Name] = s.Where
 	}
 }
 
@@ -116,7 +116,7 @@ func SentenceNames() []string {
 		out = append(out, s.name)
 	}
 	for _, s := range answerRules {
-		out = append(out, s.name)
+		out = append(out, s.Name)
 	}
 	return out
 }
@@ -152,9 +152,9 @@ func (r *run) ruleNumber(name, key string) float64 {
 	return n
 }
 
-// ruleStrings is the list of strings the spec gives the sentence name under
+// RuleStrings is the list of strings the spec gives the sentence name under
 // key.
-func (r *run) ruleStrings(name, key string) []string {
+func (r *run) RuleStrings(name, key string) []string {
 	params, _ := r.rule(name)
 	list, _ := params[key].([]any)
 	var out []string
@@ -217,8 +217,8 @@ func (r *run) sentenceCases(ctx context.Context) error {
 		}
 	}
 	for _, s := range answerRules {
-		if !r.stated(s.name) {
-			r.unstated(s.name, s.where, s.quote)
+		if !r.stated(s.Name) {
+			r.unstated(s.Name, s.Where, s.Quote)
 		}
 	}
 	return r.schemaCases(ctx)

@@ -82,7 +82,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		return nil
 	}
 	created := string(x.Body)
-	if target, err := r.resolve(x.Header.Get("Location")); x.Header.Get("Location") == "" || err != nil {
+	if target, err := r.Resolve(x.Header.Get("Location")); x.Header.Get("Location") == "" || err != nil {
 		r.expect("use_after_create", x, false, "a Location header naming the created pet on BASE_URL's host")
 	} else if err := r.readAt(ctx, target, x.Body, "200 at the Location, with the 201 body: "+created); err != nil {
 		return err
@@ -270,7 +270,7 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 		case end <= prev: // an empty page, or one that does not move on, with a next link
 			return seen, nil, nil
 		}
-		if target, err = r.resolve(next); err != nil {
+		if target, err = r.Resolve(next); err != nil {
 			r.expect("pagination", last, false, "a Link rel=\"next\" on BASE_URL's host")
 			return seen, nil, nil
 		}

@@ -1,4 +1,4 @@
-package conform
+package judge
 
 import (
 	"net/http"
@@ -23,7 +23,7 @@ func TestStorageRetryAfter(t *testing.T) {
 		{429, "rate_limited", []string{"1"}, false, true},
 		{201, "", nil, false, true},
 	} {
-		x := &exchange{Exchange: &wire.Exchange{Status: tc.status, Header: http.Header{}, Body: []byte(`{"code":"` + tc.code + `","message":"m","status":507}`)}}
+		x := &Exchange{Exchange: &wire.Exchange{Status: tc.status, Header: http.Header{}, Body: []byte(`{"code":"` + tc.code + `","message":"m","status":507}`)}}
 		if tc.retryAfter != nil {
 			x.Header["Retry-After"] = tc.retryAfter
 		}

@@ -1,4 +1,4 @@
-package conform
+package judge
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func rateLimitValues(h http.Header) (limit, remaining, reset int, ok bool) {
 }
 
 // judgeRemaining: RateLimit-Remaining is never more than RateLimit-Limit.
-func judgeRemaining(_ *run, x *exchange) (bool, string) {
+func judgeRemaining(_ Facts, x *Exchange) (bool, string) {
 	limit, remaining, _, ok := rateLimitValues(x.Header)
 	if !ok {
 		return false, ""
@@ -45,7 +45,7 @@ func judgeRemaining(_ *run, x *exchange) (bool, string) {
 
 // judgeReset: RateLimit-Reset is 0 exactly when the quota is full, that is
 // when RateLimit-Remaining equals RateLimit-Limit.
-func judgeReset(_ *run, x *exchange) (bool, string) {
+func judgeReset(_ Facts, x *Exchange) (bool, string) {
 	limit, remaining, reset, ok := rateLimitValues(x.Header)
 	if !ok {
 		return false, ""
@@ -57,7 +57,7 @@ func judgeReset(_ *run, x *exchange) (bool, string) {
 }
 
 // judgeCharset: an answer's Content-Type names no charset but utf-8.
-func judgeCharset(r *run, x *exchange) (bool, string) {
+func judgeCharset(f Facts, x *Exchange) (bool, string) {
 	ct := x.Header.Get("Content-Type")
 	if ct == "" || len(x.Body) == 0 {
 		return false, ""
@@ -70,10 +70,10 @@ func judgeCharset(r *run, x *exchange) (bool, string) {
 	if !ok {
 		return true, ""
 	}
-	for _, allowed := range r.ruleStrings("answer-charset", "charsets") {
+	for _, allowed := range f.RuleStrings("answer-charset", "charsets") {
 		if strings.EqualFold(cs, allowed) {
 			return true, ""
 		}
 	}
-	return true, fmt.Sprintf("a Content-Type with no charset but %s, not %q", strings.Join(r.ruleStrings("answer-charset", "charsets"), " or "), cs)
+	return true, fmt.Sprintf("a Content-Type with no charset but %s, not %q", strings.Join(f.RuleStrings("answer-charset", "charsets"), " or "), cs)
 }
