@@ -154,7 +154,7 @@ func (r *run) start(ctx context.Context) error {
 	r.mu.Lock()
 	r.tag = "t" + strconv.FormatInt(id, 36)
 	r.mu.Unlock()
-	r.note(&history.Op{Kind: history.Scope, Kit: history.Kit{Names: "-" + r.tag + "."}})
+	r.hist.Note(&history.Op{Kind: history.Scope, Kit: history.Kit{Names: "-" + r.tag + "."}})
 	if err := r.makeSpare(ctx); !errors.Is(err, errBudget) {
 		return err
 	}

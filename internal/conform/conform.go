@@ -3,16 +3,17 @@
 // from it: from each schema, parameter and header (valid values at their
 // bounds, values that break exactly one rule) and from the sentences of
 // its descriptions (sentences.go: every legal and illegal form they state).
-// It sends them to the target, judges every response with
-// internal/contract, and records every exchange as an op of a history
-// (internal/history; history.go) that the checker's model (internal/check)
-// judges as it goes: every create, get and page against what the run
-// created and was answered. It checks what the contract says across two
-// API keys and under concurrent retries, runs random sequences of
-// operations (-examples) and shrinks the first that fails, and reads every
-// pet it created back at the end. It creates pets on the target. Its
-// report is internal/conform/report's. docs/conformance-kit.md ("Where
-// things are") says which file holds the cases, the wire and the judge.
+// It sends them through internal/conform/wire, and internal/conform/judge
+// holds every answer to internal/contract and to the rules on every answer
+// of a kind, and records every exchange as an op of a history
+// (internal/history) that the checker's model (internal/check) judges as
+// it goes: every create, get and page against what the run created and
+// was answered. It checks what the contract says across two API keys and
+// under concurrent retries, runs random sequences of operations
+// (-examples) and shrinks the first that fails, and reads every pet it
+// created back at the end. It creates pets on the target. Its report is
+// internal/conform/report's. docs/conformance-kit.md ("Where things are")
+// says which package and file holds the cases, the wire and the judge.
 package conform
 
 import (
@@ -28,13 +29,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/gen"
-	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/history"
@@ -84,10 +84,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	rep, err := r.run(ctx)
-	if r.hist != nil {
-		if cerr := r.hist.Close(); cerr != nil && err == nil {
-			return nil, fmt.Errorf("%w: history: %v", ErrCannotRun, cerr)
-		}
+	if cerr := r.hist.Close(); cerr != nil && err == nil {
+		return nil, fmt.Errorf("%w: history: %v", ErrCannotRun, cerr)
 	}
 	return rep, err
 }
@@ -137,12 +135,9 @@ type run struct {
 	wire     *wire.Client[*exchange] // how the kit sends: every exchange told to observer
 	roles    roles
 	bounds   bounds
-	model    *check.Model    // the checker, fed every exchange (history.go)
-	hist     *history.Writer // the history written, or nil
-	main     *scope          // the run's own: judgments to the report, ops to the model's Process 0
+	hist     *judge.History // every exchange as an op, fed to the checker and written (history.go)
+	main     *scope         // the run's own: judgments to the report, ops to the model's Process 0
 	rules    []answerRule
-	clock    atomic.Uint64 // the history's time: a tick an op's invocation or completion (history.go)
-	order    sync.Mutex    // a tick and the model's step of it, together
 
 	mu         sync.Mutex
 	stopOn     string // stop the run once this check has failed (export_test.go)
@@ -221,10 +216,11 @@ func newRun(cfg Config) (*run, error) {
 	}
 	r.roles = findRoles(r.ops)
 	r.bounds = r.findBounds()
+	var w *history.Writer
 	if cfg.History != nil {
-		r.hist = history.NewWriter(cfg.History, time.Now())
+		w = history.NewWriter(cfg.History, time.Now())
 	}
-	r.model = r.newModel()
+	r.hist = r.newHistory(w)
 	r.rules = r.statedRules()
 	r.main = &scope{Sink: r}
 	var transport http.RoundTripper

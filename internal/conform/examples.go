@@ -178,8 +178,8 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 	r.mu.Unlock()
 	prefix := fmt.Sprintf("conform-ex%d-%s.", n, r.tag)
 	sc := &scope{Sink: r, Own: true, Quiet: quiet, Trace: true, Process: n}
-	r.note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
-	defer r.note(&history.Op{Kind: history.Merge, Process: n})
+	r.hist.Note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
+	defer r.hist.Note(&history.Op{Kind: history.Merge, Process: n})
 	ctx = judge.WithScope(ctx, sc)
 	e := &execution{r: r, n: n, seq: seq, ids: make([]int64, len(seq)), bodies: make([][]byte, len(seq)), keys: make([]string, len(seq)), values: r.exampleValues()}
 	for i := range seq {

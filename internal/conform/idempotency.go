@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/petstore/petstore/internal/conform/judge"
 )
 
 // The sequences that hold a target to createPet's promises on retries:
@@ -237,7 +239,7 @@ func (r *run) concurrentRetries(ctx context.Context) error {
 	for i := range reqs {
 		reqs[i] = r.createReq(body, keyHeader(key))
 	}
-	ctx = context.WithValue(ctx, blameKey{}, check)
+	ctx = judge.WithBlame(ctx, check)
 	xs, err := r.concurrently(ctx, reqs)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package conform
 import (
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/schemagen"
 )
 
@@ -21,20 +22,14 @@ func (r *run) createSchema() *openapi3.Schema {
 	return r.roles.create.body
 }
 
-// canonical is v, a decoded JSON value (numbers as json.Number), as
-// canonical JSON text: RFC 8785, integers exact (schemagen.Canonical).
-func canonical(v any) string {
-	c, err := schemagen.Canonical(v)
-	if err != nil {
-		return string(mustJSON(v))
-	}
-	return string(c)
-}
+// canonical is v, a decoded JSON value, as canonical JSON text
+// (judge.Canonical).
+func canonical(v any) string { return judge.Canonical(v) }
 
-// sentMembers decodes a create's body, a JSON object, into its members as
+// SentMembers decodes a create's body, a JSON object, into its members as
 // canonical JSON text, the defaults of the members it leaves out applied at
 // every depth (schemagen.WithDefaults).
-func (r *run) sentMembers(b []byte) (map[string]string, bool) {
+func (r *run) SentMembers(b []byte) (map[string]string, bool) {
 	m, ok := decodeObject(b)
 	if !ok {
 		return nil, false

@@ -16,10 +16,6 @@ import (
 // scope is where the judgments of an exchange go (judge.Scope).
 type scope = judge.Scope
 
-// blameKey names, in a request's context, the check a pet of its name fails
-// when no acknowledged create accounts for it.
-type blameKey struct{}
-
 // tenant tells which of the run's keys a request carries.
 func (r *run) tenant(h http.Header) int {
 	scheme, key, ok := strings.Cut(h.Get("Authorization"), " ")
@@ -34,38 +30,18 @@ func (r *run) tenant(h http.Header) int {
 	return 0
 }
 
-// idempotencyKey is the one Idempotency-Key of h, without the quotes of
-// its structured-field form, or "".
-func idempotencyKey(h http.Header) string {
-	vs := h.Values("Idempotency-Key")
-	if len(vs) != 1 {
-		return ""
-	}
-	k := vs[0]
-	if len(k) >= 2 && k[0] == '"' && k[len(k)-1] == '"' {
-		k = k[1 : len(k)-1]
-	}
-	return k
-}
+// idempotencyKey is the one Idempotency-Key of h (judge.IdempotencyKey).
+func idempotencyKey(h http.Header) string { return judge.IdempotencyKey(h) }
 
-// members decodes a JSON object, each member as canonical JSON text.
-func members(b []byte) (map[string]string, bool) {
-	m, ok := decodeObject(b)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = canonical(v)
-	}
-	return out, true
-}
+// members decodes a JSON object, each member as canonical JSON text
+// (judge.Members).
+func members(b []byte) (map[string]string, bool) { return judge.Members(b) }
 
-// answerPet decodes a pet in an answer: its id and its other members that
+// AnswerPet decodes a pet in an answer: its id and its other members that
 // the contract's pet names. The objects a server sends are open (a later
 // minor version may add members, and a client must ignore those it does
 // not know), so a member more is not judged: docs/conformance-kit.md.
-func (r *run) answerPet(m map[string]string) (int64, map[string]string, bool) {
+func (r *run) AnswerPet(m map[string]string) (int64, map[string]string, bool) {
 	id, err := strconv.ParseInt(m["id"], 10, 64)
 	if err != nil {
 		return 0, nil, false
@@ -84,10 +60,10 @@ func (r *run) answerPet(m map[string]string) (int64, map[string]string, bool) {
 	return id, rest, true
 }
 
-// listQuery reads a listing's query as the model needs it: after, limit
+// ListQuery reads a listing's query as the model needs it: after, limit
 // (its default when absent) and the filter; ok is false for a query the
 // contract refuses.
-func (r *run) listQuery(raw string) (history.Op, bool) {
+func (r *run) ListQuery(raw string) (history.Op, bool) {
 	var o history.Op
 	q, err := url.ParseQuery(raw)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // pet, however many pages that takes: only the budget cuts it short, and
 // then the run is incomplete, never a pet lost.
 func (r *run) readBack(ctx context.Context) error {
-	pets := r.model.Confirmed()
+	pets := r.hist.Confirmed()
 	if len(pets) == 0 || r.roles.list == nil {
 		return nil
 	}
@@ -58,15 +58,15 @@ func (r *run) readBack(ctx context.Context) error {
 // judgeWalk has the checker judge op, a walk whose last page is last, and
 // records what it found at that page; a walk it finds whole passes check.
 func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
-	r.invoke(op)
-	found := r.complete(op)
+	r.hist.Invoke(op)
+	found := r.hist.Complete(op)
 	for _, a := range found {
 		last.In.Record(a.Check, last.Op, r.Fail(last, a.Want, a.Got))
 	}
 	if len(found) == 0 {
 		last.In.Record(check, last.Op, nil)
 	}
-	r.write(op)
+	r.hist.Write(op)
 }
 
 // firstID is the id of the run's first pet, from its tag; 0 without one.

@@ -6,13 +6,14 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/conform/judge"
 )
 
 // bounds are the limits the spec being checked sets, read from it, never
@@ -211,17 +212,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // intNumber is n as a JSON number.
 func intNumber(n *big.Int) json.Number { return json.Number(n.String()) }
 
-var nextRE = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?next"?`)
-
-// nextLink returns the target of a Link rel="next", or "".
-func nextLink(h http.Header) string {
-	for _, v := range h.Values("Link") {
-		if m := nextRE.FindStringSubmatch(v); m != nil {
-			return m[1]
-		}
-	}
-	return ""
-}
+// nextLink returns the target of a Link rel="next", or "" (judge.NextLink).
+func nextLink(h http.Header) string { return judge.NextLink(h) }
 
 func splitList(values []string) []string {
 	var out []string

@@ -32,7 +32,7 @@ func (o observer) Begin(w *wire.Exchange) *exchange {
 	if route, _, err := r.contract.Route(w.Req); err == nil {
 		x.Op = route.Operation.OperationID
 	}
-	r.sending(x)
+	r.hist.Sending(x)
 	return x
 }
 
@@ -41,7 +41,7 @@ func (o observer) End(x *exchange) {
 	if x.Status != 0 {
 		o.r.judge(x)
 	}
-	o.r.observe(x)
+	o.r.hist.Observe(x)
 }
 
 // NoAnswer marks x, a request that got no answer, as a failure of
@@ -58,7 +58,7 @@ func (r *run) Fail(x *exchange, want, got string) *Failure {
 	if got == "" {
 		got = describe(x)
 	}
-	return &Failure{Want: want, Got: got, Curl: r.curl(x)}
+	return &Failure{Want: want, Got: got, Curl: r.Curl(x)}
 }
 
 // describe says what came back, briefly (judge.Describe).
@@ -70,6 +70,6 @@ func (r *run) send(ctx context.Context, req request) (*exchange, error) {
 	return r.wire.Send(ctx, req)
 }
 
-// curl is a command that sends the request of x again, the keys shown as
+// Curl is a command that sends the request of x again, the keys shown as
 // $PETSTORE_KEY and $PETSTORE_KEY2.
-func (r *run) curl(x *exchange) string { return r.wire.Curl(x.Exchange) }
+func (r *run) Curl(x *exchange) string { return r.wire.Curl(x.Exchange) }

@@ -120,16 +120,16 @@ func (r *run) makeSpare(ctx context.Context) error {
 		}
 		return err
 	}
-	r.note(&history.Op{Kind: history.Other, Kit: history.Kit{Release: []int64{id}}})
+	r.hist.Note(&history.Op{Kind: history.Other, Kit: history.Kit{Release: []int64{id}}})
 	r.mu.Lock()
 	r.spare = strconv.FormatInt(id, 10)
 	r.mu.Unlock()
 	return nil
 }
 
-// releaseFor takes out of the model, as x leaves, the pets a request that
+// ReleaseFor takes out of the model, as x leaves, the pets a request that
 // is not safe, to an operation the kit has no model for, may change.
-func (r *run) releaseFor(x *exchange) (ids []int64, all bool) {
+func (r *run) ReleaseFor(x *exchange) (ids []int64, all bool) {
 	op := r.operation(x.Op)
 	if op == nil || r.modelled(op) || safeMethod(x.Req.Method) {
 		return nil, false
