@@ -9,7 +9,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/conform/judge"
-	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -29,9 +28,6 @@ func (r *run) tenant(h http.Header) int {
 	}
 	return 0
 }
-
-// idempotencyKey is the one Idempotency-Key of h (judge.IdempotencyKey).
-func idempotencyKey(h http.Header) string { return judge.IdempotencyKey(h) }
 
 // members decodes a JSON object, each member as canonical JSON text
 // (judge.Members).
@@ -96,10 +92,6 @@ func (r *run) ListQuery(raw string) (history.Op, bool) {
 	}
 	return o, o.Limit > 0
 }
-
-// errorCode is the code member of body, an Error; ok is false when body
-// does not decode as one.
-func errorCode(body []byte) (code string, ok bool) { return wire.ErrorCode(body) }
 
 // petID is the id of body, a pet (judge.PetID).
 func petID(body []byte) (int64, bool) { return judge.PetID(body) }
