@@ -111,7 +111,7 @@ func bodySizeCases(r *run) []kase {
 	over := mustJSON(r.newPet("conform-size", nil))
 	return []kase{
 		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.createReq(padded(at, n), nil), created()),
-		{label: fmt.Sprintf("body of %d bytes", n+1), check: "negative_data_rejection", req: r.createReq(padded(over, n+1), nil), want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
+		{Label: fmt.Sprintf("body of %d bytes", n+1), Check: "negative_data_rejection", Req: r.createReq(padded(over, n+1), nil), Want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
 	}
 }
 

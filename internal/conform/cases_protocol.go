@@ -23,7 +23,7 @@ func bearerCases(r *run) []kase {
 		for _, scheme := range []string{"bearer", "BEARER", string(mixed)} {
 			req := r.validRequest(op, "1")
 			req.Header = cloneWith(req.Header, "Authorization", scheme+" "+r.cfg.Key)
-			ks = append(ks, kase{label: "scheme " + scheme, check: "ignored_auth", req: req, want: r.acceptedBy(op)})
+			ks = append(ks, kase{Label: "scheme " + scheme, Check: "ignored_auth", Req: req, Want: r.acceptedBy(op)})
 		}
 		for _, v := range []struct{ label, header string }{
 			{"no Authorization", ""},
@@ -36,7 +36,7 @@ func bearerCases(r *run) []kase {
 			if v.header != "" {
 				req.Header = cloneWith(req.Header, "Authorization", v.header)
 			}
-			ks = append(ks, kase{label: v.label, check: "ignored_auth", req: req, want: refused(http.StatusUnauthorized, "unauthorized")})
+			ks = append(ks, kase{Label: v.label, Check: "ignored_auth", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")})
 		}
 	}
 	return ks
@@ -46,7 +46,7 @@ func bearerCases(r *run) []kase {
 // 401, authentication first.
 func authFirst(label string, req request) kase {
 	req.NoKey = true
-	return kase{label: "no key, and " + label, check: "auth_before_validation", req: req, want: refused(http.StatusUnauthorized, "unauthorized")}
+	return kase{Label: "no key, and " + label, Check: "auth_before_validation", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")}
 }
 
 // authFirstCases: requests that are invalid and unauthenticated are
@@ -55,7 +55,7 @@ func authFirstCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
 		for _, k := range r.schemaNegatives(op)[:min(2, len(r.schemaNegatives(op)))] {
-			ks = append(ks, authFirst(k.label, k.req))
+			ks = append(ks, authFirst(k.Label, k.Req))
 		}
 	}
 	if op := r.roles.create; op != nil {
@@ -98,7 +98,7 @@ func (r *run) routed(method, target string) bool {
 }
 
 func notFound(label string, req request) kase {
-	return kase{label: label, check: "unknown_path", req: req, want: refused(http.StatusNotFound, "not_found")}
+	return kase{Label: label, Check: "unknown_path", Req: req, Want: refused(http.StatusNotFound, "not_found")}
 }
 
 // notFoundCases: paths that name no resource, near the ones that do: a
@@ -162,7 +162,7 @@ func notAllowed(label string, req request, methods []string) kase {
 	if req.Method == http.MethodHead {
 		want.Code = "" // no body
 	}
-	return kase{label: label, check: "unsupported_method", req: req, want: want.And(allows(methods, req.Method))}
+	return kase{Label: label, Check: "unsupported_method", Req: req, Want: want.And(allows(methods, req.Method))}
 }
 
 // methodCases: every method a path does not support is answered 405 with
@@ -259,7 +259,7 @@ const corsOrigin = "https://conform.example"
 // every answer; these cases make sure every kind is asked).
 func originCases(r *run) []kase {
 	cors := func(label string, req request, want outcome) kase {
-		return kase{label: label + ", with Origin", check: "cors", req: withHeader(req, "Origin", corsOrigin), want: want}
+		return kase{Label: label + ", with Origin", Check: "cors", Req: withHeader(req, "Origin", corsOrigin), Want: want}
 	}
 	var ks []kase
 	for _, op := range r.ops {
@@ -294,7 +294,7 @@ func preflightCases(r *run) []kase {
 			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
 		}}
 		want := outcome{Status: []int{http.StatusNoContent}}.And(preflightAllows(op.method, asked)) // Allow-Origin: the rule origin
-		ks = append(ks, kase{label: "a preflight for " + op.id, check: "cors", req: req, want: want})
+		ks = append(ks, kase{Label: "a preflight for " + op.id, Check: "cors", Req: req, Want: want})
 	}
 	return ks
 }

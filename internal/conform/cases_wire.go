@@ -46,7 +46,7 @@ func gzipped(b []byte) []byte {
 
 // notAcceptable is the answer to an Accept that admits no application/json.
 func notAcceptable(label string, req request) kase {
-	return kase{label: label, check: "negative_data_rejection", req: req, want: refused(http.StatusNotAcceptable, "not_acceptable")}
+	return kase{Label: label, Check: "negative_data_rejection", Req: req, Want: refused(http.StatusNotAcceptable, "not_acceptable")}
 }
 
 func acceptLabel(values []string) string {
@@ -132,7 +132,7 @@ func atOnceCases(r *run) []kase {
 			req.Header.Set("Expect", "100-continue")
 			label += ", Expect: 100-continue"
 		}
-		return kase{label: label + ", the body held back", check: "refusal_at_once", req: req, want: want.And(closes)}
+		return kase{Label: label + ", the body held back", Check: "refusal_at_once", Req: req, Want: want.And(closes)}
 	}
 	noKey := r.createReq(nil, nil)
 	noKey.NoKey = true
@@ -147,7 +147,7 @@ func atOnceCases(r *run) []kase {
 	}
 	valid := r.createReq(mustJSON(r.newPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
 	valid.Raw = &wire.Raw{}
-	return append(ks, kase{label: "a valid create, Expect: 100-continue, the body sent at once", check: "refusal_at_once", req: valid, want: created()})
+	return append(ks, kase{Label: "a valid create, Expect: 100-continue, the body sent at once", Check: "refusal_at_once", Req: valid, Want: created()})
 }
 
 // beforeOperations is an answer given before any operation: status, an
@@ -166,7 +166,7 @@ func beforeOperationsAs(status int, code string) outcome {
 
 func framed(label string, req request, w wire.Raw, want outcome) kase {
 	req.Raw = &w
-	return kase{label: label, check: "http_framing", req: req, want: want}
+	return kase{Label: label, Check: "http_framing", Req: req, Want: want}
 }
 
 // headSizeCases: a request whose line and headers are exactly the most the

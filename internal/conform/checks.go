@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/history"
@@ -101,7 +102,7 @@ func (r *run) preflight(ctx context.Context) error {
 
 // reach sends op with a tenant's key: it must be answered, and not 401.
 func (r *run) reach(ctx context.Context, op *operation, tenant int, which string) error {
-	x, err := r.send(ctx, request{Method: op.method, Target: op.path, Tenant: tenant})
+	x, err := r.Send(ctx, request{Method: op.method, Target: op.path, Tenant: tenant})
 	if errors.Is(err, errBudget) {
 		return err // the budget stopped it, not the target
 	}
@@ -134,7 +135,7 @@ func (r *run) start(ctx context.Context) error {
 	if !creates {
 		return nil
 	}
-	x, err := r.send(ctx, r.createReq(mustJSON(r.newPet("conform-start", nil)), nil))
+	x, err := r.Send(ctx, r.createReq(mustJSON(r.newPet("conform-start", nil)), nil))
 	if errors.Is(err, errBudget) {
 		return nil // the budget's gap says it
 	}
@@ -161,8 +162,8 @@ func (r *run) start(ctx context.Context) error {
 	return nil
 }
 
-// expect records a case of check: x, the answer, must satisfy ok.
-func (r *run) expect(check string, x *exchange, ok bool, want string) {
+// Expect records a case of check: x, the answer, must satisfy ok.
+func (r *run) Expect(check string, x *exchange, ok bool, want string) {
 	var f *Failure
 	if !ok {
 		f = r.Fail(x, want, "")
@@ -170,45 +171,24 @@ func (r *run) expect(check string, x *exchange, ok bool, want string) {
 	x.In.Record(check, x.Op, f)
 }
 
-// kase is one request the kit sends to hold the target to a sentence of
-// the contract, and what the contract wants of its answer.
-type kase struct {
-	label string
-	check string
-	req   request
-	want  outcome
-}
+// kase is one request the kit sends and what the contract wants of its
+// answer (cases.Case).
+type kase = cases.Case
 
 // outcome is what the contract wants of an answer (judge.Outcome).
 type outcome = judge.Outcome
 
-func accepted() outcome                       { return outcome{} }
-func created() outcome                        { return outcome{Status: []int{http.StatusCreated}} }
-func refused(status int, code string) outcome { return outcome{Status: []int{status}, Code: code} }
+func accepted() outcome                       { return cases.Accepted() }
+func created() outcome                        { return cases.Created() }
+func refused(status int, code string) outcome { return cases.Refused(status, code) }
+func found() outcome                          { return cases.Found() }
 
-// found is a valid get: 2xx, or 404 for an id that names no pet.
-func found() outcome { return outcome{Status: []int{http.StatusOK, http.StatusNotFound}} }
+// sendCases sends each case and judges its answer (cases.Send).
+func (r *run) sendCases(ctx context.Context, ks []kase) error { return cases.Send(ctx, r, ks) }
 
-// sendCases sends each case and judges its answer.
-func (r *run) sendCases(ctx context.Context, ks []kase) error {
-	ks = r.deferUnsafe(ks) // unmodelled.go: cases that may change pets go last
-	for _, k := range ks {
-		if !r.enabled[k.check] && !r.judgesEvery() {
-			continue
-		}
-		x, err := r.send(ctx, k.req)
-		if err != nil {
-			return err
-		}
-		ok, want := k.want.Judge(x, k.label)
-		r.expect(k.check, x, ok, want)
-	}
-	return nil
-}
-
-// judgesEvery reports whether a check that judges every response runs:
+// JudgesEvery reports whether a check that judges every response runs:
 // then every case is worth sending.
-func (r *run) judgesEvery() bool {
+func (r *run) JudgesEvery() bool {
 	for _, c := range everyResponse {
 		if r.enabled[c] {
 			return true

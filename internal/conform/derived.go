@@ -181,7 +181,7 @@ func (r *run) headerPositives(op *operation) []kase {
 // checks that the pet takes the defaults for what was left out (the model
 // checks it is stored as sent).
 func (r *run) positiveBodies(ctx context.Context, op *operation) error {
-	if !r.judgesEvery() && !r.enabled["positive_data_acceptance"] && !r.enabled["default_status"] && !r.enabled["stored_as_sent"] {
+	if !r.JudgesEvery() && !r.enabled["positive_data_acceptance"] && !r.enabled["default_status"] && !r.enabled["stored_as_sent"] {
 		return nil // no check of the run judges them
 	}
 	base := r.baseBody(op.body)
@@ -196,12 +196,12 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 		}
 	}
 	for _, body := range bodies {
-		x, err := r.send(ctx, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(body)})
+		x, err := r.Send(ctx, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(body)})
 		if err != nil {
 			return err
 		}
 		pet, ok := decodeObject(x.Body)
-		r.expect("positive_data_acceptance", x, ok && x.Status == http.StatusCreated, "201 for a valid body")
+		r.Expect("positive_data_acceptance", x, ok && x.Status == http.StatusCreated, "201 for a valid body")
 		if !ok || x.Status != http.StatusCreated {
 			continue
 		}
@@ -210,7 +210,7 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 			if _, sent := body[name]; sent || s == nil || s.Default == nil {
 				continue
 			}
-			r.expect("default_status", x, fmt.Sprint(pet[name]) == fmt.Sprint(s.Default), fmt.Sprintf("%s left out: %v, the contract's default", name, s.Default))
+			r.Expect("default_status", x, fmt.Sprint(pet[name]) == fmt.Sprint(s.Default), fmt.Sprintf("%s left out: %v, the contract's default", name, s.Default))
 		}
 	}
 	return nil

@@ -34,17 +34,17 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect(check, x, ok, "201 for a create with every member and an Idempotency-Key")
+	r.Expect(check, x, ok, "201 for a create with every member and an Idempotency-Key")
 	if !ok {
 		return nil
 	}
 	if r.stated("equivalent-requests") {
 		if bare := r.defaultsLeftOut(body); len(bare) < len(body) {
-			y, err := r.send(ctx, r.createReq(spaced(bare), keyHeader(key)))
+			y, err := r.Send(ctx, r.createReq(spaced(bare), keyHeader(key)))
 			if err != nil {
 				return err
 			}
-			r.expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with the defaults left out, the first having spelt them out")
+			r.Expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with the defaults left out, the first having spelt them out")
 		}
 	}
 	if !r.stated("key-reused") {
@@ -55,11 +55,11 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 		if changed == nil {
 			continue
 		}
-		y, err := r.send(ctx, r.createReq(mustJSON(changed), keyHeader(key)))
+		y, err := r.Send(ctx, r.createReq(mustJSON(changed), keyHeader(key)))
 		if err != nil {
 			return err
 		}
-		r.expect(check, y, refusedWith(y, http.StatusUnprocessableEntity, "idempotency_key_reused"),
+		r.Expect(check, y, refusedWith(y, http.StatusUnprocessableEntity, "idempotency_key_reused"),
 			fmt.Sprintf("422 idempotency_key_reused for the key with %s alone %s", name, how))
 	}
 	return nil

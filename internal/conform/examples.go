@@ -219,7 +219,7 @@ func (e *execution) do(ctx context.Context, i int, prefix string) error {
 		if e.ids[s.of] == 0 || r.roles.get == nil {
 			return nil
 		}
-		_, err := r.send(ctx, request{Method: http.MethodGet, Target: r.getTarget(e.ids[s.of]), Tenant: s.tenant})
+		_, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(e.ids[s.of]), Tenant: s.tenant})
 		return err
 	}
 	return e.list(ctx, s)
@@ -247,7 +247,7 @@ func (e *execution) create(ctx context.Context, i int, prefix string) error {
 	if err != nil {
 		return err
 	}
-	r.expect("positive_data_acceptance", x, ok, "201 for a valid create")
+	r.Expect("positive_data_acceptance", x, ok, "201 for a valid create")
 	if ok {
 		e.ids[i] = id
 	}

@@ -38,7 +38,7 @@ func (r *run) illegalForms() []kase {
 	var forms []kase
 	keep := func(ks []kase) {
 		for _, k := range ks {
-			if k.check == "negative_data_rejection" && k.req.Raw == nil {
+			if k.Check == "negative_data_rejection" && k.Req.Raw == nil {
 				forms = append(forms, k)
 			}
 		}
@@ -77,7 +77,7 @@ func (r *run) formCases(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+		r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
 		if !ok {
 			create = nil
 		}
@@ -85,19 +85,19 @@ func (r *run) formCases(ctx context.Context) error {
 	}
 	for _, form := range r.illegalForms() {
 		for _, v := range formVariants {
-			if v.key != 0 && !keyable(form.req, create) {
+			if v.key != 0 && !keyable(form.Req, create) {
 				continue
 			}
 			k := form
-			k.label += ", " + v.label
+			k.Label += ", " + v.label
 			if v.origin {
-				k.req = withHeader(k.req, "Origin", corsOrigin)
+				k.Req = withHeader(k.Req, "Origin", corsOrigin)
 			}
 			switch v.key {
 			case 1:
-				k.req = withHeader(k.req, "Idempotency-Key", fresh)
+				k.Req = withHeader(k.Req, "Idempotency-Key", fresh)
 			case 2:
-				k.req = withHeader(k.req, "Idempotency-Key", kept)
+				k.Req = withHeader(k.Req, "Idempotency-Key", kept)
 			}
 			if err := r.sendCases(ctx, []kase{k}); err != nil {
 				return err
@@ -109,7 +109,7 @@ func (r *run) formCases(ctx context.Context) error {
 	}
 	// The kept outcome, untouched; the new key, never kept.
 	return r.sendCases(ctx, []kase{
-		{label: "the kept key's request again, after illegal retries", check: "idempotent_replay", req: r.createReq(keptBody, keyHeader(kept)), want: replayOf(keptPet)},
-		{label: "a create with the key the illegal forms carried, a new pet: a refused request keeps no outcome", check: "idempotent_replay", req: r.createReq(mustJSON(r.newPet("conform-forms", nil)), keyHeader(fresh)), want: newPetOf(keptPet)},
+		{Label: "the kept key's request again, after illegal retries", Check: "idempotent_replay", Req: r.createReq(keptBody, keyHeader(kept)), Want: replayOf(keptPet)},
+		{Label: "a create with the key the illegal forms carried, a new pet: a refused request keeps no outcome", Check: "idempotent_replay", Req: r.createReq(mustJSON(r.newPet("conform-forms", nil)), keyHeader(fresh)), Want: newPetOf(keptPet)},
 	})
 }

@@ -25,7 +25,7 @@ func absoluteFormCases(r *run) []kase {
 	var ks []kase
 	absolute := func(label string, req request, scheme string, want outcome) {
 		req.Raw = &wire.Raw{Scheme: scheme}
-		ks = append(ks, kase{label: "absolute form (" + scheme + "://host…): " + label, check: "http_framing", req: req, want: want})
+		ks = append(ks, kase{Label: "absolute form (" + scheme + "://host…): " + label, Check: "http_framing", Req: req, Want: want})
 	}
 	if op := r.roles.list; op != nil {
 		absolute("the listing", request{Method: op.method, Target: op.target(nil, "limit=1")}, r.base.Scheme, accepted())

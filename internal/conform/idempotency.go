@@ -40,7 +40,7 @@ func (r *run) replays(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect(check, x, ok, "201 for a create with an Idempotency-Key")
+	r.Expect(check, x, ok, "201 for a create with an Idempotency-Key")
 	if !ok {
 		return nil
 	}
@@ -63,20 +63,20 @@ func (r *run) replays(ctx context.Context) error {
 		retries = append(retries, form{"the key in double quotes", mustJSON(body), `"` + key + `"`})
 	}
 	for _, retry := range retries {
-		y, err := r.send(ctx, r.createReq(retry.body, keyHeader(retry.key)))
+		y, err := r.Send(ctx, r.createReq(retry.body, keyHeader(retry.key)))
 		if err != nil {
 			return err
 		}
-		r.expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with "+retry.label)
+		r.Expect(check, y, y.Status == http.StatusCreated, "201, the first answer replayed, for the retry with "+retry.label)
 	}
 	if !r.stated("key-reused") {
 		return nil
 	}
-	w, err := r.send(ctx, r.createReq(mustJSON(r.newPet("conform-other", nil)), keyHeader(key)))
+	w, err := r.Send(ctx, r.createReq(mustJSON(r.newPet("conform-other", nil)), keyHeader(key)))
 	if err != nil {
 		return err
 	}
-	r.expect(check, w, refusedWith(w, http.StatusUnprocessableEntity, "idempotency_key_reused"), "422 idempotency_key_reused for the same key with another pet")
+	r.Expect(check, w, refusedWith(w, http.StatusUnprocessableEntity, "idempotency_key_reused"), "422 idempotency_key_reused for the same key with another pet")
 	return nil
 }
 
@@ -99,16 +99,16 @@ func (r *run) refusedKeepsNothing(ctx context.Context) error {
 	}
 	key := r.name("conform-refused-key")
 	invalid := with(r.newPet("conform-refused", nil), r.roles.create.body.Required[0], absent)
-	x, err := r.send(ctx, r.createReq(mustJSON(invalid), keyHeader(key)))
+	x, err := r.Send(ctx, r.createReq(mustJSON(invalid), keyHeader(key)))
 	if err != nil {
 		return err
 	}
-	r.expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
+	r.Expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
 	y, _, ok, err := r.post(ctx, r.newPet("conform-afresh", nil), keyHeader(key), 1)
 	if err != nil {
 		return err
 	}
-	r.expect("idempotent_replay", y, ok, "201: the key's earlier create was refused, so it kept no outcome")
+	r.Expect("idempotent_replay", y, ok, "201: the key's earlier create was refused, so it kept no outcome")
 	return nil
 }
 
@@ -124,7 +124,7 @@ func (r *run) unkeyedTwice(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r.expect("idempotent_replay", x, ok, "201 for each create without an Idempotency-Key")
+		r.Expect("idempotent_replay", x, ok, "201 for each create without an Idempotency-Key")
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func (r *run) tenantCases(ctx context.Context) error {
 			return err
 		}
 		if s.want != "" {
-			r.expect(check, x, ok && x.Header.Get("Idempotent-Replayed") == "", s.want)
+			r.Expect(check, x, ok && x.Header.Get("Idempotent-Replayed") == "", s.want)
 		}
 	}
 	return nil
@@ -188,7 +188,7 @@ func (r *run) concurrently(ctx context.Context, reqs []request) ([]*exchange, er
 	for i, req := range reqs {
 		wg.Go(func() {
 			<-start
-			xs[i], errs[i] = r.send(ctx, req)
+			xs[i], errs[i] = r.Send(ctx, req)
 		})
 	}
 	close(start)
@@ -217,14 +217,14 @@ func (r *run) uniqueIDs(ctx context.Context) error {
 	for _, x := range xs {
 		id, ok := petID(x.Body)
 		if x.Status != http.StatusCreated || !ok {
-			r.expect("unique_ids", x, false, "201 for each of concurrent creates")
+			r.Expect("unique_ids", x, false, "201 for each of concurrent creates")
 			continue
 		}
 		if ids[id]++; ids[id] == 2 {
 			dups = append(dups, id)
 		}
 	}
-	r.expect("unique_ids", xs[n-1], len(dups) == 0, fmt.Sprintf("%d concurrent creates, %d distinct ids (duplicated: %v)", n, n, dups))
+	r.Expect("unique_ids", xs[n-1], len(dups) == 0, fmt.Sprintf("%d concurrent creates, %d distinct ids (duplicated: %v)", n, n, dups))
 	return nil
 }
 
@@ -252,16 +252,16 @@ func (r *run) concurrentRetries(ctx context.Context) error {
 			if !slices.Contains(pets, id) {
 				pets = append(pets, id)
 			}
-			r.expect(check, x, len(pets) == 1, fmt.Sprintf("one pet for one Idempotency-Key retried concurrently (got pets %v)", pets))
+			r.Expect(check, x, len(pets) == 1, fmt.Sprintf("one pet for one Idempotency-Key retried concurrently (got pets %v)", pets))
 		default:
-			r.expect(check, x, refusedWith(x, http.StatusConflict, "idempotency_key_in_flight"), "201 with the key's pet, or 409 idempotency_key_in_flight")
+			r.Expect(check, x, refusedWith(x, http.StatusConflict, "idempotency_key_in_flight"), "201 with the key's pet, or 409 idempotency_key_in_flight")
 		}
 	}
 	y, id, ok, err := r.post(ctx, body, keyHeader(key), 1)
 	if err != nil {
 		return err
 	}
-	r.expect(check, y, ok && (len(pets) == 0 || id == pets[0]) && y.Header.Get("Idempotent-Replayed") == "true",
+	r.Expect(check, y, ok && (len(pets) == 0 || id == pets[0]) && y.Header.Get("Idempotent-Replayed") == "true",
 		fmt.Sprintf("the key's one pet %v replayed, after the concurrent retries", pets))
 	return nil
 }

@@ -160,7 +160,7 @@ func (r *run) nearMissCases(ctx context.Context, last bool) error {
 			continue // no kept outcome to come near
 		}
 		for i, k := range row.cases(n) {
-			k.label = fmt.Sprintf("%s, %s (%d): %s", row.value, row.miss, i+1, k.label)
+			k.Label = fmt.Sprintf("%s, %s (%d): %s", row.value, row.miss, i+1, k.Label)
 			if err := r.sendCases(ctx, []kase{k}); err != nil {
 				return err
 			}
@@ -177,7 +177,7 @@ func (n *nearMisser) keep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+	n.r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
 	if ok {
 		n.pet = id
 	}
@@ -207,7 +207,7 @@ func wireField(req request, field string) request {
 
 // unauthorized is the answer to a request whose key is not the key: 401.
 func unauthorizedCase(label string, req request) kase {
-	return kase{label: label, check: "ignored_auth", req: req, want: refused(http.StatusUnauthorized, "unauthorized")}
+	return kase{Label: label, Check: "ignored_auth", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")}
 }
 
 // withKey is req with Authorization: Bearer key.
@@ -243,7 +243,7 @@ func keyRows() []nearMiss {
 		{value: "API key", miss: missTwice, want: "401 or 400, never served: Authorization is one field", rule: "bearer", cases: func(n *nearMisser) []kase {
 			req, _ := n.listReq()
 			req = withHeader(req, "Authorization", "Bearer "+n.r.cfg.Key, "Bearer "+n.r.cfg.Key)
-			return []kase{{label: "two Authorization headers, the key in each", check: "ignored_auth", req: req, want: outcome{Status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
+			return []kase{{Label: "two Authorization headers, the key in each", Check: "ignored_auth", Req: req, Want: outcome{Status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
 		}},
 		{value: "API key", miss: missPlace, want: "401: a key in the query string, a cookie or another header authenticates nothing", rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
 			req, op := n.listReq()

@@ -46,21 +46,21 @@ func idempotencyKeyRows() []nearMiss {
 	const v = "Idempotency-Key"
 	another := func(miss string, f func(string) string) nearMiss {
 		return nearMiss{value: v, miss: miss, want: "201, a pet of its own for another pet: another key, not the kept one's 422", rule: "key-exact", cases: func(n *nearMisser) []kase {
-			return []kase{{label: "with another pet", check: "idempotent_replay", req: n.keyed(n.otherPet(), f(n.key)), want: newPetOf(n.pet)}}
+			return []kase{{Label: "with another pet", Check: "idempotent_replay", Req: n.keyed(n.otherPet(), f(n.key)), Want: newPetOf(n.pet)}}
 		}}
 	}
 	return []nearMiss{
 		{value: v, miss: missCase, want: "201, a new pet, for the kept key's own request and for another: a key differing in case is another key", rule: "key-exact", cases: func(n *nearMisser) []kase {
 			return []kase{
-				{label: "the kept request", check: "idempotent_replay", req: n.keyed(n.body, flipCase(n.key)), want: newPetOf(n.pet)},
-				{label: "another pet, under the key's first letter in another case", check: "idempotent_replay", req: n.keyed(n.otherPet(), flipFirst(n.key)), want: newPetOf(n.pet)},
+				{Label: "the kept request", Check: "idempotent_replay", Req: n.keyed(n.body, flipCase(n.key)), Want: newPetOf(n.pet)},
+				{Label: "another pet, under the key's first letter in another case", Check: "idempotent_replay", Req: n.keyed(n.otherPet(), flipFirst(n.key)), Want: newPetOf(n.pet)},
 			}
 		}},
 		another(missPrefix, cutLast),
 		another(missExtend, func(k string) string { return k + "x" }),
 		another(missOne, changeOne),
 		{value: v, miss: missSpace, want: "the kept answer replayed: a field's value has no white space around it", rule: "replay", cases: func(n *nearMisser) []kase {
-			return []kase{{label: "Idempotency-Key:   KEY  ", check: "idempotent_replay", req: wireField(n.r.createReq(n.body, nil), "Idempotency-Key:   "+n.key+"  "), want: replayOf(n.pet)}}
+			return []kase{{Label: "Idempotency-Key:   KEY  ", Check: "idempotent_replay", Req: wireField(n.r.createReq(n.body, nil), "Idempotency-Key:   "+n.key+"  "), Want: replayOf(n.pet)}}
 		}},
 		{value: v, miss: missPercent, want: "400: % is outside the key's syntax", rule: "key-syntax", cases: func(n *nearMisser) []kase {
 			return []kase{negCase("the kept key, a letter percent-encoded", n.keyed(n.body, percentFirst(n.key)))}
@@ -73,7 +73,7 @@ func idempotencyKeyRows() []nearMiss {
 			q.Target += "?Idempotency-Key=" + url.QueryEscape(n.key)
 			return []kase{
 				negCase("the kept key in the query string", q),
-				{label: "the kept key in a cookie", check: "idempotent_replay", req: n.r.createReq(n.body, http.Header{"Cookie": {"Idempotency-Key=" + n.key}}), want: newPetOf(n.pet)},
+				{Label: "the kept key in a cookie", Check: "idempotent_replay", Req: n.r.createReq(n.body, http.Header{"Cookie": {"Idempotency-Key=" + n.key}}), Want: newPetOf(n.pet)},
 			}
 		}},
 		headerNameRow(missCase, "idempotency-key", "the kept answer replayed: a header's name is compared in any case", "replay", true),
@@ -91,7 +91,7 @@ func headerNameRow(miss, name, want, rule string, same bool) nearMiss {
 		if same {
 			o = replayOf(n.pet)
 		}
-		return []kase{{label: name + ": KEY, the kept request", check: "idempotent_replay", req: wireField(n.r.createReq(n.body, nil), name+": "+n.key), want: o}}
+		return []kase{{Label: name + ": KEY, the kept request", Check: "idempotent_replay", Req: wireField(n.r.createReq(n.body, nil), name+": "+n.key), Want: o}}
 	}}
 }
 

@@ -41,7 +41,7 @@ func (r *run) retryHeaders(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+	r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
 	if !ok {
 		return nil
 	}
@@ -49,9 +49,9 @@ func (r *run) retryHeaders(ctx context.Context) error {
 	for _, f := range retryHeaderForms {
 		req := r.createReq(body, keyHeader(key))
 		req.Header = cloneWith(req.Header, f.name, f.values...)
-		ks = append(ks, kase{label: "the retry with " + f.label, check: "idempotent_replay", req: req, want: replayOf(id)})
+		ks = append(ks, kase{Label: "the retry with " + f.label, Check: "idempotent_replay", Req: req, Want: replayOf(id)})
 	}
 	scheme := r.createReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + r.cfg.Key}})
-	ks = append(ks, kase{label: "the retry with the scheme bEARER", check: "idempotent_replay", req: scheme, want: replayOf(id)})
+	ks = append(ks, kase{Label: "the retry with the scheme bEARER", Check: "idempotent_replay", Req: scheme, Want: replayOf(id)})
 	return r.sendCases(ctx, ks)
 }

@@ -64,9 +64,9 @@ func (r *run) Fail(x *exchange, want, got string) *Failure {
 // describe says what came back, briefly (judge.Describe).
 func describe(x *exchange) string { return judge.Describe(x) }
 
-// send sends req and returns what came back, already judged (wire.Send:
+// Send sends req and returns what came back, already judged (wire.Send:
 // a 429 rate_limited waited out).
-func (r *run) send(ctx context.Context, req request) (*exchange, error) {
+func (r *run) Send(ctx context.Context, req request) (*exchange, error) {
 	return r.wire.Send(ctx, req)
 }
 

@@ -263,9 +263,9 @@ func (r *run) acceptedBy(op *operation) outcome {
 // posCase and negCase make the cases of a sentence: a legal form accepted,
 // an illegal one refused 400.
 func posCase(label string, req request, want outcome) kase {
-	return kase{label: label, check: "positive_data_acceptance", req: req, want: want}
+	return kase{Label: label, Check: "positive_data_acceptance", Req: req, Want: want}
 }
 
 func negCase(label string, req request) kase {
-	return kase{label: label, check: "negative_data_rejection", req: req, want: refused(400, "invalid_request")}
+	return kase{Label: label, Check: "negative_data_rejection", Req: req, Want: refused(400, "invalid_request")}
 }

@@ -24,7 +24,7 @@ func (r *run) post(ctx context.Context, body any, header http.Header, tenant int
 	}
 	req := r.createReq(b, header)
 	req.Tenant = tenant
-	if x, err = r.send(ctx, req); err != nil {
+	if x, err = r.Send(ctx, req); err != nil {
 		return nil, 0, false, err
 	}
 	if x.Status != http.StatusCreated {
@@ -78,12 +78,12 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		r.expect("use_after_create", x, false, "201 with the created pet")
+		r.Expect("use_after_create", x, false, "201 with the created pet")
 		return nil
 	}
 	created := string(x.Body)
 	if target, err := r.Resolve(x.Header.Get("Location")); x.Header.Get("Location") == "" || err != nil {
-		r.expect("use_after_create", x, false, "a Location header naming the created pet on BASE_URL's host")
+		r.Expect("use_after_create", x, false, "a Location header naming the created pet on BASE_URL's host")
 	} else if err := r.readAt(ctx, target, x.Body, "200 at the Location, with the 201 body: "+created); err != nil {
 		return err
 	}
@@ -98,24 +98,24 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		if filter != "" {
 			q += "&" + r.roles.filter + "=" + url.QueryEscape(filter)
 		}
-		y, err := r.send(ctx, request{Method: http.MethodGet, Target: r.listTarget(q)})
+		y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.listTarget(q)})
 		if err != nil {
 			return err
 		}
 		var page []json.RawMessage
 		ok := json.Unmarshal(y.Body, &page) == nil && len(page) == 1 && sameJSON(page[0], x.Body)
-		r.expect("use_after_create", y, y.Status == http.StatusOK && ok, "the pet first in the listing after the id before it: "+created)
+		r.Expect("use_after_create", y, y.Status == http.StatusOK && ok, "the pet first in the listing after the id before it: "+created)
 	}
 	return nil
 }
 
 // readAt gets target: 200 with body.
 func (r *run) readAt(ctx context.Context, target string, body []byte, want string) error {
-	y, err := r.send(ctx, request{Method: http.MethodGet, Target: target})
+	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: target})
 	if err != nil {
 		return err
 	}
-	r.expect("use_after_create", y, y.Status == http.StatusOK && sameJSON(y.Body, body), want)
+	r.Expect("use_after_create", y, y.Status == http.StatusOK && sameJSON(y.Body, body), want)
 	return nil
 }
 
@@ -143,16 +143,16 @@ func (r *run) defaultStatus(ctx context.Context) error {
 		return err
 	}
 	pet, _ := members(x.Body)
-	r.expect("default_status", x, ok && pet[r.roles.filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.filter, def))
+	r.Expect("default_status", x, ok && pet[r.roles.filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.filter, def))
 	if !ok || r.roles.get == nil {
 		return nil
 	}
-	y, err := r.send(ctx, request{Method: http.MethodGet, Target: r.getTarget(id)})
+	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(id)})
 	if err != nil {
 		return err
 	}
 	got, _ := members(y.Body)
-	r.expect("default_status", y, y.Status == http.StatusOK && got[r.roles.filter] == def, fmt.Sprintf("stored with %s %s", r.roles.filter, def))
+	r.Expect("default_status", y, y.Status == http.StatusOK && got[r.roles.filter] == def, fmt.Sprintf("stored with %s %s", r.roles.filter, def))
 	return nil
 }
 
@@ -173,7 +173,7 @@ func (r *run) paging(ctx context.Context) error {
 			return err
 		}
 		if !ok {
-			r.expect("pagination", x, false, "201 for a pet to page through")
+			r.Expect("pagination", x, false, "201 for a pet to page through")
 			return nil
 		}
 		ids = append(ids, id)
@@ -181,12 +181,12 @@ func (r *run) paging(ctx context.Context) error {
 	}
 	// The first page: with a next link (more pets exist). A page may hold
 	// fewer pets than its limit: limit is a maximum.
-	first, err := r.send(ctx, request{Method: http.MethodGet, Target: r.listTarget("limit=2")})
+	first, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.listTarget("limit=2")})
 	if err != nil {
 		return err
 	}
 	var page []json.RawMessage
-	r.expect("pagination", first, json.Unmarshal(first.Body, &page) == nil && len(page) >= 1 && len(page) <= 2 && nextLink(first.Header) != "",
+	r.Expect("pagination", first, json.Unmarshal(first.Body, &page) == nil && len(page) >= 1 && len(page) <= 2 && nextLink(first.Header) != "",
 		"the first page of limit=2 with one or two pets and a Link rel=\"next\" (at least 6 pets exist)")
 	from := strconv.FormatInt(ids[0]-1, 10)
 	walks := []struct {
@@ -248,12 +248,12 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 	target := r.listTarget(query)
 	end := int64(-1) // the last id so far
 	for n := 0; target != "" && n != pages; n++ {
-		if last, err = r.send(ctx, request{Method: http.MethodGet, Target: target}); err != nil {
+		if last, err = r.Send(ctx, request{Method: http.MethodGet, Target: target}); err != nil {
 			return nil, nil, err
 		}
 		var page []json.RawMessage
 		if last.Status != http.StatusOK || json.Unmarshal(last.Body, &page) != nil {
-			r.expect("pagination", last, false, "200 and a page of pets")
+			r.Expect("pagination", last, false, "200 and a page of pets")
 			return seen, nil, nil
 		}
 		prev := end
@@ -271,7 +271,7 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 			return seen, nil, nil
 		}
 		if target, err = r.Resolve(next); err != nil {
-			r.expect("pagination", last, false, "a Link rel=\"next\" on BASE_URL's host")
+			r.Expect("pagination", last, false, "a Link rel=\"next\" on BASE_URL's host")
 			return seen, nil, nil
 		}
 	}

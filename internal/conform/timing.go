@@ -55,7 +55,7 @@ func (r *run) startPromises(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key (retried at the run's end)")
+	r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key (retried at the run's end)")
 	if ok {
 		p.pet, p.keptAt = id, time.Now()
 	}
@@ -64,7 +64,7 @@ func (r *run) startPromises(ctx context.Context) error {
 
 // wantsAny reports whether the run judges a check that judges every
 // response, or check.
-func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.judgesEvery() }
+func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.JudgesEvery() }
 
 // slowHead sends a listing whose request line and headers arrive over
 // headSpan, a piece at a time: the contract answers a head that arrives
@@ -73,7 +73,7 @@ func (r *run) slowHead(ctx context.Context, op *operation) {
 	defer close(r.time.head)
 	req := request{Method: op.method, Target: op.path, Raw: &wire.Raw{Slow: r.time.headSpan}}
 	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.headTimeout)
-	err := r.sendCases(ctx, []kase{{label: label, check: "http_framing", req: req, want: accepted()}})
+	err := r.sendCases(ctx, []kase{{Label: label, Check: "http_framing", Req: req, Want: accepted()}})
 	promise := Promise{Name: "head-timeout", Stated: r.bounds.headTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}
 	if err == nil {
 		promise.Reached = r.time.headSpan.Seconds()
@@ -102,7 +102,7 @@ func (r *run) endPromises(ctx context.Context) error {
 		return nil
 	}
 	span := time.Since(p.keptAt)
-	err := r.sendCases(ctx, []kase{{label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), check: "idempotent_replay", req: r.createReq(p.body, keyHeader(p.key)), want: replayOf(p.pet)}})
+	err := r.sendCases(ctx, []kase{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.createReq(p.body, keyHeader(p.key)), Want: replayOf(p.pet)}})
 	if errors.Is(err, errBudget) {
 		r.incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
 		return err

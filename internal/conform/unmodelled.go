@@ -116,7 +116,7 @@ func (r *run) makeSpare(ctx context.Context) error {
 	x, id, ok, err := r.post(ctx, r.newPet("conform-spare", nil), nil, 1)
 	if err != nil || !ok {
 		if err == nil {
-			r.expect("positive_data_acceptance", x, false, "201 for a valid create")
+			r.Expect("positive_data_acceptance", x, false, "201 for a valid create")
 		}
 		return err
 	}
@@ -143,11 +143,11 @@ func (r *run) ReleaseFor(x *exchange) (ids []int64, all bool) {
 	return ids, len(ids) == 0
 }
 
-// deferUnsafe keeps back, for the end of the run, the cases whose request
+// DeferUnsafe keeps back, for the end of the run, the cases whose request
 // goes to an operation the kit has no model for with a method that is not
 // safe: whatever they change or remove (the run's own first pet, named by
 // a bound of an id), no later case relies on. It returns the others.
-func (r *run) deferUnsafe(ks []kase) []kase {
+func (r *run) DeferUnsafe(ks []kase) []kase {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.deferDone {
@@ -155,7 +155,7 @@ func (r *run) deferUnsafe(ks []kase) []kase {
 	}
 	var now []kase
 	for _, k := range ks {
-		if op := r.opOf(k.req); op != nil && !r.modelled(op) && !safeMethod(op.method) {
+		if op := r.opOf(k.Req); op != nil && !r.modelled(op) && !safeMethod(op.method) {
 			r.deferred = append(r.deferred, k)
 			continue
 		}

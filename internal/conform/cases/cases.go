@@ -1,0 +1,77 @@
+// Package cases is what the conformance kit sends: a case is a request and
+// the answer the contract wants of it (a judge.Outcome), of one check. The
+// runner (internal/conform) derives the cases from the spec and sends
+// them through a T, the narrow view of it a case needs, as testing.T is a
+// test's: send a request, judge its answer, say what it wanted.
+// docs/conformance-kit.md ("Where things are") says what is here yet and
+// what is still in the runner.
+package cases
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
+)
+
+// Case is one request the kit sends to hold the target to a sentence of
+// the contract, and what the contract wants of its answer.
+type Case struct {
+	Label string
+	Check string
+	Req   wire.Request
+	Want  judge.Outcome
+}
+
+// Accepted wants any 2xx.
+func Accepted() judge.Outcome { return judge.Outcome{} }
+
+// Created wants a 201.
+func Created() judge.Outcome { return judge.Outcome{Status: []int{http.StatusCreated}} }
+
+// Refused wants status, an Error with code.
+func Refused(status int, code string) judge.Outcome {
+	return judge.Outcome{Status: []int{status}, Code: code}
+}
+
+// Found is a valid get: 2xx, or 404 for an id that names no pet.
+func Found() judge.Outcome {
+	return judge.Outcome{Status: []int{http.StatusOK, http.StatusNotFound}}
+}
+
+// T is the runner as a case sees it.
+type T interface {
+	// Send sends req and returns what came back, already judged by every
+	// check that holds for every answer (judge.Answer, the checker).
+	Send(ctx context.Context, req wire.Request) (*judge.Exchange, error)
+	// Expect records a case of check: x, the answer, must satisfy ok,
+	// want saying what it wanted otherwise.
+	Expect(check string, x *judge.Exchange, ok bool, want string)
+	// Enabled reports whether the run judges check.
+	Enabled(check string) bool
+	// JudgesEvery reports whether a check that judges every answer runs:
+	// then every case is worth sending.
+	JudgesEvery() bool
+	// DeferUnsafe keeps back, for the end of the run, the cases that may
+	// change pets other cases rely on, and returns the others.
+	DeferUnsafe(ks []Case) []Case
+}
+
+// Send sends each case, the unsafe ones kept for the end, and judges its
+// answer by what the case wants.
+func Send(ctx context.Context, t T, ks []Case) error {
+	ks = t.DeferUnsafe(ks)
+	for _, k := range ks {
+		if !t.Enabled(k.Check) && !t.JudgesEvery() {
+			continue
+		}
+		x, err := t.Send(ctx, k.Req)
+		if err != nil {
+			return err
+		}
+		ok, want := k.Want.Judge(x, k.Label)
+		t.Expect(k.Check, x, ok, want)
+	}
+	return nil
+}
