@@ -1,11 +1,12 @@
 package conform
 
 import (
+	"github.com/petstore/petstore/internal/conform/cases"
+
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,77 +19,8 @@ import (
 	"github.com/petstore/petstore/internal/schemagen"
 )
 
-// operation is one operation of the spec, as the kit derives cases for it.
-type operation struct {
-	id     string
-	method string
-	path   string // the spec's path template: /pets/{petId}
-	op     *openapi3.Operation
-	query  []*openapi3.Parameter
-	inPath []*openapi3.Parameter
-	header []*openapi3.Parameter // but Accept, Content-Type and Authorization, which OpenAPI ignores
-	body   *openapi3.Schema      // the application/json request body, or nil
-	// created is the schema of the 201 body, for members a client must not
-	// send (the service assigns them).
-	created *openapi3.Schema
-}
-
-func operations(spec *openapi3.T) []*operation {
-	var ops []*operation
-	paths := spec.Paths.InMatchingOrder()
-	slices.Sort(paths)
-	for _, path := range paths {
-		item := spec.Paths.Value(path)
-		methods := item.Operations()
-		names := make([]string, 0, len(methods))
-		for m := range methods {
-			names = append(names, m)
-		}
-		slices.Sort(names)
-		for _, m := range names {
-			o := methods[m]
-			op := &operation{id: o.OperationID, method: m, path: path, op: o}
-			if op.id == "" {
-				op.id = m + " " + path
-			}
-			for _, params := range []openapi3.Parameters{item.Parameters, o.Parameters} {
-				for _, p := range params {
-					switch {
-					case p.Value == nil:
-					case p.Value.In == openapi3.ParameterInQuery:
-						op.query = append(op.query, p.Value)
-					case p.Value.In == openapi3.ParameterInPath:
-						op.inPath = append(op.inPath, p.Value)
-					case p.Value.In == openapi3.ParameterInHeader && !ignoredHeader(p.Value.Name):
-						op.header = append(op.header, p.Value)
-					}
-				}
-			}
-			if rb := o.RequestBody; rb != nil && rb.Value != nil {
-				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-					op.body = mt.Schema.Value
-				}
-			}
-			if ref := o.Responses.Status(http.StatusCreated); ref != nil && ref.Value != nil {
-				if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-					op.created = mt.Schema.Value
-				}
-			}
-			ops = append(ops, op)
-		}
-	}
-	return ops
-}
-
-// ignoredHeader reports whether OpenAPI ignores a header parameter of this
-// name (3.0.3, Parameter Object: the request's media types and security).
-func ignoredHeader(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Accept", "Content-Type", "Authorization":
-		return true
-	}
-	return false
-}
+// operation is one operation of the spec (cases.Operation).
+type operation = cases.Operation
 
 // headerSendable reports whether v can be sent as a header field value:
 // no control character but tab (RFC 9110, 5.5). Other values cannot
@@ -104,7 +36,7 @@ func headerSendable(v string) bool {
 
 func (r *run) operation(id string) *operation {
 	for _, op := range r.ops {
-		if op.id == id {
+		if op.ID == id {
 			return op
 		}
 	}

@@ -16,11 +16,11 @@ import (
 // The cases of the sentences on request bodies, names and keys.
 
 func jsonObjectCases(r *run) []kase {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
 	valid := mustJSON(r.newPet("conform-json", nil))
-	name := r.roles.create.body.Required[0]
+	name := r.roles.Create.Body.Required[0]
 	var ks []kase
 	for _, raw := range []struct{ label, body string }{
 		{"not an object (array)", "[]"},
@@ -35,7 +35,7 @@ func jsonObjectCases(r *run) []kase {
 	} {
 		ks = append(ks, negCase("body: "+raw.label, r.createReq([]byte(raw.body), nil)))
 	}
-	bare := request{Method: r.roles.create.method, Target: r.roles.create.path, Header: http.Header{}, Body: valid}
+	bare := request{Method: r.roles.Create.Method, Target: r.roles.Create.Path, Header: http.Header{}, Body: valid}
 	ks = append(ks, negCase("Content-Type: missing", bare))
 	ks = append(ks, negCase("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 	// Legal forms: white space around every token, members in another
@@ -49,7 +49,7 @@ func jsonObjectCases(r *run) []kase {
 // nameMember is the member of the created resource that the kit names: the
 // first required string without an enum.
 func (r *run) nameMember() string {
-	s := r.roles.create.body
+	s := r.roles.Create.Body
 	for _, m := range s.Required {
 		if ps := flat(s.Properties[m].Value); ps != nil && isType(ps, "string") && len(ps.Enum) == 0 {
 			return m
@@ -60,7 +60,7 @@ func (r *run) nameMember() string {
 
 // nameSchema is the schema of that member.
 func (r *run) nameSchema() *openapi3.Schema {
-	return flat(r.roles.create.body.Properties[r.nameMember()].Value)
+	return flat(r.roles.Create.Body.Properties[r.nameMember()].Value)
 }
 
 // spaced writes body as JSON in a legal but uncommon form: white space
@@ -104,7 +104,7 @@ func escaped(s string) string {
 // one byte more is answered 413.
 func bodySizeCases(r *run) []kase {
 	n := r.bounds.bodyMax
-	if r.roles.create == nil || n == 0 {
+	if r.roles.Create == nil || n == 0 {
 		return nil
 	}
 	at := mustJSON(r.newPet("conform-size", nil))
@@ -124,7 +124,7 @@ func padded(b []byte, size int64) []byte {
 // in any case, quoted or not, is taken; another charset, another
 // parameter, two headers or a list are refused.
 func contentTypeCases(r *run) []kase {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
 	var ks []kase
@@ -182,23 +182,23 @@ func integerCases(r *run) []kase {
 		return out
 	}
 	for _, op := range r.ops {
-		for _, p := range append(slices.Clone(op.inPath), op.query...) {
+		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
 			if s := flat(p.Schema.Value); s != nil && isType(s, "integer") {
 				for _, n := range inRange(s) {
 					req := r.validRequest(op, "1")
 					if p.In == openapi3.ParameterInPath {
-						req.Target = op.target(map[string]string{p.Name: n.String()}, "")
+						req.Target = op.Target(map[string]string{p.Name: n.String()}, "")
 					} else {
-						req.Target = op.target(r.pathValues(op, "1"), p.Name+"="+n.String())
+						req.Target = op.Target(r.pathValues(op, "1"), p.Name+"="+n.String())
 					}
 					ks = append(ks, posCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, n), req, r.acceptedBy(op)))
 				}
 			}
 		}
 	}
-	if op := r.roles.create; op != nil {
-		for _, name := range sortedKeys(op.body.Properties) {
-			if s := flat(op.body.Properties[name].Value); s != nil && isType(s, "integer") {
+	if op := r.roles.Create; op != nil {
+		for _, name := range sortedKeys(op.Body.Properties) {
+			if s := flat(op.Body.Properties[name].Value); s != nil && isType(s, "integer") {
 				for _, n := range inRange(s) {
 					body := r.newPet("conform-int", map[string]any{name: intNumber(n)})
 					ks = append(ks, posCase(fmt.Sprintf("body %s: %s", name, n), r.createReq(mustJSON(body), nil), created()))
@@ -212,16 +212,16 @@ func integerCases(r *run) []kase {
 // assignedCases: a body naming a member the service assigns, or one NewPet
 // does not have, is refused.
 func assignedCases(r *run) []kase {
-	op := r.roles.create
+	op := r.roles.Create
 	if op == nil {
 		return nil
 	}
 	ks := []kase{negCase("body: unknown member", r.createReq(mustJSON(r.newPet("conform-assigned", map[string]any{"conformUnknown": 1})), nil))}
-	for _, name := range sortedKeys(op.created.Properties) {
-		if _, ok := op.body.Properties[name]; ok {
+	for _, name := range sortedKeys(op.Created.Properties) {
+		if _, ok := op.Body.Properties[name]; ok {
 			continue
 		}
-		if vs := r.valid(op.created.Properties[name].Value); len(vs) > 0 {
+		if vs := r.valid(op.Created.Properties[name].Value); len(vs) > 0 {
 			body := r.newPet("conform-assigned", map[string]any{name: vs[0].json})
 			ks = append(ks, negCase(fmt.Sprintf("body: %s, which the service assigns", name), r.createReq(mustJSON(body), nil)))
 		}
@@ -232,7 +232,7 @@ func assignedCases(r *run) []kase {
 // namedCases creates a pet for each name the schema accepts, made of a
 // name of the run and a sample: it must be taken and stored as sent.
 func namedCases(r *run, what string, samples []string, join func(name, sample string) string) []kase {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
 	var ks []kase
@@ -260,7 +260,7 @@ func nameSpaceCases(r *run) []kase {
 // nameLengthCases: the longest name, in characters outside the Basic
 // Multilingual Plane (two UTF-16 units, four bytes each).
 func nameLengthCases(r *run) []kase {
-	if r.roles.create == nil || r.nameSchema().MaxLength == nil {
+	if r.roles.Create == nil || r.nameSchema().MaxLength == nil {
 		return nil
 	}
 	n := int(*r.nameSchema().MaxLength)
@@ -275,12 +275,12 @@ func nameLengthCases(r *run) []kase {
 // keySyntaxCases: keys in every mark the syntax allows, and in the
 // structured-field form (in double quotes), are taken.
 func keySyntaxCases(r *run) []kase {
-	op := r.roles.create
+	op := r.roles.Create
 	if op == nil {
 		return nil
 	}
 	var p *openapi3.Parameter
-	for _, h := range op.header {
+	for _, h := range op.Header {
 		if http.CanonicalHeaderKey(h.Name) == "Idempotency-Key" {
 			p = h
 		}
@@ -304,13 +304,13 @@ func keySyntaxCases(r *run) []kase {
 func noBodyCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
-		if op.body != nil {
+		if op.Body != nil {
 			continue
 		}
-		target := op.target(r.pathValues(op, "1"), "")
+		target := op.Target(r.pathValues(op, "1"), "")
 		ks = append(ks,
-			negCase("a JSON body where none is taken", request{Method: op.method, Target: target, Header: jsonHeader, Body: []byte("{}")}),
-			negCase("a one-byte body without Content-Type where none is taken", request{Method: op.method, Target: target, Header: http.Header{}, Body: []byte("x")}))
+			negCase("a JSON body where none is taken", request{Method: op.Method, Target: target, Header: jsonHeader, Body: []byte("{}")}),
+			negCase("a one-byte body without Content-Type where none is taken", request{Method: op.Method, Target: target, Header: http.Header{}, Body: []byte("x")}))
 	}
 	return ks
 }

@@ -58,7 +58,7 @@ func authFirstCases(r *run) []kase {
 			ks = append(ks, authFirst(k.Label, k.Req))
 		}
 	}
-	if op := r.roles.create; op != nil {
+	if op := r.roles.Create; op != nil {
 		valid := mustJSON(r.newPet("conform-noauth", nil))
 		ks = append(ks, authFirst("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 		if n := r.bounds.bodyMax; n > 0 {
@@ -72,10 +72,10 @@ func authFirstCases(r *run) []kase {
 func (r *run) paths() (order []string, methods map[string][]string) {
 	methods = map[string][]string{}
 	for _, op := range r.ops {
-		if methods[op.path] == nil {
-			order = append(order, op.path)
+		if methods[op.Path] == nil {
+			order = append(order, op.Path)
 		}
-		methods[op.path] = append(methods[op.path], op.method)
+		methods[op.Path] = append(methods[op.Path], op.Method)
 	}
 	return order, methods
 }
@@ -83,7 +83,7 @@ func (r *run) paths() (order []string, methods map[string][]string) {
 // concrete is a path of the spec with its parameters filled.
 func (r *run) concrete(path string) string {
 	op := r.operation(r.opAt(path))
-	return op.target(r.pathValues(op, "1"), "")
+	return op.Target(r.pathValues(op, "1"), "")
 }
 
 // routed reports whether target (relative to BASE_URL) names an operation
@@ -135,8 +135,8 @@ func (r *run) unrouted(target string) string {
 
 func (r *run) opAt(path string) string {
 	for _, op := range r.ops {
-		if op.path == path {
-			return op.id
+		if op.Path == path {
+			return op.ID
 		}
 	}
 	return ""
@@ -225,11 +225,11 @@ func queryCases(r *run) []kase {
 		base := r.validRequest(op, "1")
 		withQuery := func(label, query string) {
 			req := base
-			req.Target = op.target(r.pathValues(op, "1"), query)
+			req.Target = op.Target(r.pathValues(op, "1"), query)
 			ks = append(ks, negCase(label, req))
 		}
 		withQuery("query: unknown parameter", "conformUnknown=1")
-		for _, p := range op.query {
+		for _, p := range op.Query {
 			if vs := r.valid(p.Schema.Value); len(vs) > 0 {
 				q := url.QueryEscape(p.Name) + "=" + url.QueryEscape(vs[0].text)
 				withQuery(fmt.Sprintf("query %s: given twice", p.Name), q+"&"+q)
@@ -242,9 +242,9 @@ func queryCases(r *run) []kase {
 func percentCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
-		for _, p := range op.query {
+		for _, p := range op.Query {
 			req := r.validRequest(op, "1")
-			req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
+			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
 			ks = append(ks, negCase(fmt.Sprintf("query %s: not valid percent-encoding", p.Name), req))
 		}
 	}
@@ -263,16 +263,16 @@ func originCases(r *run) []kase {
 	}
 	var ks []kase
 	for _, op := range r.ops {
-		ks = append(ks, cors(op.id, r.validRequest(op, "1"), r.acceptedBy(op)))
+		ks = append(ks, cors(op.ID, r.validRequest(op, "1"), r.acceptedBy(op)))
 		noKey := r.validRequest(op, "1")
 		noKey.NoKey = true
-		ks = append(ks, cors(op.id+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
+		ks = append(ks, cors(op.ID+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
 	}
 	ks = append(ks, cors("an unknown path", request{Method: http.MethodGet, Target: "/conform-no-such-collection"}, refused(http.StatusNotFound, "not_found")))
-	if op := r.roles.list; op != nil {
-		ks = append(ks, cors("an unknown query parameter", request{Method: http.MethodGet, Target: op.target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
-		if _, methods := r.paths(); !slices.Contains(methods[op.path], http.MethodDelete) {
-			ks = append(ks, cors("DELETE "+op.path, request{Method: http.MethodDelete, Target: op.path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
+	if op := r.roles.List; op != nil {
+		ks = append(ks, cors("an unknown query parameter", request{Method: http.MethodGet, Target: op.Target(nil, "conformUnknown=1")}, refused(http.StatusBadRequest, "invalid_request")))
+		if _, methods := r.paths(); !slices.Contains(methods[op.Path], http.MethodDelete) {
+			ks = append(ks, cors("DELETE "+op.Path, request{Method: http.MethodDelete, Target: op.Path}, refused(http.StatusMethodNotAllowed, "method_not_allowed")))
 		}
 	}
 	return ks
@@ -284,17 +284,17 @@ func preflightCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
 		asked := []string{"authorization"}
-		if op.body != nil {
+		if op.Body != nil {
 			asked = append(asked, "content-type")
 		}
-		for _, h := range op.header {
+		for _, h := range op.Header {
 			asked = append(asked, strings.ToLower(h.Name))
 		}
-		req := request{Method: http.MethodOptions, Target: r.concrete(op.path), NoKey: true, Header: http.Header{
-			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
+		req := request{Method: http.MethodOptions, Target: r.concrete(op.Path), NoKey: true, Header: http.Header{
+			"Origin": {corsOrigin}, "Access-Control-Request-Method": {op.Method}, "Access-Control-Request-Headers": {strings.Join(asked, ", ")},
 		}}
-		want := outcome{Status: []int{http.StatusNoContent}}.And(preflightAllows(op.method, asked)) // Allow-Origin: the rule origin
-		ks = append(ks, kase{Label: "a preflight for " + op.id, Check: "cors", Req: req, Want: want})
+		want := outcome{Status: []int{http.StatusNoContent}}.And(preflightAllows(op.Method, asked)) // Allow-Origin: the rule origin
+		ks = append(ks, kase{Label: "a preflight for " + op.ID, Check: "cors", Req: req, Want: want})
 	}
 	return ks
 }

@@ -21,7 +21,7 @@ import (
 // plain (a server that ignores the header) or compressed (one that decodes
 // it).
 func contentEncodingCases(r *run) []kase {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
 	coded := func(enc string, body []byte) request {
@@ -62,8 +62,8 @@ func acceptLabel(values []string) string {
 // authentication.
 func acceptCases(r *run) []kase {
 	var ks []kase
-	if op := r.roles.list; op != nil {
-		list := request{Method: op.method, Target: op.path}
+	if op := r.roles.List; op != nil {
+		list := request{Method: op.Method, Target: op.Path}
 		for _, v := range [][]string{
 			{"*/*"}, {"application/*"}, {"application/json;q=0.5"}, {"application/json; charset=utf-8"},
 			{`application/json; charset="UTF-8"`}, {"Application/JSON"}, {"text/html, application/json;q=0.001"},
@@ -77,26 +77,26 @@ func acceptCases(r *run) []kase {
 		}
 		ks = append(ks, authFirst("Accept: application/xml", withHeader(list, "Accept", "application/xml")))
 	}
-	if op := r.roles.create; op != nil {
+	if op := r.roles.Create; op != nil {
 		ks = append(ks,
 			posCase("Accept: application/*;q=0.2", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/*;q=0.2"), created()),
 			notAcceptable("Accept: application/xml", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/xml")))
 	}
-	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
-		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{Method: op.method, Target: r.getTarget(id)}, "Accept", "text/html")))
+	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
+		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{Method: op.Method, Target: r.getTarget(id)}, "Accept", "text/html")))
 	}
 	return ks
 }
 
 // acceptSyntaxCases: an Accept that does not parse is answered 400.
 func acceptSyntaxCases(r *run) []kase {
-	op := r.roles.list
+	op := r.roles.List
 	if op == nil {
 		return nil
 	}
 	var ks []kase
 	for _, v := range []string{"json", "*/json", "application/json;q=2"} {
-		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withHeader(request{Method: op.method, Target: op.path}, "Accept", v)))
+		ks = append(ks, negCase(acceptLabel([]string{v})+", which does not parse", withHeader(request{Method: op.Method, Target: op.Path}, "Accept", v)))
 	}
 	return ks
 }
@@ -121,7 +121,7 @@ const heldDeclared = 64 << 10
 // instead of 100 Continue. A valid create with Expect: 100-continue, its
 // body sent without waiting, is created.
 func atOnceCases(r *run) []kase {
-	op := r.roles.create
+	op := r.roles.Create
 	if op == nil {
 		return nil
 	}
@@ -140,7 +140,7 @@ func atOnceCases(r *run) []kase {
 	ks := []kase{
 		held("no key", noKey, heldDeclared, true, unauthorized),
 		held("no key", noKey, heldDeclared, false, unauthorized),
-		held("no such path", request{Method: op.method, Target: "/conform-no-such-collection", Header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
+		held("no such path", request{Method: op.Method, Target: "/conform-no-such-collection", Header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
 	}
 	if n := r.bounds.bodyMax; n > 0 {
 		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.createReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
@@ -173,11 +173,11 @@ func framed(label string, req request, w wire.Raw, want outcome) kase {
 // contract allows is served; one byte more, in a header or in the URL, is
 // answered 431.
 func headSizeCases(r *run) []kase {
-	n, op := r.bounds.headMax, r.roles.list
+	n, op := r.bounds.headMax, r.roles.List
 	if n == 0 || op == nil {
 		return nil
 	}
-	list := request{Method: op.method, Target: op.path}
+	list := request{Method: op.Method, Target: op.Path}
 	long := list
 	long.Target += "?conform-pad=" + strings.Repeat("a", n)
 	return []kase{
@@ -197,25 +197,25 @@ func malformedCases(r *run) []kase {
 	bad := func(label string, req request, w wire.Raw) {
 		ks = append(ks, framed(label, req, w, beforeOperations(http.StatusBadRequest)))
 	}
-	if op := r.roles.list; op != nil {
-		list := request{Method: op.method, Target: op.path}
+	if op := r.roles.List; op != nil {
+		list := request{Method: op.Method, Target: op.Path}
 		query := "conform"
-		if len(op.query) > 0 {
-			if vs := r.valid(op.query[0].Schema.Value); len(vs) > 0 {
-				query = url.QueryEscape(op.query[0].Name) + "=" + url.QueryEscape(vs[0].text)
+		if len(op.Query) > 0 {
+			if vs := r.valid(op.Query[0].Schema.Value); len(vs) > 0 {
+				query = url.QueryEscape(op.Query[0].Name) + "=" + url.QueryEscape(vs[0].text)
 			}
 		}
-		bad("a raw space in the query", list, wire.Raw{Target: op.path + "?" + query + " " + query})
+		bad("a raw space in the query", list, wire.Raw{Target: op.Path + "?" + query + " " + query})
 		bad("a header name with a space", list, wire.Raw{Fields: []string{"Conform Field: 1"}})
 		bad("no Host", list, wire.Raw{NoHost: true})
 		bad("Expect: 200-ok", withHeader(list, "Expect", "200-ok"), wire.Raw{})
 		ks = append(ks, framed("HTTP/1.0", list, wire.Raw{Proto: "HTTP/1.0"}, accepted()))
 	}
-	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
+	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 {
 		target := r.getTarget(id)
-		bad("%zz in the path", request{Method: op.method, Target: target}, wire.Raw{Target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
+		bad("%zz in the path", request{Method: op.Method, Target: target}, wire.Raw{Target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
 	}
-	if op := r.roles.create; op != nil {
+	if op := r.roles.Create; op != nil {
 		body := mustJSON(r.newPet("conform-framing", nil))
 		bad("Content-Length twice, differing", r.createReq(body, nil), wire.Raw{Fields: []string{
 			"Content-Length: " + strconv.Itoa(len(body)), "Content-Length: " + strconv.Itoa(len(body)+1)}})

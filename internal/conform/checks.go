@@ -84,7 +84,7 @@ func (r *run) wants(p phase) bool {
 // run's names.
 func (r *run) preflight(ctx context.Context) error {
 	for _, op := range r.ops {
-		if op.method != http.MethodGet || len(op.inPath) > 0 {
+		if op.Method != http.MethodGet || len(op.InPath) > 0 {
 			continue
 		}
 		if err := r.reach(ctx, op, 1, "key"); err != nil {
@@ -102,7 +102,7 @@ func (r *run) preflight(ctx context.Context) error {
 
 // reach sends op with a tenant's key: it must be answered, and not 401.
 func (r *run) reach(ctx context.Context, op *operation, tenant int, which string) error {
-	x, err := r.Send(ctx, request{Method: op.method, Target: op.path, Tenant: tenant})
+	x, err := r.Send(ctx, request{Method: op.Method, Target: op.Path, Tenant: tenant})
 	if errors.Is(err, errBudget) {
 		return err // the budget stopped it, not the target
 	}
@@ -113,10 +113,10 @@ func (r *run) reach(ctx context.Context, op *operation, tenant int, which string
 		return fmt.Errorf("target unreachable: %s", strings.TrimPrefix(string(x.Body), "no answer: "))
 	}
 	if x.Status == http.StatusUnauthorized || x.Status == http.StatusForbidden {
-		return fmt.Errorf("the target refused the %s (%s %s answered %d)", which, op.method, op.path, x.Status)
+		return fmt.Errorf("the target refused the %s (%s %s answered %d)", which, op.Method, op.Path, x.Status)
 	}
 	if x.Status == http.StatusNotFound { // the likeliest cause: BASE_URL lacks the base path
-		return fmt.Errorf("%s %s answered 404: is %s the API's base address%s?", op.method, x.Req.URL.Path, r.base, r.baseHint())
+		return fmt.Errorf("%s %s answered 404: is %s the API's base address%s?", op.Method, x.Req.URL.Path, r.base, r.baseHint())
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (r *run) reach(ctx context.Context, op *operation, tenant int, which string
 // tags every name and key the run makes, so that its pets are told from any
 // other writer's and a run never meets an earlier one's keys.
 func (r *run) start(ctx context.Context) error {
-	if r.roles.create == nil || r.roles.list == nil {
+	if r.roles.Create == nil || r.roles.List == nil {
 		return nil
 	}
 	creates := false

@@ -34,6 +34,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/contract"
@@ -203,7 +204,7 @@ func newRun(cfg Config) (*run, error) {
 		base:     base,
 		spec:     c.Spec(),
 		contract: c,
-		ops:      operations(c.Spec()),
+		ops:      cases.Operations(c.Spec()),
 		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		enabled:  enabled,
 		results:  map[[2]string]*Result{},
@@ -214,7 +215,7 @@ func newRun(cfg Config) (*run, error) {
 	if err := r.checkBase(); err != nil {
 		return nil, err
 	}
-	r.roles = findRoles(r.ops)
+	r.roles = cases.FindRoles(r.ops)
 	r.bounds = r.findBounds()
 	var w *history.Writer
 	if cfg.History != nil {
@@ -241,7 +242,7 @@ var embeddedSpec = sync.OnceValues(gen.GetSpec)
 func (r *run) checkBase() error {
 	have := strings.Split(strings.Trim(r.base.Path, "/"), "/")
 	for _, op := range r.ops {
-		want := strings.Split(strings.Trim(op.path, "/"), "/")
+		want := strings.Split(strings.Trim(op.Path, "/"), "/")
 		if len(want) == 0 || want[0] == "" || len(want) > len(have) {
 			continue
 		}
@@ -261,7 +262,7 @@ func (r *run) checkBase() error {
 		fix.Path = "/" + strings.Join(have[:len(have)-len(want)], "/")
 		fix.RawPath, fix.RawQuery, fix.Fragment = "", "", ""
 		return fmt.Errorf("BASE_URL %s ends in the path of %s (%s %s): BASE_URL is the API's base address, the part before the operation's path; try %s",
-			r.base, op.id, op.method, op.path, strings.TrimSuffix(fix.String(), "/"))
+			r.base, op.ID, op.Method, op.Path, strings.TrimSuffix(fix.String(), "/"))
 	}
 	return nil
 }

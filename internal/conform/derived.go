@@ -25,7 +25,7 @@ func (r *run) schemaCases(ctx context.Context) error {
 		if err := r.sendCases(ctx, r.schemaPositives(op)); err != nil {
 			return err
 		}
-		if op.body != nil {
+		if op.Body != nil {
 			if err := r.positiveBodies(ctx, op); err != nil {
 				return err
 			}
@@ -46,12 +46,12 @@ func (r *run) schemaNegatives(op *operation) []kase {
 
 func (r *run) pathNegatives(op *operation, base request) []kase {
 	var ks []kase
-	for _, p := range op.inPath {
+	for _, p := range op.InPath {
 		for _, v := range invalid(p.Schema.Value, false) {
 			vals := r.pathValues(op, "1")
 			vals[p.Name] = v.text
 			req := base
-			req.Target = op.target(vals, "")
+			req.Target = op.Target(vals, "")
 			ks = append(ks, negCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req))
 		}
 	}
@@ -62,10 +62,10 @@ func (r *run) queryNegatives(op *operation, base request) []kase {
 	var ks []kase
 	withQuery := func(label, query string) {
 		req := base
-		req.Target = op.target(r.pathValues(op, "1"), query)
+		req.Target = op.Target(r.pathValues(op, "1"), query)
 		ks = append(ks, negCase(label, req))
 	}
-	for _, p := range op.query {
+	for _, p := range op.Query {
 		for _, v := range invalid(p.Schema.Value, false) {
 			withQuery(fmt.Sprintf("query %s: %s", p.Name, v.label), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
 		}
@@ -83,11 +83,11 @@ func emptyOK(s *openapi3.Schema) bool {
 
 func (r *run) headerNegatives(op *operation, base request) []kase {
 	var ks []kase
-	for _, p := range op.header {
+	for _, p := range op.Header {
 		headerCase := func(label string, values ...string) {
 			req := withHeader(base, p.Name, values...)
-			if op.body != nil {
-				req.Body = mustJSON(r.baseBody(op.body))
+			if op.Body != nil {
+				req.Body = mustJSON(r.baseBody(op.Body))
 			}
 			ks = append(ks, negCase(fmt.Sprintf("header %s: %s", p.Name, label), req))
 		}
@@ -107,22 +107,22 @@ func (r *run) headerNegatives(op *operation, base request) []kase {
 }
 
 func (r *run) bodyNegatives(op *operation) []kase {
-	if op.body == nil {
+	if op.Body == nil {
 		return nil
 	}
 	var ks []kase
-	body := r.baseBody(op.body)
+	body := r.baseBody(op.Body)
 	create := func(label string, b map[string]any) {
-		ks = append(ks, negCase(label, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(b)}))
+		ks = append(ks, negCase(label, request{Method: op.Method, Target: op.Path, Header: jsonHeader, Body: mustJSON(b)}))
 	}
-	for _, name := range sortedKeys(op.body.Properties) {
-		if ref := op.body.Properties[name]; ref.Value != nil {
+	for _, name := range sortedKeys(op.Body.Properties) {
+		if ref := op.Body.Properties[name]; ref.Value != nil {
 			for _, v := range invalid(ref.Value, true) {
 				create(fmt.Sprintf("body %s: %s", name, v.label), with(body, name, v.json))
 			}
 		}
 	}
-	for _, name := range op.body.Required {
+	for _, name := range op.Body.Required {
 		create(fmt.Sprintf("body %s: required, missing", name), with(body, name, absent))
 	}
 	return ks
@@ -133,22 +133,22 @@ func (r *run) bodyNegatives(op *operation) []kase {
 func (r *run) schemaPositives(op *operation) []kase {
 	var ks []kase
 	want := r.acceptedBy(op)
-	for _, p := range op.query {
+	for _, p := range op.Query {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
+			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
 			ks = append(ks, posCase(fmt.Sprintf("query %s: %s", p.Name, v.label), req, want))
 		}
 	}
-	for _, p := range op.inPath {
+	for _, p := range op.InPath {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.Target = op.target(map[string]string{p.Name: v.text}, "")
+			req.Target = op.Target(map[string]string{p.Name: v.text}, "")
 			ks = append(ks, posCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req, want))
 		}
 	}
-	if len(op.inPath) == 0 && op.body == nil {
-		ks = append(ks, posCase("no parameters", request{Method: op.method, Target: op.path}, want))
+	if len(op.InPath) == 0 && op.Body == nil {
+		ks = append(ks, posCase("no parameters", request{Method: op.Method, Target: op.Path}, want))
 	}
 	return append(ks, r.headerPositives(op)...)
 }
@@ -160,15 +160,15 @@ func (r *run) schemaPositives(op *operation) []kase {
 // another request under a key already used (Idempotency-Key).
 func (r *run) headerPositives(op *operation) []kase {
 	var ks []kase
-	for _, p := range op.header {
+	for _, p := range op.Header {
 		for _, v := range r.valid(p.Schema.Value) {
 			if !headerSendable(v.text) {
 				continue
 			}
 			req := r.validRequest(op, "1")
-			if op.body != nil {
+			if op.Body != nil {
 				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.text))
-				req.Body = mustJSON(r.baseBodyNamed(op.body, "conform-"+hex.EncodeToString(sum[:6])))
+				req.Body = mustJSON(r.baseBodyNamed(op.Body, "conform-"+hex.EncodeToString(sum[:6])))
 			}
 			req.Header = cloneWith(req.Header, p.Name, v.text)
 			ks = append(ks, posCase(fmt.Sprintf("header %s: %s", p.Name, v.label), req, r.acceptedBy(op)))
@@ -184,10 +184,10 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 	if !r.JudgesEvery() && !r.enabled["positive_data_acceptance"] && !r.enabled["default_status"] && !r.enabled["stored_as_sent"] {
 		return nil // no check of the run judges them
 	}
-	base := r.baseBody(op.body)
+	base := r.baseBody(op.Body)
 	bodies := []map[string]any{base}
-	for _, name := range sortedKeys(op.body.Properties) {
-		for _, v := range r.valid(op.body.Properties[name].Value) {
+	for _, name := range sortedKeys(op.Body.Properties) {
+		for _, v := range r.valid(op.Body.Properties[name].Value) {
 			b := with(base, name, v.json)
 			if name != r.nameMember() {
 				b[r.nameMember()] = r.name("conform")
@@ -196,7 +196,7 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 		}
 	}
 	for _, body := range bodies {
-		x, err := r.Send(ctx, request{Method: op.method, Target: op.path, Header: jsonHeader, Body: mustJSON(body)})
+		x, err := r.Send(ctx, request{Method: op.Method, Target: op.Path, Header: jsonHeader, Body: mustJSON(body)})
 		if err != nil {
 			return err
 		}
@@ -205,8 +205,8 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 		if !ok || x.Status != http.StatusCreated {
 			continue
 		}
-		for _, name := range sortedKeys(op.body.Properties) {
-			s := flat(op.body.Properties[name].Value)
+		for _, name := range sortedKeys(op.Body.Properties) {
+			s := flat(op.Body.Properties[name].Value)
 			if _, sent := body[name]; sent || s == nil || s.Default == nil {
 				continue
 			}

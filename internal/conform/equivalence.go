@@ -22,7 +22,7 @@ import (
 // keyEquivalence sends those requests; the model judges every answer too.
 func (r *run) keyEquivalence(ctx context.Context) error {
 	const check = "idempotent_replay"
-	if r.roles.create == nil || !r.stated("key-reused") && !r.stated("equivalent-requests") {
+	if r.roles.Create == nil || !r.stated("key-reused") && !r.stated("equivalent-requests") {
 		return nil
 	}
 	body, err := r.everyMember("conform-every")
@@ -50,7 +50,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 	if !r.stated("key-reused") {
 		return nil
 	}
-	for _, name := range sortedKeys(r.roles.create.body.Properties) {
+	for _, name := range sortedKeys(r.roles.Create.Body.Properties) {
 		changed, how := r.changeMember(body, name)
 		if changed == nil {
 			continue
@@ -71,7 +71,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 func (r *run) everyMember(prefix string) (map[string]any, error) {
 	g := r.gen()
 	g.Members = schemagen.AllMembers
-	v, err := g.Value(r.roles.create.body)
+	v, err := g.Value(r.roles.Create.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (r *run) everyMember(prefix string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("the create's body is not an object")
 	}
-	for k, v := range schemagen.Defaults(r.roles.create.body) {
+	for k, v := range schemagen.Defaults(r.roles.Create.Body) {
 		body[k] = v // spelt out: the retry leaves them out
 	}
 	body[r.nameMember()] = r.name(prefix)
@@ -106,7 +106,7 @@ func (r *run) changeMember(body map[string]any, name string) (map[string]any, st
 	if name == r.nameMember() {
 		return with(body, name, r.name("conform-changed")), "changed"
 	}
-	ref := r.roles.create.body.Properties[name]
+	ref := r.roles.Create.Body.Properties[name]
 	if ref == nil || ref.Value == nil {
 		return nil, ""
 	}
@@ -124,7 +124,7 @@ func (r *run) changeMember(body map[string]any, name string) (map[string]any, st
 			return with(body, name, v.json), "changed to " + check.CutText(c)
 		}
 	}
-	if !slices.Contains(r.roles.create.body.Required, name) && !hasDefault && !isEmpty(was) {
+	if !slices.Contains(r.roles.Create.Body.Required, name) && !hasDefault && !isEmpty(was) {
 		return with(body, name, absent), "left out"
 	}
 	return nil, ""

@@ -65,7 +65,7 @@ type step struct {
 
 // examples runs the -examples mode.
 func (r *run) examples(ctx context.Context) error {
-	if r.roles.create == nil || r.roles.list == nil {
+	if r.roles.Create == nil || r.roles.List == nil {
 		return nil
 	}
 	for i := range r.cfg.Examples {
@@ -88,7 +88,7 @@ func (r *run) examples(ctx context.Context) error {
 // 0 the simplest; an optional member's 0 leaves it out.
 func (r *run) exampleValues() map[string][]any {
 	out := map[string][]any{}
-	body := r.roles.create.body
+	body := r.roles.Create.Body
 	for _, name := range sortedKeys(body.Properties) {
 		s := flat(body.Properties[name].Value)
 		var vs []any
@@ -212,11 +212,11 @@ func (e *execution) do(ctx context.Context, i int, prefix string) error {
 		_, _, _, err := r.post(ctx, body, keyHeader(key), s.tenant)
 		return err
 	case stepReuse:
-		body := r.baseBodyNamed(r.roles.create.body, fmt.Sprintf("%s%d-other", prefix, i))
+		body := r.baseBodyNamed(r.roles.Create.Body, fmt.Sprintf("%s%d-other", prefix, i))
 		_, _, _, err := r.post(ctx, body, keyHeader(e.keys[s.of]), s.tenant)
 		return err
 	case stepGet:
-		if e.ids[s.of] == 0 || r.roles.get == nil {
+		if e.ids[s.of] == 0 || r.roles.Get == nil {
 			return nil
 		}
 		_, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(e.ids[s.of]), Tenant: s.tenant})
@@ -269,7 +269,7 @@ func (e *execution) list(ctx context.Context, s step) error {
 		q = append(q, "limit="+strconv.Itoa(min(s.limit, r.bounds.limitMax)))
 	}
 	if ss := r.statuses(); s.filter > 0 && s.filter <= len(ss) {
-		q = append(q, r.roles.filter+"="+ss[s.filter-1])
+		q = append(q, r.roles.Filter+"="+ss[s.filter-1])
 	}
 	_, _, err := r.walkPages(ctx, strings.Join(q, "&"), 0, s.pages)
 	return err

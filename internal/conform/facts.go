@@ -17,22 +17,22 @@ func (r *run) Contract() *contract.Contract { return r.contract }
 // Operation is the spec's operation with id, or nil.
 func (r *run) Operation(id string) *openapi3.Operation {
 	if op := r.operation(id); op != nil {
-		return op.op
+		return op.Op
 	}
 	return nil
 }
 
 // CreateOp is the create's operation id, or "".
-func (r *run) CreateOp() string { return roleID(r.roles.create) }
+func (r *run) CreateOp() string { return roleID(r.roles.Create) }
 
 // GetOp is the get's operation id, or "".
-func (r *run) GetOp() string { return roleID(r.roles.get) }
+func (r *run) GetOp() string { return roleID(r.roles.Get) }
 
 func roleID(op *operation) string {
 	if op == nil {
 		return ""
 	}
-	return op.id
+	return op.ID
 }
 
 // GetPath is the get's path of pet id.

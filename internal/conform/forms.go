@@ -58,7 +58,7 @@ func (r *run) illegalForms() []kase {
 // its own: a form the key variants apply to.
 func keyable(req request, op *operation) bool {
 	path, _, _ := strings.Cut(req.Target, "?")
-	return op != nil && req.Method == op.method && path == op.path && len(req.Header.Values("Idempotency-Key")) == 0
+	return op != nil && req.Method == op.Method && path == op.Path && len(req.Header.Values("Idempotency-Key")) == 0
 }
 
 // formCases sends every illegal form again in each variant that applies.
@@ -66,7 +66,7 @@ func (r *run) formCases(ctx context.Context) error {
 	if !r.stated("forms-before-keys") {
 		return nil
 	}
-	create := r.roles.create
+	create := r.roles.Create
 	var kept, fresh string
 	var keptBody []byte
 	var keptPet int64

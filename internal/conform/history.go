@@ -14,13 +14,13 @@ import (
 // checker's model of the target: its first line says what the checker
 // knows of the contract.
 func (r *run) newHistory(w *history.Writer) *judge.History {
-	c := history.Contract{Filter: r.roles.filter, Defaults: r.defaults(), Request: []string{}}
-	if r.roles.create != nil {
+	c := history.Contract{Filter: r.roles.Filter, Defaults: r.defaults(), Request: []string{}}
+	if r.roles.Create != nil {
 		c.Name = r.nameMember()
-		c.Request = sortedKeys(r.roles.create.body.Properties)
+		c.Request = sortedKeys(r.roles.Create.Body.Properties)
 	}
 	return judge.NewHistory(c, w, r)
 }
 
 // ListOp is the listing's operation id, or "" (judge.Pets).
-func (r *run) ListOp() string { return roleID(r.roles.list) }
+func (r *run) ListOp() string { return roleID(r.roles.List) }

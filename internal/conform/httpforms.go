@@ -27,14 +27,14 @@ func absoluteFormCases(r *run) []kase {
 		req.Raw = &wire.Raw{Scheme: scheme}
 		ks = append(ks, kase{Label: "absolute form (" + scheme + "://host…): " + label, Check: "http_framing", Req: req, Want: want})
 	}
-	if op := r.roles.list; op != nil {
-		absolute("the listing", request{Method: op.method, Target: op.target(nil, "limit=1")}, r.base.Scheme, accepted())
-		absolute("the listing", request{Method: op.method, Target: op.path}, strings.ToUpper(r.base.Scheme), accepted())
+	if op := r.roles.List; op != nil {
+		absolute("the listing", request{Method: op.Method, Target: op.Target(nil, "limit=1")}, r.base.Scheme, accepted())
+		absolute("the listing", request{Method: op.Method, Target: op.Path}, strings.ToUpper(r.base.Scheme), accepted())
 	}
-	if op, id := r.roles.get, r.firstID(); op != nil && id > 0 {
-		absolute("a pet that exists", request{Method: op.method, Target: r.getTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
+	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 {
+		absolute("a pet that exists", request{Method: op.Method, Target: r.getTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
 	}
-	if op := r.roles.create; op != nil {
+	if op := r.roles.Create; op != nil {
 		absolute("a create", r.createReq(mustJSON(r.newPet("conform-absolute", nil)), nil), r.base.Scheme, created())
 	}
 	return ks
@@ -75,7 +75,7 @@ func otherScript(n, script string) string {
 func integerSpellingCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
-		for _, p := range append(slices.Clone(op.inPath), op.query...) {
+		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
 			s := flat(p.Schema.Value)
 			if s == nil || !isType(s, "integer") {
 				continue
@@ -92,9 +92,9 @@ func integerSpellingCases(r *run) []kase {
 				}
 				req := r.validRequest(op, "1")
 				if p.In == openapi3.ParameterInPath {
-					req.Target = replaceParam(op.path, p.Name, text)
+					req.Target = replaceParam(op.Path, p.Name, text)
 				} else {
-					req.Target = op.target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
+					req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
 				}
 				ks = append(ks, negCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
 			}

@@ -19,7 +19,7 @@ import (
 // answer; the key with another pet is 422; a refused create keeps no
 // outcome; without a key every create creates.
 func (r *run) idempotencyCases(ctx context.Context) error {
-	if r.roles.create == nil || !r.stated("replay") {
+	if r.roles.Create == nil || !r.stated("replay") {
 		return nil
 	}
 	for _, step := range []func(context.Context) error{r.replays, r.keyEquivalence, r.retryHeaders, r.refusedKeepsNothing, r.unkeyedTwice} {
@@ -98,12 +98,12 @@ func (r *run) refusedKeepsNothing(ctx context.Context) error {
 		return nil
 	}
 	key := r.name("conform-refused-key")
-	invalid := with(r.newPet("conform-refused", nil), r.roles.create.body.Required[0], absent)
+	invalid := with(r.newPet("conform-refused", nil), r.roles.Create.Body.Required[0], absent)
 	x, err := r.Send(ctx, r.createReq(mustJSON(invalid), keyHeader(key)))
 	if err != nil {
 		return err
 	}
-	r.Expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.create.body.Required[0])
+	r.Expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.Create.Body.Required[0])
 	y, _, ok, err := r.post(ctx, r.newPet("conform-afresh", nil), keyHeader(key), 1)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (r *run) unkeyedTwice(ctx context.Context) error {
 // same key and request get a pet of their own, another request is not 422.
 func (r *run) tenantCases(ctx context.Context) error {
 	const check = "idempotency_scope"
-	if r.roles.create == nil || !r.stated("key-scope") {
+	if r.roles.Create == nil || !r.stated("key-scope") {
 		return nil
 	}
 	same, other := r.name("conform-scope"), r.name("conform-scope")
@@ -166,7 +166,7 @@ func (r *run) tenantCases(ctx context.Context) error {
 // concurrently creates one pet. The requests are fixed by the seed; only
 // their interleaving is the target's.
 func (r *run) concurrencyCases(ctx context.Context) error {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
 	if err := r.uniqueIDs(ctx); err != nil {

@@ -16,10 +16,10 @@ func isEmpty(v string) bool { return v == "[]" || v == "{}" }
 
 // createSchema is the create's body schema, or nil.
 func (r *run) createSchema() *openapi3.Schema {
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return nil
 	}
-	return r.roles.create.body
+	return r.roles.Create.Body
 }
 
 // canonical is v, a decoded JSON value, as canonical JSON text

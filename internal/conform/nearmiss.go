@@ -147,7 +147,7 @@ func keyMisses(key string) map[string]keyMiss {
 // sentences' phase): last says which, the ones sent last or the others.
 func (r *run) nearMissCases(ctx context.Context, last bool) error {
 	n := &nearMisser{r: r}
-	if !last && r.roles.create != nil && r.stated("key-exact") {
+	if !last && r.roles.Create != nil && r.stated("key-exact") {
 		if err := n.keep(ctx); err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (n *nearMisser) keep(ctx context.Context) error {
 // listReq is a valid request to the listing (or the first operation that
 // takes no parameter).
 func (n *nearMisser) listReq() (request, *operation) {
-	op := n.r.roles.list
+	op := n.r.roles.List
 	if op == nil {
 		op = n.r.ops[0]
 	}
@@ -249,7 +249,7 @@ func keyRows() []nearMiss {
 			req, op := n.listReq()
 			req.NoKey = true
 			q := req
-			q.Target = op.target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
+			q.Target = op.Target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
 			return []kase{
 				unauthorizedCase("the key in the query string", q),
 				unauthorizedCase("the key in a cookie", withHeader(req, "Cookie", "access_token="+n.r.cfg.Key)),

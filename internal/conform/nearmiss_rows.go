@@ -100,7 +100,7 @@ func headerNameRow(miss, name, want, rule string, same bool) nearMiss {
 func (n *nearMisser) paramCases(enumOnly bool, make func(op *operation, name, value string) []kase) []kase {
 	var ks []kase
 	for _, op := range n.r.ops {
-		for _, p := range op.query {
+		for _, p := range op.Query {
 			s := flat(p.Schema.Value)
 			vs := n.r.valid(p.Schema.Value)
 			if len(vs) == 0 || enumOnly && (s == nil || len(s.Enum) == 0) {
@@ -115,7 +115,7 @@ func (n *nearMisser) paramCases(enumOnly bool, make func(op *operation, name, va
 // queried is a valid request to op with query as its query.
 func (n *nearMisser) queried(op *operation, query string) request {
 	req := n.r.validRequest(op, "1")
-	req.Target = op.target(n.r.pathValues(op, "1"), query)
+	req.Target = op.Target(n.r.pathValues(op, "1"), query)
 	return req
 }
 
@@ -193,13 +193,13 @@ func enumRows() []nearMiss {
 // memberCases are a case of each enum member of a create: make makes the
 // body's JSON text from the member's name and its first value.
 func (n *nearMisser) memberCases(make func(name, value string) []kase) []kase {
-	op := n.r.roles.create
+	op := n.r.roles.Create
 	if op == nil {
 		return nil
 	}
 	var ks []kase
-	for _, name := range sortedKeys(op.body.Properties) {
-		if s := flat(op.body.Properties[name].Value); s != nil && isType(s, "string") && len(s.Enum) > 0 {
+	for _, name := range sortedKeys(op.Body.Properties) {
+		if s := flat(op.Body.Properties[name].Value); s != nil && isType(s, "string") && len(s.Enum) > 0 {
 			ks = append(ks, make(name, fmt.Sprint(s.Enum[0]))...)
 		}
 	}

@@ -43,8 +43,8 @@ func (r *run) AnswerPet(m map[string]string) (int64, map[string]string, bool) {
 		return 0, nil, false
 	}
 	var named openapi3.Schemas
-	if r.roles.create != nil && r.roles.create.created != nil {
-		named = r.roles.create.created.Properties
+	if r.roles.Create != nil && r.roles.Create.Created != nil {
+		named = r.roles.Create.Created.Properties
 	}
 	rest := make(map[string]string, len(m))
 	for k, v := range m {
@@ -84,7 +84,7 @@ func (r *run) ListQuery(raw string) (history.Op, bool) {
 				return o, false
 			}
 			o.Limit = n
-		case r.roles.filter:
+		case r.roles.Filter:
 			o.Filter = v
 		default:
 			return o, false

@@ -19,10 +19,10 @@ import (
 // then the run is incomplete, never a pet lost.
 func (r *run) readBack(ctx context.Context) error {
 	pets := r.hist.Confirmed()
-	if len(pets) == 0 || r.roles.list == nil {
+	if len(pets) == 0 || r.roles.List == nil {
 		return nil
 	}
-	if r.roles.get != nil {
+	if r.roles.Get != nil {
 		for _, p := range pets {
 			x, err := r.Send(ctx, request{Method: "GET", Target: r.getTarget(p)})
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math/big"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,8 +28,8 @@ type bounds struct {
 
 func (r *run) findBounds() bounds {
 	b := bounds{limitMax: 100, limitDefault: 100}
-	if r.roles.list != nil {
-		for _, p := range r.roles.list.query {
+	if r.roles.List != nil {
+		for _, p := range r.roles.List.Query {
 			if p.Name != "limit" || p.Schema == nil || p.Schema.Value == nil {
 				continue
 			}
@@ -64,10 +63,10 @@ func (r *run) findBounds() bounds {
 // JSON.
 func (r *run) defaults() map[string]string {
 	d := map[string]string{}
-	if r.roles.create == nil {
+	if r.roles.Create == nil {
 		return d
 	}
-	for name, ref := range r.roles.create.body.Properties {
+	for name, ref := range r.roles.Create.Body.Properties {
 		if s := flat(ref.Value); s != nil && s.Default != nil {
 			d[name] = canonical(s.Default)
 		}
@@ -75,27 +74,15 @@ func (r *run) defaults() map[string]string {
 	return d
 }
 
-// target fills the path template of op with values.
-func (op *operation) target(values map[string]string, query string) string {
-	path := op.path
-	for name, v := range values {
-		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(v))
-	}
-	if query != "" {
-		path += "?" + query
-	}
-	return path
-}
-
 var jsonHeader = http.Header{"Content-Type": {"application/json"}}
 
 // validRequest is a request op accepts: path parameters from id (a pet
 // that exists where one does), a body with every required member.
 func (r *run) validRequest(op *operation, id string) request {
-	req := request{Method: op.method, Target: op.target(r.pathValues(op, id), "")}
-	if op.body != nil {
+	req := request{Method: op.Method, Target: op.Target(r.pathValues(op, id), "")}
+	if op.Body != nil {
 		req.Header = jsonHeader.Clone()
-		req.Body = mustJSON(r.baseBody(op.body))
+		req.Body = mustJSON(r.baseBody(op.Body))
 	}
 	return req
 }
@@ -105,7 +92,7 @@ func (r *run) pathValues(op *operation, id string) map[string]string {
 		id = spare // never a fixed id to an operation the kit has no model for
 	}
 	values := map[string]string{}
-	for _, p := range op.inPath {
+	for _, p := range op.InPath {
 		values[p.Name] = id
 	}
 	return values
@@ -150,7 +137,7 @@ func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
 // newPet is a valid create body named prefix-…, unique to this run, with
 // the members of extra on top.
 func (r *run) newPet(prefix string, extra map[string]any) map[string]any {
-	body := r.baseBodyNamed(r.roles.create.body, r.name(prefix))
+	body := r.baseBodyNamed(r.roles.Create.Body, r.name(prefix))
 	maps.Copy(body, extra)
 	return body
 }
@@ -162,15 +149,15 @@ func (r *run) createReq(body []byte, header http.Header) request {
 	for k, v := range header {
 		h[k] = v
 	}
-	return request{Method: r.roles.create.method, Target: r.roles.create.path, Header: h, Body: body}
+	return request{Method: r.roles.Create.Method, Target: r.roles.Create.Path, Header: h, Body: body}
 }
 
 // listTarget is the listing with query.
-func (r *run) listTarget(query string) string { return r.roles.list.target(nil, query) }
+func (r *run) listTarget(query string) string { return r.roles.List.Target(nil, query) }
 
 // getTarget is the get of the pet id.
 func (r *run) getTarget(id int64) string {
-	return r.roles.get.target(r.pathValues(r.roles.get, strconv.FormatInt(id, 10)), "")
+	return r.roles.Get.Target(r.pathValues(r.roles.Get, strconv.FormatInt(id, 10)), "")
 }
 
 func mustJSON(v any) []byte {

@@ -39,7 +39,7 @@ func (r *run) ErrorCodes(x *exchange) []string {
 		}
 		return codes
 	}
-	ref := op.op.Responses.Status(x.Status)
+	ref := op.Op.Responses.Status(x.Status)
 	if ref == nil || ref.Value == nil {
 		return nil
 	}

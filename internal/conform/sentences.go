@@ -177,11 +177,11 @@ func (r *run) extensionsAt(where string) map[string]any {
 		return r.spec.Info.Extensions
 	case kind == "operation":
 		if op := r.operation(name); op != nil {
-			return op.op.Extensions
+			return op.Op.Extensions
 		}
 	case kind == "parameter":
 		for _, op := range r.ops {
-			for _, p := range op.op.Parameters {
+			for _, p := range op.Op.Parameters {
 				if p.Value != nil && p.Value.Name == name {
 					return p.Value.Extensions
 				}
@@ -250,11 +250,11 @@ func (r *run) lastCases(ctx context.Context) error {
 // operation the kit has no model for what the spec documents (documented).
 func (r *run) acceptedBy(op *operation) outcome {
 	switch {
-	case op == r.roles.create:
+	case op == r.roles.Create:
 		return created()
 	case !r.modelled(op):
 		return r.documented(op)
-	case len(op.inPath) > 0:
+	case len(op.InPath) > 0:
 		return found()
 	}
 	return accepted()

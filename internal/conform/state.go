@@ -37,7 +37,7 @@ func (r *run) post(ctx context.Context, body any, header http.Header, tenant int
 // stateCases checks what the contract says of the store: a created pet is
 // there to read and list; defaults; paging.
 func (r *run) stateCases(ctx context.Context) error {
-	if r.roles.create == nil || r.roles.list == nil {
+	if r.roles.Create == nil || r.roles.List == nil {
 		return nil
 	}
 	for _, step := range []func(context.Context) error{r.useAfterCreate, r.defaultStatus, r.paging} {
@@ -50,12 +50,12 @@ func (r *run) stateCases(ctx context.Context) error {
 
 // statuses are the values of the listing's filter, the default first.
 func (r *run) statuses() []string {
-	s := r.roles.create.created.Properties[r.roles.filter]
-	if r.roles.filter == "" || s == nil || s.Value == nil {
+	s := r.roles.Create.Created.Properties[r.roles.Filter]
+	if r.roles.Filter == "" || s == nil || s.Value == nil {
 		return nil
 	}
 	var out []string
-	def, _ := strconv.Unquote(r.defaults()[r.roles.filter])
+	def, _ := strconv.Unquote(r.defaults()[r.roles.Filter])
 	for _, v := range flat(s.Value).Enum {
 		if v := fmt.Sprint(v); v == def {
 			out = append([]string{v}, out...)
@@ -71,7 +71,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 	var st string
 	if ss := r.statuses(); len(ss) > 1 {
 		st = ss[1] // not the default
-		extra[r.roles.filter] = st
+		extra[r.roles.Filter] = st
 	}
 	x, id, ok, err := r.post(ctx, r.newPet("conform-read", extra), nil, 1)
 	if err != nil {
@@ -87,7 +87,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 	} else if err := r.readAt(ctx, target, x.Body, "200 at the Location, with the 201 body: "+created); err != nil {
 		return err
 	}
-	if r.roles.get != nil {
+	if r.roles.Get != nil {
 		if err := r.readAt(ctx, r.getTarget(id), x.Body, "200 by its id, with the 201 body: "+created); err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 	for _, filter := range []string{st, ""} {
 		q := fmt.Sprintf("after=%d&limit=1", id-1)
 		if filter != "" {
-			q += "&" + r.roles.filter + "=" + url.QueryEscape(filter)
+			q += "&" + r.roles.Filter + "=" + url.QueryEscape(filter)
 		}
 		y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.listTarget(q)})
 		if err != nil {
@@ -134,7 +134,7 @@ func decodeAny(b []byte) (any, bool) {
 // defaultStatus: a create without the filter member takes its default, and
 // is stored with it.
 func (r *run) defaultStatus(ctx context.Context) error {
-	def, ok := r.defaults()[r.roles.filter]
+	def, ok := r.defaults()[r.roles.Filter]
 	if !ok || !r.stated("default-status") {
 		return nil
 	}
@@ -143,8 +143,8 @@ func (r *run) defaultStatus(ctx context.Context) error {
 		return err
 	}
 	pet, _ := members(x.Body)
-	r.Expect("default_status", x, ok && pet[r.roles.filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.filter, def))
-	if !ok || r.roles.get == nil {
+	r.Expect("default_status", x, ok && pet[r.roles.Filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.Filter, def))
+	if !ok || r.roles.Get == nil {
 		return nil
 	}
 	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(id)})
@@ -152,7 +152,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 		return err
 	}
 	got, _ := members(y.Body)
-	r.Expect("default_status", y, y.Status == http.StatusOK && got[r.roles.filter] == def, fmt.Sprintf("stored with %s %s", r.roles.filter, def))
+	r.Expect("default_status", y, y.Status == http.StatusOK && got[r.roles.Filter] == def, fmt.Sprintf("stored with %s %s", r.roles.Filter, def))
 	return nil
 }
 
@@ -168,7 +168,7 @@ func (r *run) paging(ctx context.Context) error {
 	byStatus := map[string][]int64{}
 	for i := range 6 {
 		st := ss[[]int{0, 1, 2, 1, 0, 1}[i]%len(ss)]
-		x, id, ok, err := r.post(ctx, r.newPet("conform-page", map[string]any{r.roles.filter: st}), nil, 1)
+		x, id, ok, err := r.post(ctx, r.newPet("conform-page", map[string]any{r.roles.Filter: st}), nil, 1)
 		if err != nil {
 			return err
 		}
@@ -195,8 +195,8 @@ func (r *run) paging(ctx context.Context) error {
 	}{
 		{"after=" + from + "&limit=" + strconv.Itoa(min(2, r.bounds.limitMax)), ids},
 		{"after=" + from, ids}, // limit's default
-		{"after=" + from + "&limit=1&" + r.roles.filter + "=" + ss[1%len(ss)], byStatus[ss[1%len(ss)]]},
-		{"after=" + from + "&limit=" + strconv.Itoa(min(3, r.bounds.limitMax)) + "&" + r.roles.filter + "=" + ss[0], byStatus[ss[0]]},
+		{"after=" + from + "&limit=1&" + r.roles.Filter + "=" + ss[1%len(ss)], byStatus[ss[1%len(ss)]]},
+		{"after=" + from + "&limit=" + strconv.Itoa(min(3, r.bounds.limitMax)) + "&" + r.roles.Filter + "=" + ss[0], byStatus[ss[0]]},
 	}
 	for _, w := range walks {
 		if err := r.walkOnce(ctx, w.query, w.want); err != nil {

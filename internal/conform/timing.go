@@ -40,13 +40,13 @@ type promises struct {
 func (r *run) startPromises(ctx context.Context) error {
 	p := &r.time
 	p.head = make(chan struct{})
-	if op := r.roles.list; op != nil && r.bounds.headTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
+	if op := r.roles.List; op != nil && r.bounds.headTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
 		p.headSpan = time.Duration(headShare * float64(r.bounds.headTimeout))
 		go r.slowHead(ctx, op)
 	} else {
 		close(p.head)
 	}
-	if r.roles.create == nil || r.bounds.retention == 0 || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
+	if r.roles.Create == nil || r.bounds.retention == 0 || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
 		return nil
 	}
 	p.stated = r.bounds.retention
@@ -71,7 +71,7 @@ func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.JudgesE
 // whole within its time.
 func (r *run) slowHead(ctx context.Context, op *operation) {
 	defer close(r.time.head)
-	req := request{Method: op.method, Target: op.path, Raw: &wire.Raw{Slow: r.time.headSpan}}
+	req := request{Method: op.Method, Target: op.Path, Raw: &wire.Raw{Slow: r.time.headSpan}}
 	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.headTimeout)
 	err := r.sendCases(ctx, []kase{{Label: label, Check: "http_framing", Req: req, Want: accepted()}})
 	promise := Promise{Name: "head-timeout", Stated: r.bounds.headTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}

@@ -32,7 +32,7 @@ import (
 
 // modelled reports whether the model follows op.
 func (r *run) modelled(op *operation) bool {
-	return op == r.roles.create || op == r.roles.list || op == r.roles.get
+	return op == r.roles.Create || op == r.roles.List || op == r.roles.Get
 }
 
 // safeMethod reports whether RFC 9110 calls method safe: a request with it
@@ -49,7 +49,7 @@ func safeMethod(method string) bool {
 func (r *run) noteUnmodelled() {
 	for _, op := range r.ops {
 		if !r.modelled(op) {
-			r.skip("operation "+op.id, "meaning not modelled: judged on form only (its answers against the spec); "+op.method+" "+op.path+" is none of the create, listing and get the kit's model follows")
+			r.skip("operation "+op.ID, "meaning not modelled: judged on form only (its answers against the spec); "+op.Method+" "+op.Path+" is none of the create, listing and get the kit's model follows")
 		}
 	}
 }
@@ -71,7 +71,7 @@ func (r *run) documented(op *operation) outcome {
 			}
 		}
 	}
-	for code := range op.op.Responses.Map() {
+	for code := range op.Op.Responses.Map() {
 		switch n, err := strconv.Atoi(code); {
 		case err == nil && n >= 200 && n < 500:
 			add(n, n)
@@ -108,9 +108,9 @@ func (r *run) spareFor(op *operation) string {
 func (r *run) makeSpare(ctx context.Context) error {
 	need := false
 	for _, op := range r.ops {
-		need = need || !r.modelled(op) && len(op.inPath) > 0
+		need = need || !r.modelled(op) && len(op.InPath) > 0
 	}
-	if !need || r.roles.create == nil {
+	if !need || r.roles.Create == nil {
 		return nil
 	}
 	x, id, ok, err := r.post(ctx, r.newPet("conform-spare", nil), nil, 1)
@@ -135,7 +135,7 @@ func (r *run) ReleaseFor(x *exchange) (ids []int64, all bool) {
 		return nil, false
 	}
 	_, params, err := r.contract.Route(x.Req)
-	for _, p := range op.inPath {
+	for _, p := range op.InPath {
 		if id, err2 := strconv.ParseInt(params[p.Name], 10, 64); err == nil && err2 == nil {
 			ids = append(ids, id)
 		}
@@ -155,7 +155,7 @@ func (r *run) DeferUnsafe(ks []kase) []kase {
 	}
 	var now []kase
 	for _, k := range ks {
-		if op := r.opOf(k.Req); op != nil && !r.modelled(op) && !safeMethod(op.method) {
+		if op := r.opOf(k.Req); op != nil && !r.modelled(op) && !safeMethod(op.Method) {
 			r.deferred = append(r.deferred, k)
 			continue
 		}
@@ -188,7 +188,7 @@ func (r *run) opOf(req request) *operation {
 		return nil
 	}
 	for _, op := range r.ops {
-		if op.op == route.Operation {
+		if op.Op == route.Operation {
 			return op
 		}
 	}
