@@ -11,6 +11,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The cases of the sentences on request bodies, names and keys.
@@ -51,7 +53,7 @@ func jsonObjectCases(r *run) []kase {
 func (r *run) nameMember() string {
 	s := r.roles.Create.Body
 	for _, m := range s.Required {
-		if ps := flat(s.Properties[m].Value); ps != nil && isType(ps, "string") && len(ps.Enum) == 0 {
+		if ps := cases.Flat(s.Properties[m].Value); ps != nil && cases.IsType(ps, "string") && len(ps.Enum) == 0 {
 			return m
 		}
 	}
@@ -60,7 +62,7 @@ func (r *run) nameMember() string {
 
 // nameSchema is the schema of that member.
 func (r *run) nameSchema() *openapi3.Schema {
-	return flat(r.roles.Create.Body.Properties[r.nameMember()].Value)
+	return cases.Flat(r.roles.Create.Body.Properties[r.nameMember()].Value)
 }
 
 // spaced writes body as JSON in a legal but uncommon form: white space
@@ -172,7 +174,7 @@ func wholeRange(format string) []*big.Int {
 func integerCases(r *run) []kase {
 	var ks []kase
 	inRange := func(s *openapi3.Schema) []*big.Int {
-		lo, hi := intBounds(s)
+		lo, hi := cases.IntBounds(s)
 		var out []*big.Int
 		for _, n := range wholeRange(s.Format) {
 			if n.Cmp(lo) >= 0 && n.Cmp(hi) <= 0 {
@@ -183,7 +185,7 @@ func integerCases(r *run) []kase {
 	}
 	for _, op := range r.ops {
 		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
-			if s := flat(p.Schema.Value); s != nil && isType(s, "integer") {
+			if s := cases.Flat(p.Schema.Value); s != nil && cases.IsType(s, "integer") {
 				for _, n := range inRange(s) {
 					req := r.validRequest(op, "1")
 					if p.In == openapi3.ParameterInPath {
@@ -198,7 +200,7 @@ func integerCases(r *run) []kase {
 	}
 	if op := r.roles.Create; op != nil {
 		for _, name := range sortedKeys(op.Body.Properties) {
-			if s := flat(op.Body.Properties[name].Value); s != nil && isType(s, "integer") {
+			if s := cases.Flat(op.Body.Properties[name].Value); s != nil && cases.IsType(s, "integer") {
 				for _, n := range inRange(s) {
 					body := r.newPet("conform-int", map[string]any{name: intNumber(n)})
 					ks = append(ks, posCase(fmt.Sprintf("body %s: %s", name, n), r.createReq(mustJSON(body), nil), created()))
@@ -222,7 +224,7 @@ func assignedCases(r *run) []kase {
 			continue
 		}
 		if vs := r.valid(op.Created.Properties[name].Value); len(vs) > 0 {
-			body := r.newPet("conform-assigned", map[string]any{name: vs[0].json})
+			body := r.newPet("conform-assigned", map[string]any{name: vs[0].JSON})
 			ks = append(ks, negCase(fmt.Sprintf("body: %s, which the service assigns", name), r.createReq(mustJSON(body), nil)))
 		}
 	}
@@ -238,7 +240,7 @@ func namedCases(r *run, what string, samples []string, join func(name, sample st
 	var ks []kase
 	for _, sample := range samples {
 		name := join(r.name("conform-"+what), sample)
-		if !stringOK(r.nameSchema(), name) {
+		if !cases.StringOK(r.nameSchema(), name) {
 			continue
 		}
 		body := r.newPet("conform", map[string]any{r.nameMember(): name})
@@ -288,10 +290,10 @@ func keySyntaxCases(r *run) []kase {
 	if p == nil {
 		return nil
 	}
-	s := flat(p.Schema.Value)
+	s := cases.Flat(p.Schema.Value)
 	var ks []kase
 	for _, key := range []string{r.name("conform-key") + "~:+/=_", `"` + r.name("conform-key") + `"`, `"` + r.name("conform-key") + `=/+:~"`} {
-		if stringOK(s, key) {
+		if cases.StringOK(s, key) {
 			req := r.createReq(mustJSON(r.newPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {key}})
 			ks = append(ks, posCase("Idempotency-Key: "+key, req, created()))
 		}

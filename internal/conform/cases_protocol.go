@@ -231,7 +231,7 @@ func queryCases(r *run) []kase {
 		withQuery("query: unknown parameter", "conformUnknown=1")
 		for _, p := range op.Query {
 			if vs := r.valid(p.Schema.Value); len(vs) > 0 {
-				q := url.QueryEscape(p.Name) + "=" + url.QueryEscape(vs[0].text)
+				q := url.QueryEscape(p.Name) + "=" + url.QueryEscape(vs[0].Text)
 				withQuery(fmt.Sprintf("query %s: given twice", p.Name), q+"&"+q)
 			}
 		}

@@ -202,7 +202,7 @@ func malformedCases(r *run) []kase {
 		query := "conform"
 		if len(op.Query) > 0 {
 			if vs := r.valid(op.Query[0].Schema.Value); len(vs) > 0 {
-				query = url.QueryEscape(op.Query[0].Name) + "=" + url.QueryEscape(vs[0].text)
+				query = url.QueryEscape(op.Query[0].Name) + "=" + url.QueryEscape(vs[0].Text)
 			}
 		}
 		bad("a raw space in the query", list, wire.Raw{Target: op.Path + "?" + query + " " + query})

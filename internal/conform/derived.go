@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The cases each schema, parameter and header of the spec gives: a value
@@ -47,12 +49,12 @@ func (r *run) schemaNegatives(op *operation) []kase {
 func (r *run) pathNegatives(op *operation, base request) []kase {
 	var ks []kase
 	for _, p := range op.InPath {
-		for _, v := range invalid(p.Schema.Value, false) {
+		for _, v := range cases.Invalid(p.Schema.Value, false) {
 			vals := r.pathValues(op, "1")
-			vals[p.Name] = v.text
+			vals[p.Name] = v.Text
 			req := base
 			req.Target = op.Target(vals, "")
-			ks = append(ks, negCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req))
+			ks = append(ks, negCase(fmt.Sprintf("path %s: %s", p.Name, v.Label), req))
 		}
 	}
 	return ks
@@ -66,10 +68,10 @@ func (r *run) queryNegatives(op *operation, base request) []kase {
 		ks = append(ks, negCase(label, req))
 	}
 	for _, p := range op.Query {
-		for _, v := range invalid(p.Schema.Value, false) {
-			withQuery(fmt.Sprintf("query %s: %s", p.Name, v.label), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
+		for _, v := range cases.Invalid(p.Schema.Value, false) {
+			withQuery(fmt.Sprintf("query %s: %s", p.Name, v.Label), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.Text))
 		}
-		if ps := flat(p.Schema.Value); !emptyOK(ps) {
+		if ps := cases.Flat(p.Schema.Value); !emptyOK(ps) {
 			withQuery(fmt.Sprintf("query %s: empty", p.Name), url.QueryEscape(p.Name)+"=")
 		}
 	}
@@ -78,7 +80,7 @@ func (r *run) queryNegatives(op *operation, base request) []kase {
 
 // emptyOK reports whether s accepts the empty string.
 func emptyOK(s *openapi3.Schema) bool {
-	return isType(s, "string") && stringOK(s, "") && (len(s.Enum) == 0 || slices.Contains(s.Enum, any("")))
+	return cases.IsType(s, "string") && cases.StringOK(s, "") && (len(s.Enum) == 0 || slices.Contains(s.Enum, any("")))
 }
 
 func (r *run) headerNegatives(op *operation, base request) []kase {
@@ -91,15 +93,15 @@ func (r *run) headerNegatives(op *operation, base request) []kase {
 			}
 			ks = append(ks, negCase(fmt.Sprintf("header %s: %s", p.Name, label), req))
 		}
-		for _, v := range invalid(p.Schema.Value, false) {
-			if v.text != "" && headerSendable(v.text) { // "" is the empty case below
-				headerCase(v.label, v.text)
+		for _, v := range cases.Invalid(p.Schema.Value, false) {
+			if v.Text != "" && cases.HeaderSendable(v.Text) { // "" is the empty case below
+				headerCase(v.Label, v.Text)
 			}
 		}
 		if vs := r.valid(p.Schema.Value); len(vs) > 0 {
-			headerCase("given twice", vs[0].text, vs[0].text)
+			headerCase("given twice", vs[0].Text, vs[0].Text)
 		}
-		if !emptyOK(flat(p.Schema.Value)) {
+		if !emptyOK(cases.Flat(p.Schema.Value)) {
 			headerCase("empty", "")
 		}
 	}
@@ -117,8 +119,8 @@ func (r *run) bodyNegatives(op *operation) []kase {
 	}
 	for _, name := range sortedKeys(op.Body.Properties) {
 		if ref := op.Body.Properties[name]; ref.Value != nil {
-			for _, v := range invalid(ref.Value, true) {
-				create(fmt.Sprintf("body %s: %s", name, v.label), with(body, name, v.json))
+			for _, v := range cases.Invalid(ref.Value, true) {
+				create(fmt.Sprintf("body %s: %s", name, v.Label), with(body, name, v.JSON))
 			}
 		}
 	}
@@ -136,15 +138,15 @@ func (r *run) schemaPositives(op *operation) []kase {
 	for _, p := range op.Query {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.text))
-			ks = append(ks, posCase(fmt.Sprintf("query %s: %s", p.Name, v.label), req, want))
+			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.Text))
+			ks = append(ks, posCase(fmt.Sprintf("query %s: %s", p.Name, v.Label), req, want))
 		}
 	}
 	for _, p := range op.InPath {
 		for _, v := range r.valid(p.Schema.Value) {
 			req := r.validRequest(op, "1")
-			req.Target = op.Target(map[string]string{p.Name: v.text}, "")
-			ks = append(ks, posCase(fmt.Sprintf("path %s: %s", p.Name, v.label), req, want))
+			req.Target = op.Target(map[string]string{p.Name: v.Text}, "")
+			ks = append(ks, posCase(fmt.Sprintf("path %s: %s", p.Name, v.Label), req, want))
 		}
 	}
 	if len(op.InPath) == 0 && op.Body == nil {
@@ -162,16 +164,16 @@ func (r *run) headerPositives(op *operation) []kase {
 	var ks []kase
 	for _, p := range op.Header {
 		for _, v := range r.valid(p.Schema.Value) {
-			if !headerSendable(v.text) {
+			if !cases.HeaderSendable(v.Text) {
 				continue
 			}
 			req := r.validRequest(op, "1")
 			if op.Body != nil {
-				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.text))
+				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.Text))
 				req.Body = mustJSON(r.baseBodyNamed(op.Body, "conform-"+hex.EncodeToString(sum[:6])))
 			}
-			req.Header = cloneWith(req.Header, p.Name, v.text)
-			ks = append(ks, posCase(fmt.Sprintf("header %s: %s", p.Name, v.label), req, r.acceptedBy(op)))
+			req.Header = cloneWith(req.Header, p.Name, v.Text)
+			ks = append(ks, posCase(fmt.Sprintf("header %s: %s", p.Name, v.Label), req, r.acceptedBy(op)))
 		}
 	}
 	return ks
@@ -188,7 +190,7 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 	bodies := []map[string]any{base}
 	for _, name := range sortedKeys(op.Body.Properties) {
 		for _, v := range r.valid(op.Body.Properties[name].Value) {
-			b := with(base, name, v.json)
+			b := with(base, name, v.JSON)
 			if name != r.nameMember() {
 				b[r.nameMember()] = r.name("conform")
 			}
@@ -206,7 +208,7 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 			continue
 		}
 		for _, name := range sortedKeys(op.Body.Properties) {
-			s := flat(op.Body.Properties[name].Value)
+			s := cases.Flat(op.Body.Properties[name].Value)
 			if _, sent := body[name]; sent || s == nil || s.Default == nil {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/petstore/petstore/internal/check"
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/schemagen"
 )
 
@@ -115,13 +116,13 @@ func (r *run) changeMember(body map[string]any, name string) (map[string]any, st
 	candidates := r.valid(ref.Value)
 	for range 8 { // random values after the bounds, for a schema whose bounds are all one value
 		if v, err := r.gen().Value(ref.Value); err == nil {
-			candidates = append(candidates, jsonCase("drawn", v))
+			candidates = append(candidates, cases.JSONCase("drawn", v))
 		}
 	}
 	for _, v := range candidates {
-		c := canonical(v.json)
+		c := canonical(v.JSON)
 		if c != was {
-			return with(body, name, v.json), "changed to " + check.CutText(c)
+			return with(body, name, v.JSON), "changed to " + check.CutText(c)
 		}
 	}
 	if !slices.Contains(r.roles.Create.Body.Required, name) && !hasDefault && !isEmpty(was) {

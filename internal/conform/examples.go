@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -90,7 +91,7 @@ func (r *run) exampleValues() map[string][]any {
 	out := map[string][]any{}
 	body := r.roles.Create.Body
 	for _, name := range sortedKeys(body.Properties) {
-		s := flat(body.Properties[name].Value)
+		s := cases.Flat(body.Properties[name].Value)
 		var vs []any
 		if !slices.Contains(body.Required, name) {
 			vs = append(vs, absent)
@@ -100,8 +101,8 @@ func (r *run) exampleValues() map[string][]any {
 			vs = append(vs, "", " spaced ", " \u200fשלום\u200f", " 👩\u200d🚀", " é\u0301", " \u00a0")
 		case len(s.Enum) > 0:
 			vs = append(vs, s.Enum...)
-		case isType(s, "integer"):
-			lo, hi := intBounds(s)
+		case cases.IsType(s, "integer"):
+			lo, hi := cases.IntBounds(s)
 			vs = append(vs, intNumber(lo))
 			for _, n := range wholeRange(s.Format) {
 				if n.Cmp(lo) > 0 && n.Cmp(hi) <= 0 {
@@ -111,7 +112,7 @@ func (r *run) exampleValues() map[string][]any {
 			vs = append(vs, intNumber(new(big.Int).Add(lo, big.NewInt(6))))
 		default:
 			for _, v := range r.valid(s) {
-				vs = append(vs, v.json)
+				vs = append(vs, v.JSON)
 			}
 		}
 		out[name] = vs

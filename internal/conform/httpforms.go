@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
 
@@ -76,11 +77,11 @@ func integerSpellingCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
 		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
-			s := flat(p.Schema.Value)
-			if s == nil || !isType(s, "integer") {
+			s := cases.Flat(p.Schema.Value)
+			if s == nil || !cases.IsType(s, "integer") {
 				continue
 			}
-			lo, _ := intBounds(s)
+			lo, _ := cases.IntBounds(s)
 			n := strconv.FormatInt(max(lo.Int64(), 1), 10)
 			for _, sp := range integerSpellings {
 				text := sp.text

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The rows of the catalogue of near misses (nearmiss.go) beyond the API
@@ -101,12 +103,12 @@ func (n *nearMisser) paramCases(enumOnly bool, make func(op *operation, name, va
 	var ks []kase
 	for _, op := range n.r.ops {
 		for _, p := range op.Query {
-			s := flat(p.Schema.Value)
+			s := cases.Flat(p.Schema.Value)
 			vs := n.r.valid(p.Schema.Value)
 			if len(vs) == 0 || enumOnly && (s == nil || len(s.Enum) == 0) {
 				continue
 			}
-			ks = append(ks, make(op, p.Name, vs[0].text)...)
+			ks = append(ks, make(op, p.Name, vs[0].Text)...)
 		}
 	}
 	return ks
@@ -199,7 +201,7 @@ func (n *nearMisser) memberCases(make func(name, value string) []kase) []kase {
 	}
 	var ks []kase
 	for _, name := range sortedKeys(op.Body.Properties) {
-		if s := flat(op.Body.Properties[name].Value); s != nil && isType(s, "string") && len(s.Enum) > 0 {
+		if s := cases.Flat(op.Body.Properties[name].Value); s != nil && cases.IsType(s, "string") && len(s.Enum) > 0 {
 			ks = append(ks, make(name, fmt.Sprint(s.Enum[0]))...)
 		}
 	}

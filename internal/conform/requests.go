@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
 )
 
@@ -33,8 +34,8 @@ func (r *run) findBounds() bounds {
 			if p.Name != "limit" || p.Schema == nil || p.Schema.Value == nil {
 				continue
 			}
-			s := flat(p.Schema.Value)
-			_, hi := intBounds(s)
+			s := cases.Flat(p.Schema.Value)
+			_, hi := cases.IntBounds(s)
 			if hi.IsInt64() && hi.Int64() < 1<<20 {
 				b.limitMax = int(hi.Int64())
 			}
@@ -67,7 +68,7 @@ func (r *run) defaults() map[string]string {
 		return d
 	}
 	for name, ref := range r.roles.Create.Body.Properties {
-		if s := flat(ref.Value); s != nil && s.Default != nil {
+		if s := cases.Flat(ref.Value); s != nil && s.Default != nil {
 			d[name] = canonical(s.Default)
 		}
 	}
@@ -114,9 +115,9 @@ func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
 		if ref == nil || ref.Value == nil {
 			continue
 		}
-		ps := flat(ref.Value)
-		if isType(ps, "string") && len(ps.Enum) == 0 && stringOK(ps, "conform") {
-			if name != "" && stringOK(ps, name) {
+		ps := cases.Flat(ref.Value)
+		if cases.IsType(ps, "string") && len(ps.Enum) == 0 && cases.StringOK(ps, "conform") {
+			if name != "" && cases.StringOK(ps, name) {
 				body[member] = name
 			} else {
 				body[member] = r.name("conform")
@@ -125,9 +126,9 @@ func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
 		}
 		if vs := r.valid(ps); len(vs) > 0 {
 			if name != "" {
-				body[member] = vs[0].json // the same body for the same name
+				body[member] = vs[0].JSON // the same body for the same name
 			} else {
-				body[member] = vs[len(vs)-1].json
+				body[member] = vs[len(vs)-1].JSON
 			}
 		}
 	}
@@ -160,13 +161,8 @@ func (r *run) getTarget(id int64) string {
 	return r.roles.Get.Target(r.pathValues(r.roles.Get, strconv.FormatInt(id, 10)), "")
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+// mustJSON is v as JSON (cases.MustJSON).
+func mustJSON(v any) []byte { return cases.MustJSON(v) }
 
 // with returns a copy of body with member name set to v (absent when v is
 // the absent marker).
@@ -180,7 +176,8 @@ func with(body map[string]any, name string, v any) map[string]any {
 	return c
 }
 
-var absent = &struct{}{}
+// absent is the marker of a member left out (cases.Absent).
+var absent = cases.Absent
 
 // cloneWith is a copy of h with header name given values, and no others.
 func cloneWith(h http.Header, name string, values ...string) http.Header {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -56,7 +57,7 @@ func (r *run) statuses() []string {
 	}
 	var out []string
 	def, _ := strconv.Unquote(r.defaults()[r.roles.Filter])
-	for _, v := range flat(s.Value).Enum {
+	for _, v := range cases.Flat(s.Value).Enum {
 		if v := fmt.Sprint(v); v == def {
 			out = append([]string{v}, out...)
 		} else {
