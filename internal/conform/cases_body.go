@@ -21,7 +21,7 @@ func jsonObjectCases(r *run) []kase {
 	if r.roles.Create == nil {
 		return nil
 	}
-	valid := mustJSON(r.newPet("conform-json", nil))
+	valid := mustJSON(r.reqs.NewPet("conform-json", nil))
 	name := r.roles.Create.Body.Required[0]
 	var ks []kase
 	for _, raw := range []struct{ label, body string }{
@@ -35,16 +35,16 @@ func jsonObjectCases(r *run) []kase {
 		{"invalid UTF-8 in a string", strings.Replace(string(valid), `":"`, "\":\"\xff", 1)},
 		{"invalid UTF-8 after the object", string(valid) + "\xff"},
 	} {
-		ks = append(ks, negCase("body: "+raw.label, r.createReq([]byte(raw.body), nil)))
+		ks = append(ks, negCase("body: "+raw.label, r.reqs.CreateReq([]byte(raw.body), nil)))
 	}
 	bare := request{Method: r.roles.Create.Method, Target: r.roles.Create.Path, Header: http.Header{}, Body: valid}
 	ks = append(ks, negCase("Content-Type: missing", bare))
-	ks = append(ks, negCase("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
+	ks = append(ks, negCase("Content-Type: text/plain", r.reqs.CreateReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 	// Legal forms: white space around every token, members in another
 	// order, every character of the strings escaped, a surrogate pair.
-	body := r.newPet("conform-spaced", nil)
+	body := r.reqs.NewPet("conform-spaced", nil)
 	body[r.nameMember()] = body[r.nameMember()].(string) + " \U0001F408/"
-	ks = append(ks, posCase("body: white space, members reordered, escapes", r.createReq(spaced(body), nil), created()))
+	ks = append(ks, posCase("body: white space, members reordered, escapes", r.reqs.CreateReq(spaced(body), nil), created()))
 	return ks
 }
 
@@ -109,11 +109,11 @@ func bodySizeCases(r *run) []kase {
 	if r.roles.Create == nil || n == 0 {
 		return nil
 	}
-	at := mustJSON(r.newPet("conform-size", nil))
-	over := mustJSON(r.newPet("conform-size", nil))
+	at := mustJSON(r.reqs.NewPet("conform-size", nil))
+	over := mustJSON(r.reqs.NewPet("conform-size", nil))
 	return []kase{
-		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.createReq(padded(at, n), nil), created()),
-		{Label: fmt.Sprintf("body of %d bytes", n+1), Check: "negative_data_rejection", Req: r.createReq(padded(over, n+1), nil), Want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
+		posCase(fmt.Sprintf("body of %d bytes, the most allowed", n), r.reqs.CreateReq(padded(at, n), nil), created()),
+		{Label: fmt.Sprintf("body of %d bytes", n+1), Check: "negative_data_rejection", Req: r.reqs.CreateReq(padded(over, n+1), nil), Want: refused(http.StatusRequestEntityTooLarge, "payload_too_large")},
 	}
 }
 
@@ -131,15 +131,15 @@ func contentTypeCases(r *run) []kase {
 	}
 	var ks []kase
 	for _, ct := range []string{"APPLICATION/JSON", "Application/Json; charset=UTF-8", "application/json;charset=utf-8", `application/json; charset="utf-8"`, `application/json; charset="UTF-8"`} {
-		ks = append(ks, posCase("Content-Type: "+ct, r.createReq(mustJSON(r.newPet("conform-ct", nil)), http.Header{"Content-Type": {ct}}), created()))
+		ks = append(ks, posCase("Content-Type: "+ct, r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-ct", nil)), http.Header{"Content-Type": {ct}}), created()))
 	}
-	valid := mustJSON(r.newPet("conform-ct", nil))
+	valid := mustJSON(r.reqs.NewPet("conform-ct", nil))
 	charsets := r.RuleStrings("content-type", "refusedCharsets")
 	if len(charsets) == 0 {
 		charsets = []string{"latin1"}
 	}
 	for _, cs := range charsets {
-		ks = append(ks, negCase("Content-Type: charset "+cs, r.createReq(valid, http.Header{"Content-Type": {"application/json; charset=" + cs}})))
+		ks = append(ks, negCase("Content-Type: charset "+cs, r.reqs.CreateReq(valid, http.Header{"Content-Type": {"application/json; charset=" + cs}})))
 	}
 	for _, c := range []struct {
 		label  string
@@ -149,7 +149,7 @@ func contentTypeCases(r *run) []kase {
 		{"given twice", []string{"application/json", "application/json"}},
 		{"a list", []string{"application/json, text/plain"}},
 	} {
-		ks = append(ks, negCase("Content-Type: "+c.label, r.createReq(valid, http.Header{"Content-Type": c.values})))
+		ks = append(ks, negCase("Content-Type: "+c.label, r.reqs.CreateReq(valid, http.Header{"Content-Type": c.values})))
 	}
 	return ks
 }
@@ -187,11 +187,11 @@ func integerCases(r *run) []kase {
 		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
 			if s := cases.Flat(p.Schema.Value); s != nil && cases.IsType(s, "integer") {
 				for _, n := range inRange(s) {
-					req := r.validRequest(op, "1")
+					req := r.reqs.ValidRequest(op, "1")
 					if p.In == openapi3.ParameterInPath {
 						req.Target = op.Target(map[string]string{p.Name: n.String()}, "")
 					} else {
-						req.Target = op.Target(r.pathValues(op, "1"), p.Name+"="+n.String())
+						req.Target = op.Target(r.reqs.PathValues(op, "1"), p.Name+"="+n.String())
 					}
 					ks = append(ks, posCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, n), req, r.acceptedBy(op)))
 				}
@@ -202,8 +202,8 @@ func integerCases(r *run) []kase {
 		for _, name := range sortedKeys(op.Body.Properties) {
 			if s := cases.Flat(op.Body.Properties[name].Value); s != nil && cases.IsType(s, "integer") {
 				for _, n := range inRange(s) {
-					body := r.newPet("conform-int", map[string]any{name: intNumber(n)})
-					ks = append(ks, posCase(fmt.Sprintf("body %s: %s", name, n), r.createReq(mustJSON(body), nil), created()))
+					body := r.reqs.NewPet("conform-int", map[string]any{name: intNumber(n)})
+					ks = append(ks, posCase(fmt.Sprintf("body %s: %s", name, n), r.reqs.CreateReq(mustJSON(body), nil), created()))
 				}
 			}
 		}
@@ -218,14 +218,14 @@ func assignedCases(r *run) []kase {
 	if op == nil {
 		return nil
 	}
-	ks := []kase{negCase("body: unknown member", r.createReq(mustJSON(r.newPet("conform-assigned", map[string]any{"conformUnknown": 1})), nil))}
+	ks := []kase{negCase("body: unknown member", r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-assigned", map[string]any{"conformUnknown": 1})), nil))}
 	for _, name := range sortedKeys(op.Created.Properties) {
 		if _, ok := op.Body.Properties[name]; ok {
 			continue
 		}
 		if vs := r.valid(op.Created.Properties[name].Value); len(vs) > 0 {
-			body := r.newPet("conform-assigned", map[string]any{name: vs[0].JSON})
-			ks = append(ks, negCase(fmt.Sprintf("body: %s, which the service assigns", name), r.createReq(mustJSON(body), nil)))
+			body := r.reqs.NewPet("conform-assigned", map[string]any{name: vs[0].JSON})
+			ks = append(ks, negCase(fmt.Sprintf("body: %s, which the service assigns", name), r.reqs.CreateReq(mustJSON(body), nil)))
 		}
 	}
 	return ks
@@ -239,12 +239,12 @@ func namedCases(r *run, what string, samples []string, join func(name, sample st
 	}
 	var ks []kase
 	for _, sample := range samples {
-		name := join(r.name("conform-"+what), sample)
+		name := join(r.Name("conform-"+what), sample)
 		if !cases.StringOK(r.nameSchema(), name) {
 			continue
 		}
-		body := r.newPet("conform", map[string]any{r.nameMember(): name})
-		ks = append(ks, posCase(fmt.Sprintf("body %s: %s %s", r.nameMember(), what, strconv.Quote(sample)), r.createReq(mustJSON(body), nil), created()))
+		body := r.reqs.NewPet("conform", map[string]any{r.nameMember(): name})
+		ks = append(ks, posCase(fmt.Sprintf("body %s: %s %s", r.nameMember(), what, strconv.Quote(sample)), r.reqs.CreateReq(mustJSON(body), nil), created()))
 	}
 	return ks
 }
@@ -292,13 +292,13 @@ func keySyntaxCases(r *run) []kase {
 	}
 	s := cases.Flat(p.Schema.Value)
 	var ks []kase
-	for _, key := range []string{r.name("conform-key") + "~:+/=_", `"` + r.name("conform-key") + `"`, `"` + r.name("conform-key") + `=/+:~"`} {
+	for _, key := range []string{r.Name("conform-key") + "~:+/=_", `"` + r.Name("conform-key") + `"`, `"` + r.Name("conform-key") + `=/+:~"`} {
 		if cases.StringOK(s, key) {
-			req := r.createReq(mustJSON(r.newPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {key}})
+			req := r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {key}})
 			ks = append(ks, posCase("Idempotency-Key: "+key, req, created()))
 		}
 	}
-	req := r.createReq(mustJSON(r.newPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {`""`}})
+	req := r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-keyed", nil)), http.Header{"Idempotency-Key": {`""`}})
 	return append(ks, negCase(`Idempotency-Key: "" (quotes around nothing)`, req))
 }
 
@@ -309,7 +309,7 @@ func noBodyCases(r *run) []kase {
 		if op.Body != nil {
 			continue
 		}
-		target := op.Target(r.pathValues(op, "1"), "")
+		target := op.Target(r.reqs.PathValues(op, "1"), "")
 		ks = append(ks,
 			negCase("a JSON body where none is taken", request{Method: op.Method, Target: target, Header: jsonHeader, Body: []byte("{}")}),
 			negCase("a one-byte body without Content-Type where none is taken", request{Method: op.Method, Target: target, Header: http.Header{}, Body: []byte("x")}))

@@ -21,7 +21,7 @@ func bearerCases(r *run) []kase {
 	}
 	for _, op := range r.ops {
 		for _, scheme := range []string{"bearer", "BEARER", string(mixed)} {
-			req := r.validRequest(op, "1")
+			req := r.reqs.ValidRequest(op, "1")
 			req.Header = cloneWith(req.Header, "Authorization", scheme+" "+r.cfg.Key)
 			ks = append(ks, kase{Label: "scheme " + scheme, Check: "ignored_auth", Req: req, Want: r.acceptedBy(op)})
 		}
@@ -31,7 +31,7 @@ func bearerCases(r *run) []kase {
 			{"unknown key", "Bearer psk_" + strings.Repeat("A", 43)},
 			{"empty bearer", "Bearer "},
 		} {
-			req := r.validRequest(op, "1")
+			req := r.reqs.ValidRequest(op, "1")
 			req.NoKey = v.header == ""
 			if v.header != "" {
 				req.Header = cloneWith(req.Header, "Authorization", v.header)
@@ -59,10 +59,10 @@ func authFirstCases(r *run) []kase {
 		}
 	}
 	if op := r.roles.Create; op != nil {
-		valid := mustJSON(r.newPet("conform-noauth", nil))
-		ks = append(ks, authFirst("Content-Type: text/plain", r.createReq(valid, http.Header{"Content-Type": {"text/plain"}})))
+		valid := mustJSON(r.reqs.NewPet("conform-noauth", nil))
+		ks = append(ks, authFirst("Content-Type: text/plain", r.reqs.CreateReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 		if n := r.bounds.bodyMax; n > 0 {
-			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.createReq(padded(valid, n+1), nil)))
+			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.reqs.CreateReq(padded(valid, n+1), nil)))
 		}
 	}
 	return ks
@@ -83,7 +83,7 @@ func (r *run) paths() (order []string, methods map[string][]string) {
 // concrete is a path of the spec with its parameters filled.
 func (r *run) concrete(path string) string {
 	op := r.operation(r.opAt(path))
-	return op.Target(r.pathValues(op, "1"), "")
+	return op.Target(r.reqs.PathValues(op, "1"), "")
 }
 
 // routed reports whether target (relative to BASE_URL) names an operation
@@ -222,10 +222,10 @@ func unauthenticatedProtocolCases(r *run) []kase {
 func queryCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
-		base := r.validRequest(op, "1")
+		base := r.reqs.ValidRequest(op, "1")
 		withQuery := func(label, query string) {
 			req := base
-			req.Target = op.Target(r.pathValues(op, "1"), query)
+			req.Target = op.Target(r.reqs.PathValues(op, "1"), query)
 			ks = append(ks, negCase(label, req))
 		}
 		withQuery("query: unknown parameter", "conformUnknown=1")
@@ -243,8 +243,8 @@ func percentCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
 		for _, p := range op.Query {
-			req := r.validRequest(op, "1")
-			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
+			req := r.reqs.ValidRequest(op, "1")
+			req.Target = op.Target(r.reqs.PathValues(op, "1"), url.QueryEscape(p.Name)+"=%zz")
 			ks = append(ks, negCase(fmt.Sprintf("query %s: not valid percent-encoding", p.Name), req))
 		}
 	}
@@ -263,8 +263,8 @@ func originCases(r *run) []kase {
 	}
 	var ks []kase
 	for _, op := range r.ops {
-		ks = append(ks, cors(op.ID, r.validRequest(op, "1"), r.acceptedBy(op)))
-		noKey := r.validRequest(op, "1")
+		ks = append(ks, cors(op.ID, r.reqs.ValidRequest(op, "1"), r.acceptedBy(op)))
+		noKey := r.reqs.ValidRequest(op, "1")
 		noKey.NoKey = true
 		ks = append(ks, cors(op.ID+" without a key", noKey, refused(http.StatusUnauthorized, "unauthorized")))
 	}

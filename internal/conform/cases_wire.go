@@ -25,9 +25,9 @@ func contentEncodingCases(r *run) []kase {
 		return nil
 	}
 	coded := func(enc string, body []byte) request {
-		return r.createReq(body, http.Header{"Content-Encoding": {enc}})
+		return r.reqs.CreateReq(body, http.Header{"Content-Encoding": {enc}})
 	}
-	pet := func() []byte { return mustJSON(r.newPet("conform-ce", nil)) }
+	pet := func() []byte { return mustJSON(r.reqs.NewPet("conform-ce", nil)) }
 	ks := []kase{posCase("Content-Encoding: identity", coded("identity", pet()), created())}
 	for _, enc := range []string{"gzip", "br", "identity, gzip"} {
 		ks = append(ks, negCase("Content-Encoding: "+enc+", the body plain", coded(enc, pet())))
@@ -79,11 +79,11 @@ func acceptCases(r *run) []kase {
 	}
 	if op := r.roles.Create; op != nil {
 		ks = append(ks,
-			posCase("Accept: application/*;q=0.2", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/*;q=0.2"), created()),
-			notAcceptable("Accept: application/xml", withHeader(r.createReq(mustJSON(r.newPet("conform-accept", nil)), nil), "Accept", "application/xml")))
+			posCase("Accept: application/*;q=0.2", withHeader(r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-accept", nil)), nil), "Accept", "application/*;q=0.2"), created()),
+			notAcceptable("Accept: application/xml", withHeader(r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-accept", nil)), nil), "Accept", "application/xml")))
 	}
 	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 { // a pet that exists: 406, not 404
-		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{Method: op.Method, Target: r.getTarget(id)}, "Accept", "text/html")))
+		ks = append(ks, notAcceptable("Accept: text/html", withHeader(request{Method: op.Method, Target: r.reqs.GetTarget(id)}, "Accept", "text/html")))
 	}
 	return ks
 }
@@ -134,7 +134,7 @@ func atOnceCases(r *run) []kase {
 		}
 		return kase{Label: label + ", the body held back", Check: "refusal_at_once", Req: req, Want: want.And(closes)}
 	}
-	noKey := r.createReq(nil, nil)
+	noKey := r.reqs.CreateReq(nil, nil)
 	noKey.NoKey = true
 	unauthorized := refused(http.StatusUnauthorized, "unauthorized")
 	ks := []kase{
@@ -143,9 +143,9 @@ func atOnceCases(r *run) []kase {
 		held("no such path", request{Method: op.Method, Target: "/conform-no-such-collection", Header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
 	}
 	if n := r.bounds.bodyMax; n > 0 {
-		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.createReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
+		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.reqs.CreateReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
 	}
-	valid := r.createReq(mustJSON(r.newPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
+	valid := r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
 	valid.Raw = &wire.Raw{}
 	return append(ks, kase{Label: "a valid create, Expect: 100-continue, the body sent at once", Check: "refusal_at_once", Req: valid, Want: created()})
 }
@@ -212,16 +212,16 @@ func malformedCases(r *run) []kase {
 		ks = append(ks, framed("HTTP/1.0", list, wire.Raw{Proto: "HTTP/1.0"}, accepted()))
 	}
 	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 {
-		target := r.getTarget(id)
+		target := r.reqs.GetTarget(id)
 		bad("%zz in the path", request{Method: op.Method, Target: target}, wire.Raw{Target: target[:strings.LastIndex(target, "/")+1] + "%zz"})
 	}
 	if op := r.roles.Create; op != nil {
-		body := mustJSON(r.newPet("conform-framing", nil))
-		bad("Content-Length twice, differing", r.createReq(body, nil), wire.Raw{Fields: []string{
+		body := mustJSON(r.reqs.NewPet("conform-framing", nil))
+		bad("Content-Length twice, differing", r.reqs.CreateReq(body, nil), wire.Raw{Fields: []string{
 			"Content-Length: " + strconv.Itoa(len(body)), "Content-Length: " + strconv.Itoa(len(body)+1)}})
-		ks = append(ks, framed("Transfer-Encoding: gzip", r.createReq(mustJSON(r.newPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire.Raw{},
+		ks = append(ks, framed("Transfer-Encoding: gzip", r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-framing", nil)), http.Header{"Transfer-Encoding": {"gzip"}}), wire.Raw{},
 			beforeOperationsAs(http.StatusNotImplemented, "not_implemented")))
-		chunks := r.createReq(mustJSON(r.newPet("conform-chunked", nil)), http.Header{"Transfer-Encoding": {"chunked"}})
+		chunks := r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-chunked", nil)), http.Header{"Transfer-Encoding": {"chunked"}})
 		ks = append(ks, framed("a chunked body", chunks, wire.Raw{}, created()))
 	}
 	return ks

@@ -135,7 +135,7 @@ func (r *run) start(ctx context.Context) error {
 	if !creates {
 		return nil
 	}
-	x, err := r.Send(ctx, r.createReq(mustJSON(r.newPet("conform-start", nil)), nil))
+	x, err := r.Send(ctx, r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-start", nil)), nil))
 	if errors.Is(err, errBudget) {
 		return nil // the budget's gap says it
 	}

@@ -135,6 +135,7 @@ type run struct {
 	enabled  map[string]bool
 	wire     *wire.Client[*exchange] // how the kit sends: every exchange told to observer
 	roles    roles
+	reqs     cases.Requests // the requests of the cases, from the roles
 	bounds   bounds
 	hist     *judge.History // every exchange as an op, fed to the checker and written (history.go)
 	main     *scope         // the run's own: judgments to the report, ops to the model's Process 0
@@ -216,6 +217,7 @@ func newRun(cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.roles = cases.FindRoles(r.ops)
+	r.reqs = cases.Requests{Roles: r.roles, Values: cases.Values{Rng: r.rng}, Names: r}
 	r.bounds = r.findBounds()
 	var w *history.Writer
 	if cfg.History != nil {
@@ -368,10 +370,10 @@ func (r *run) skip(what, reason string) {
 	}
 }
 
-// name returns a pet name (or an Idempotency-Key) no other request of this
+// Name returns a pet Name (or an Idempotency-Key) no other request of this
 // run uses, nor any other run's: it holds the run's tag, the id of the first
 // pet the run created, which no other run was given.
-func (r *run) name(prefix string) string {
+func (r *run) Name(prefix string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.uniq++

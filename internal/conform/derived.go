@@ -39,7 +39,7 @@ func (r *run) schemaCases(ctx context.Context) error {
 // schemaNegatives are the requests that break exactly one rule of a
 // schema of op each.
 func (r *run) schemaNegatives(op *operation) []kase {
-	base := r.validRequest(op, "1")
+	base := r.reqs.ValidRequest(op, "1")
 	ks := r.pathNegatives(op, base)
 	ks = append(ks, r.queryNegatives(op, base)...)
 	ks = append(ks, r.headerNegatives(op, base)...)
@@ -50,7 +50,7 @@ func (r *run) pathNegatives(op *operation, base request) []kase {
 	var ks []kase
 	for _, p := range op.InPath {
 		for _, v := range cases.Invalid(p.Schema.Value, false) {
-			vals := r.pathValues(op, "1")
+			vals := r.reqs.PathValues(op, "1")
 			vals[p.Name] = v.Text
 			req := base
 			req.Target = op.Target(vals, "")
@@ -64,7 +64,7 @@ func (r *run) queryNegatives(op *operation, base request) []kase {
 	var ks []kase
 	withQuery := func(label, query string) {
 		req := base
-		req.Target = op.Target(r.pathValues(op, "1"), query)
+		req.Target = op.Target(r.reqs.PathValues(op, "1"), query)
 		ks = append(ks, negCase(label, req))
 	}
 	for _, p := range op.Query {
@@ -89,7 +89,7 @@ func (r *run) headerNegatives(op *operation, base request) []kase {
 		headerCase := func(label string, values ...string) {
 			req := withHeader(base, p.Name, values...)
 			if op.Body != nil {
-				req.Body = mustJSON(r.baseBody(op.Body))
+				req.Body = mustJSON(r.reqs.BaseBody(op.Body))
 			}
 			ks = append(ks, negCase(fmt.Sprintf("header %s: %s", p.Name, label), req))
 		}
@@ -113,7 +113,7 @@ func (r *run) bodyNegatives(op *operation) []kase {
 		return nil
 	}
 	var ks []kase
-	body := r.baseBody(op.Body)
+	body := r.reqs.BaseBody(op.Body)
 	create := func(label string, b map[string]any) {
 		ks = append(ks, negCase(label, request{Method: op.Method, Target: op.Path, Header: jsonHeader, Body: mustJSON(b)}))
 	}
@@ -137,14 +137,14 @@ func (r *run) schemaPositives(op *operation) []kase {
 	want := r.acceptedBy(op)
 	for _, p := range op.Query {
 		for _, v := range r.valid(p.Schema.Value) {
-			req := r.validRequest(op, "1")
-			req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.Text))
+			req := r.reqs.ValidRequest(op, "1")
+			req.Target = op.Target(r.reqs.PathValues(op, "1"), url.QueryEscape(p.Name)+"="+url.QueryEscape(v.Text))
 			ks = append(ks, posCase(fmt.Sprintf("query %s: %s", p.Name, v.Label), req, want))
 		}
 	}
 	for _, p := range op.InPath {
 		for _, v := range r.valid(p.Schema.Value) {
-			req := r.validRequest(op, "1")
+			req := r.reqs.ValidRequest(op, "1")
 			req.Target = op.Target(map[string]string{p.Name: v.Text}, "")
 			ks = append(ks, posCase(fmt.Sprintf("path %s: %s", p.Name, v.Label), req, want))
 		}
@@ -167,10 +167,10 @@ func (r *run) headerPositives(op *operation) []kase {
 			if !cases.HeaderSendable(v.Text) {
 				continue
 			}
-			req := r.validRequest(op, "1")
+			req := r.reqs.ValidRequest(op, "1")
 			if op.Body != nil {
 				sum := sha256.Sum256([]byte(p.Name + "\x00" + v.Text))
-				req.Body = mustJSON(r.baseBodyNamed(op.Body, "conform-"+hex.EncodeToString(sum[:6])))
+				req.Body = mustJSON(r.reqs.BaseBodyNamed(op.Body, "conform-"+hex.EncodeToString(sum[:6])))
 			}
 			req.Header = cloneWith(req.Header, p.Name, v.Text)
 			ks = append(ks, posCase(fmt.Sprintf("header %s: %s", p.Name, v.Label), req, r.acceptedBy(op)))
@@ -186,13 +186,13 @@ func (r *run) positiveBodies(ctx context.Context, op *operation) error {
 	if !r.JudgesEvery() && !r.enabled["positive_data_acceptance"] && !r.enabled["default_status"] && !r.enabled["stored_as_sent"] {
 		return nil // no check of the run judges them
 	}
-	base := r.baseBody(op.Body)
+	base := r.reqs.BaseBody(op.Body)
 	bodies := []map[string]any{base}
 	for _, name := range sortedKeys(op.Body.Properties) {
 		for _, v := range r.valid(op.Body.Properties[name].Value) {
 			b := with(base, name, v.JSON)
 			if name != r.nameMember() {
-				b[r.nameMember()] = r.name("conform")
+				b[r.nameMember()] = r.Name("conform")
 			}
 			bodies = append(bodies, b)
 		}

@@ -30,7 +30,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 	if err != nil {
 		return nil // a schema nothing satisfies: the schema cases say so
 	}
-	key := r.name("conform-equiv")
+	key := r.Name("conform-equiv")
 	x, _, ok, err := r.post(ctx, body, keyHeader(key), 1)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 	}
 	if r.stated("equivalent-requests") {
 		if bare := r.defaultsLeftOut(body); len(bare) < len(body) {
-			y, err := r.Send(ctx, r.createReq(spaced(bare), keyHeader(key)))
+			y, err := r.Send(ctx, r.reqs.CreateReq(spaced(bare), keyHeader(key)))
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ func (r *run) keyEquivalence(ctx context.Context) error {
 		if changed == nil {
 			continue
 		}
-		y, err := r.Send(ctx, r.createReq(mustJSON(changed), keyHeader(key)))
+		y, err := r.Send(ctx, r.reqs.CreateReq(mustJSON(changed), keyHeader(key)))
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func (r *run) everyMember(prefix string) (map[string]any, error) {
 	for k, v := range schemagen.Defaults(r.roles.Create.Body) {
 		body[k] = v // spelt out: the retry leaves them out
 	}
-	body[r.nameMember()] = r.name(prefix)
+	body[r.nameMember()] = r.Name(prefix)
 	return body, nil
 }
 
@@ -105,7 +105,7 @@ func (r *run) defaultsLeftOut(body map[string]any) map[string]any {
 // not empty, left out), and how; nil when the schema allows no other value.
 func (r *run) changeMember(body map[string]any, name string) (map[string]any, string) {
 	if name == r.nameMember() {
-		return with(body, name, r.name("conform-changed")), "changed"
+		return with(body, name, r.Name("conform-changed")), "changed"
 	}
 	ref := r.roles.Create.Body.Properties[name]
 	if ref == nil || ref.Value == nil {

@@ -213,14 +213,14 @@ func (e *execution) do(ctx context.Context, i int, prefix string) error {
 		_, _, _, err := r.post(ctx, body, keyHeader(key), s.tenant)
 		return err
 	case stepReuse:
-		body := r.baseBodyNamed(r.roles.Create.Body, fmt.Sprintf("%s%d-other", prefix, i))
+		body := r.reqs.BaseBodyNamed(r.roles.Create.Body, fmt.Sprintf("%s%d-other", prefix, i))
 		_, _, _, err := r.post(ctx, body, keyHeader(e.keys[s.of]), s.tenant)
 		return err
 	case stepGet:
 		if e.ids[s.of] == 0 || r.roles.Get == nil {
 			return nil
 		}
-		_, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(e.ids[s.of]), Tenant: s.tenant})
+		_, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.GetTarget(e.ids[s.of]), Tenant: s.tenant})
 		return err
 	}
 	return e.list(ctx, s)

@@ -36,7 +36,7 @@ func roleID(op *operation) string {
 }
 
 // GetPath is the get's path of pet id.
-func (r *run) GetPath(id int64) string { return r.getTarget(id) }
+func (r *run) GetPath(id int64) string { return r.reqs.GetTarget(id) }
 
 // Base is BASE_URL, without a trailing slash.
 func (r *run) Base() *url.URL { return r.base }

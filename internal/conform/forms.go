@@ -71,8 +71,8 @@ func (r *run) formCases(ctx context.Context) error {
 	var keptBody []byte
 	var keptPet int64
 	if create != nil && r.stated("replay") {
-		kept, fresh = r.name("conform-forms-kept"), r.name("conform-forms-new")
-		keptBody = mustJSON(r.newPet("conform-forms", nil))
+		kept, fresh = r.Name("conform-forms-kept"), r.Name("conform-forms-new")
+		keptBody = mustJSON(r.reqs.NewPet("conform-forms", nil))
 		x, id, ok, err := r.post(ctx, keptBody, keyHeader(kept), 1)
 		if err != nil {
 			return err
@@ -109,7 +109,7 @@ func (r *run) formCases(ctx context.Context) error {
 	}
 	// The kept outcome, untouched; the new key, never kept.
 	return r.sendCases(ctx, []kase{
-		{Label: "the kept key's request again, after illegal retries", Check: "idempotent_replay", Req: r.createReq(keptBody, keyHeader(kept)), Want: replayOf(keptPet)},
-		{Label: "a create with the key the illegal forms carried, a new pet: a refused request keeps no outcome", Check: "idempotent_replay", Req: r.createReq(mustJSON(r.newPet("conform-forms", nil)), keyHeader(fresh)), Want: newPetOf(keptPet)},
+		{Label: "the kept key's request again, after illegal retries", Check: "idempotent_replay", Req: r.reqs.CreateReq(keptBody, keyHeader(kept)), Want: replayOf(keptPet)},
+		{Label: "a create with the key the illegal forms carried, a new pet: a refused request keeps no outcome", Check: "idempotent_replay", Req: r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-forms", nil)), keyHeader(fresh)), Want: newPetOf(keptPet)},
 	})
 }

@@ -33,10 +33,10 @@ func absoluteFormCases(r *run) []kase {
 		absolute("the listing", request{Method: op.Method, Target: op.Path}, strings.ToUpper(r.base.Scheme), accepted())
 	}
 	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 {
-		absolute("a pet that exists", request{Method: op.Method, Target: r.getTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
+		absolute("a pet that exists", request{Method: op.Method, Target: r.reqs.GetTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
 	}
 	if op := r.roles.Create; op != nil {
-		absolute("a create", r.createReq(mustJSON(r.newPet("conform-absolute", nil)), nil), r.base.Scheme, created())
+		absolute("a create", r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-absolute", nil)), nil), r.base.Scheme, created())
 	}
 	return ks
 }
@@ -91,11 +91,11 @@ func integerSpellingCases(r *run) []kase {
 				default:
 					text = strings.Replace(text, "N", n, 1)
 				}
-				req := r.validRequest(op, "1")
+				req := r.reqs.ValidRequest(op, "1")
 				if p.In == openapi3.ParameterInPath {
 					req.Target = replaceParam(op.Path, p.Name, text)
 				} else {
-					req.Target = op.Target(r.pathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
+					req.Target = op.Target(r.reqs.PathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
 				}
 				ks = append(ks, negCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
 			}

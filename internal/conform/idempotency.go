@@ -34,8 +34,8 @@ func keyHeader(key string) http.Header { return http.Header{"Idempotency-Key": {
 
 func (r *run) replays(ctx context.Context) error {
 	const check = "idempotent_replay"
-	key := r.name("conform-idem")
-	body := r.newPet("conform-once", nil)
+	key := r.Name("conform-idem")
+	body := r.reqs.NewPet("conform-once", nil)
 	x, _, ok, err := r.post(ctx, body, keyHeader(key), 1)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (r *run) replays(ctx context.Context) error {
 		retries = append(retries, form{"the key in double quotes", mustJSON(body), `"` + key + `"`})
 	}
 	for _, retry := range retries {
-		y, err := r.Send(ctx, r.createReq(retry.body, keyHeader(retry.key)))
+		y, err := r.Send(ctx, r.reqs.CreateReq(retry.body, keyHeader(retry.key)))
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (r *run) replays(ctx context.Context) error {
 	if !r.stated("key-reused") {
 		return nil
 	}
-	w, err := r.Send(ctx, r.createReq(mustJSON(r.newPet("conform-other", nil)), keyHeader(key)))
+	w, err := r.Send(ctx, r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-other", nil)), keyHeader(key)))
 	if err != nil {
 		return err
 	}
@@ -97,14 +97,14 @@ func (r *run) refusedKeepsNothing(ctx context.Context) error {
 	if !r.stated("refused-no-outcome") {
 		return nil
 	}
-	key := r.name("conform-refused-key")
-	invalid := with(r.newPet("conform-refused", nil), r.roles.Create.Body.Required[0], absent)
-	x, err := r.Send(ctx, r.createReq(mustJSON(invalid), keyHeader(key)))
+	key := r.Name("conform-refused-key")
+	invalid := with(r.reqs.NewPet("conform-refused", nil), r.roles.Create.Body.Required[0], absent)
+	x, err := r.Send(ctx, r.reqs.CreateReq(mustJSON(invalid), keyHeader(key)))
 	if err != nil {
 		return err
 	}
 	r.Expect("negative_data_rejection", x, x.Status == http.StatusBadRequest, "400 for a create without "+r.roles.Create.Body.Required[0])
-	y, _, ok, err := r.post(ctx, r.newPet("conform-afresh", nil), keyHeader(key), 1)
+	y, _, ok, err := r.post(ctx, r.reqs.NewPet("conform-afresh", nil), keyHeader(key), 1)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (r *run) unkeyedTwice(ctx context.Context) error {
 	if !r.stated("no-key") {
 		return nil
 	}
-	body := mustJSON(r.newPet("conform-twice", nil))
+	body := mustJSON(r.reqs.NewPet("conform-twice", nil))
 	for range 2 {
 		x, _, ok, err := r.post(ctx, body, nil, 1)
 		if err != nil {
@@ -136,8 +136,8 @@ func (r *run) tenantCases(ctx context.Context) error {
 	if r.roles.Create == nil || !r.stated("key-scope") {
 		return nil
 	}
-	same, other := r.name("conform-scope"), r.name("conform-scope")
-	body := r.newPet("conform-scoped", nil)
+	same, other := r.Name("conform-scope"), r.Name("conform-scope")
+	body := r.reqs.NewPet("conform-scoped", nil)
 	steps := []struct {
 		tenant int
 		key    string
@@ -147,8 +147,8 @@ func (r *run) tenantCases(ctx context.Context) error {
 		{1, same, body, ""},
 		{2, same, body, "201, a pet of the second key's own (not the first key's answer replayed), for the first key's Idempotency-Key and request"},
 		{2, same, body, ""}, // the second key's own replay (the model)
-		{1, other, r.newPet("conform-scoped", nil), ""},
-		{2, other, r.newPet("conform-scoped", nil), "201 for the first key's Idempotency-Key with another request: the key is the first API key's, not this one's"},
+		{1, other, r.reqs.NewPet("conform-scoped", nil), ""},
+		{2, other, r.reqs.NewPet("conform-scoped", nil), "201 for the first key's Idempotency-Key with another request: the key is the first API key's, not this one's"},
 	}
 	for _, s := range steps {
 		x, _, ok, err := r.post(ctx, s.body, keyHeader(s.key), s.tenant)
@@ -206,7 +206,7 @@ func (r *run) uniqueIDs(ctx context.Context) error {
 	const n = 8
 	reqs := make([]request, n)
 	for i := range reqs {
-		reqs[i] = r.createReq(mustJSON(r.newPet("conform-concurrent", nil)), nil)
+		reqs[i] = r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-concurrent", nil)), nil)
 	}
 	xs, err := r.concurrently(ctx, reqs)
 	if err != nil {
@@ -233,11 +233,11 @@ func (r *run) uniqueIDs(ctx context.Context) error {
 // is that pet replayed, and no other pet bears its name (the model).
 func (r *run) concurrentRetries(ctx context.Context) error {
 	const check, n = "concurrent_retries", 6
-	key := r.name("conform-race")
-	body := mustJSON(r.newPet("conform-raced", nil))
+	key := r.Name("conform-race")
+	body := mustJSON(r.reqs.NewPet("conform-raced", nil))
 	reqs := make([]request, n)
 	for i := range reqs {
-		reqs[i] = r.createReq(body, keyHeader(key))
+		reqs[i] = r.reqs.CreateReq(body, keyHeader(key))
 	}
 	ctx = judge.WithBlame(ctx, check)
 	xs, err := r.concurrently(ctx, reqs)

@@ -171,8 +171,8 @@ func (r *run) nearMissCases(ctx context.Context, last bool) error {
 
 // keep creates the pet whose Idempotency-Key the rows on keys come near.
 func (n *nearMisser) keep(ctx context.Context) error {
-	n.key = n.r.name("conform-near")
-	n.body = mustJSON(n.r.newPet("conform-near", nil))
+	n.key = n.r.Name("conform-near")
+	n.body = mustJSON(n.r.reqs.NewPet("conform-near", nil))
 	x, id, ok, err := n.r.post(ctx, n.body, keyHeader(n.key), 1)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (n *nearMisser) listReq() (request, *operation) {
 	if op == nil {
 		op = n.r.ops[0]
 	}
-	return n.r.validRequest(op, "1"), op
+	return n.r.reqs.ValidRequest(op, "1"), op
 }
 
 // wireField is req with the header line field written as it is (after the
@@ -249,7 +249,7 @@ func keyRows() []nearMiss {
 			req, op := n.listReq()
 			req.NoKey = true
 			q := req
-			q.Target = op.Target(n.r.pathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
+			q.Target = op.Target(n.r.reqs.PathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
 			return []kase{
 				unauthorizedCase("the key in the query string", q),
 				unauthorizedCase("the key in a cookie", withHeader(req, "Cookie", "access_token="+n.r.cfg.Key)),

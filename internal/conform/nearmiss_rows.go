@@ -36,11 +36,11 @@ func replayOf(kept int64) outcome {
 
 // keyed is a create of body with the Idempotency-Key header's values.
 func (n *nearMisser) keyed(body []byte, keys ...string) request {
-	return n.r.createReq(body, http.Header{"Idempotency-Key": keys})
+	return n.r.reqs.CreateReq(body, http.Header{"Idempotency-Key": keys})
 }
 
 // otherPet is a create body of another pet than the kept one.
-func (n *nearMisser) otherPet() []byte { return mustJSON(n.r.newPet("conform-near", nil)) }
+func (n *nearMisser) otherPet() []byte { return mustJSON(n.r.reqs.NewPet("conform-near", nil)) }
 
 // idempotencyKeyRows come near a kept Idempotency-Key, its value and its
 // header's name.
@@ -62,7 +62,7 @@ func idempotencyKeyRows() []nearMiss {
 		another(missExtend, func(k string) string { return k + "x" }),
 		another(missOne, changeOne),
 		{value: v, miss: missSpace, want: "the kept answer replayed: a field's value has no white space around it", rule: "replay", cases: func(n *nearMisser) []kase {
-			return []kase{{Label: "Idempotency-Key:   KEY  ", Check: "idempotent_replay", Req: wireField(n.r.createReq(n.body, nil), "Idempotency-Key:   "+n.key+"  "), Want: replayOf(n.pet)}}
+			return []kase{{Label: "Idempotency-Key:   KEY  ", Check: "idempotent_replay", Req: wireField(n.r.reqs.CreateReq(n.body, nil), "Idempotency-Key:   "+n.key+"  "), Want: replayOf(n.pet)}}
 		}},
 		{value: v, miss: missPercent, want: "400: % is outside the key's syntax", rule: "key-syntax", cases: func(n *nearMisser) []kase {
 			return []kase{negCase("the kept key, a letter percent-encoded", n.keyed(n.body, percentFirst(n.key)))}
@@ -71,11 +71,11 @@ func idempotencyKeyRows() []nearMiss {
 			return []kase{negCase("the kept key twice, the kept request", n.keyed(n.body, n.key, n.key))}
 		}},
 		{value: v, miss: missPlace, want: "400 in the query string (an unknown parameter); in a cookie it is no key: a new pet", rule: "no-key", cases: func(n *nearMisser) []kase {
-			q := n.r.createReq(n.body, nil)
+			q := n.r.reqs.CreateReq(n.body, nil)
 			q.Target += "?Idempotency-Key=" + url.QueryEscape(n.key)
 			return []kase{
 				negCase("the kept key in the query string", q),
-				{Label: "the kept key in a cookie", Check: "idempotent_replay", Req: n.r.createReq(n.body, http.Header{"Cookie": {"Idempotency-Key=" + n.key}}), Want: newPetOf(n.pet)},
+				{Label: "the kept key in a cookie", Check: "idempotent_replay", Req: n.r.reqs.CreateReq(n.body, http.Header{"Cookie": {"Idempotency-Key=" + n.key}}), Want: newPetOf(n.pet)},
 			}
 		}},
 		headerNameRow(missCase, "idempotency-key", "the kept answer replayed: a header's name is compared in any case", "replay", true),
@@ -93,7 +93,7 @@ func headerNameRow(miss, name, want, rule string, same bool) nearMiss {
 		if same {
 			o = replayOf(n.pet)
 		}
-		return []kase{{Label: name + ": KEY, the kept request", Check: "idempotent_replay", Req: wireField(n.r.createReq(n.body, nil), name+": "+n.key), Want: o}}
+		return []kase{{Label: name + ": KEY, the kept request", Check: "idempotent_replay", Req: wireField(n.r.reqs.CreateReq(n.body, nil), name+": "+n.key), Want: o}}
 	}}
 }
 
@@ -116,8 +116,8 @@ func (n *nearMisser) paramCases(enumOnly bool, make func(op *operation, name, va
 
 // queried is a valid request to op with query as its query.
 func (n *nearMisser) queried(op *operation, query string) request {
-	req := n.r.validRequest(op, "1")
-	req.Target = op.Target(n.r.pathValues(op, "1"), query)
+	req := n.r.reqs.ValidRequest(op, "1")
+	req.Target = op.Target(n.r.reqs.PathValues(op, "1"), query)
 	return req
 }
 
@@ -149,7 +149,7 @@ func queryNameRows() []nearMiss {
 		{value: v, miss: missTwice, want: "400", rule: "query-strict"}, // query-strict's cases
 		{value: v, miss: missPlace, want: "served as without it: a header of its name is no parameter (the model judges the answer by the defaults)", rule: "exact-names", cases: func(n *nearMisser) []kase {
 			return n.paramCases(false, func(op *operation, name, value string) []kase {
-				return []kase{posCase("a header "+name+": "+value, withHeader(n.r.validRequest(op, "1"), name, value), n.r.acceptedBy(op))}
+				return []kase{posCase("a header "+name+": "+value, withHeader(n.r.reqs.ValidRequest(op, "1"), name, value), n.r.acceptedBy(op))}
 			})
 		}},
 	}
@@ -186,7 +186,7 @@ func enumRows() []nearMiss {
 		{value: v, miss: missTwice, want: "400", rule: "query-strict"}, // query-strict's cases
 		{value: v, miss: missPlace, want: "served unfiltered: a header is no parameter (the model judges the page)", rule: "exact-names", cases: func(n *nearMisser) []kase {
 			return n.paramCases(true, func(op *operation, name, value string) []kase {
-				return []kase{posCase("a header "+name+": "+value, withHeader(n.r.validRequest(op, "1"), name, value), n.r.acceptedBy(op))}
+				return []kase{posCase("a header "+name+": "+value, withHeader(n.r.reqs.ValidRequest(op, "1"), name, value), n.r.acceptedBy(op))}
 			})
 		}},
 	}, bodyEnumRows()...)
@@ -211,7 +211,7 @@ func (n *nearMisser) memberCases(make func(name, value string) []kase) []kase {
 // withMember is a create body of a new pet with the JSON text member: value
 // as the member name's value, written as it is.
 func (n *nearMisser) withMember(name, raw string) []byte {
-	body := mustJSON(with(n.r.newPet("conform-near", nil), name, absent))
+	body := mustJSON(with(n.r.reqs.NewPet("conform-near", nil), name, absent))
 	return fmt.Appendf(body[:len(body)-1:len(body)-1], ",%q:%s}", name, raw)
 }
 
@@ -224,7 +224,7 @@ func bodyEnumRows() []nearMiss {
 				var ks []kase
 				for _, f := range fs {
 					raw := f(value)
-					ks = append(ks, negCase(name+": "+raw, n.r.createReq(n.withMember(name, raw), nil)))
+					ks = append(ks, negCase(name+": "+raw, n.r.reqs.CreateReq(n.withMember(name, raw), nil)))
 				}
 				return ks
 			})
@@ -243,18 +243,18 @@ func bodyEnumRows() []nearMiss {
 		{value: v, miss: missPercent + " as a JSON escape", want: "201, the value itself: an escape is the character (stored as sent, the model judges)", rule: "json-object", cases: func(n *nearMisser) []kase {
 			return n.memberCases(func(name, value string) []kase {
 				raw := `"` + fmt.Sprintf(`\u%04x`, value[0]) + value[1:] + `"`
-				return []kase{posCase(name+": "+raw, n.r.createReq(n.withMember(name, raw), nil), created())}
+				return []kase{posCase(name+": "+raw, n.r.reqs.CreateReq(n.withMember(name, raw), nil), created())}
 			})
 		}},
 		{value: v, miss: missTwice, want: "400: a duplicate member", rule: "json-object", cases: func(n *nearMisser) []kase {
 			return n.memberCases(func(name, value string) []kase {
 				raw := fmt.Sprintf("%q,%q:%q", value, name, value)
-				return []kase{negCase(name+" twice", n.r.createReq(n.withMember(name, raw), nil))}
+				return []kase{negCase(name+" twice", n.r.reqs.CreateReq(n.withMember(name, raw), nil))}
 			})
 		}},
 		{value: v, miss: missPlace, want: "400: in the create's query string it is an unknown parameter", rule: "query-strict", cases: func(n *nearMisser) []kase {
 			return n.memberCases(func(name, value string) []kase {
-				req := n.r.createReq(mustJSON(n.r.newPet("conform-near", nil)), nil)
+				req := n.r.reqs.CreateReq(mustJSON(n.r.reqs.NewPet("conform-near", nil)), nil)
 				req.Target += "?" + name + "=" + url.QueryEscape(value)
 				return []kase{negCase(name+" in the query string", req)}
 			})
@@ -264,7 +264,7 @@ func bodyEnumRows() []nearMiss {
 
 // contentTyped is a create of a new pet with the Content-Type values.
 func (n *nearMisser) contentTyped(values ...string) request {
-	req := n.r.createReq(mustJSON(n.r.newPet("conform-near", nil)), nil)
+	req := n.r.reqs.CreateReq(mustJSON(n.r.reqs.NewPet("conform-near", nil)), nil)
 	req.Header = cloneWith(req.Header, "Content-Type", values...)
 	return req
 }

@@ -24,7 +24,7 @@ func (r *run) readBack(ctx context.Context) error {
 	}
 	if r.roles.Get != nil {
 		for _, p := range pets {
-			x, err := r.Send(ctx, request{Method: "GET", Target: r.getTarget(p)})
+			x, err := r.Send(ctx, request{Method: "GET", Target: r.reqs.GetTarget(p)})
 			if err != nil {
 				return err
 			}

@@ -6,11 +6,8 @@ import (
 	"math/big"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
@@ -75,91 +72,8 @@ func (r *run) defaults() map[string]string {
 	return d
 }
 
-var jsonHeader = http.Header{"Content-Type": {"application/json"}}
-
-// validRequest is a request op accepts: path parameters from id (a pet
-// that exists where one does), a body with every required member.
-func (r *run) validRequest(op *operation, id string) request {
-	req := request{Method: op.Method, Target: op.Target(r.pathValues(op, id), "")}
-	if op.Body != nil {
-		req.Header = jsonHeader.Clone()
-		req.Body = mustJSON(r.baseBody(op.Body))
-	}
-	return req
-}
-
-func (r *run) pathValues(op *operation, id string) map[string]string {
-	if spare := r.spareFor(op); spare != "" {
-		id = spare // never a fixed id to an operation the kit has no model for
-	}
-	values := map[string]string{}
-	for _, p := range op.InPath {
-		values[p.Name] = id
-	}
-	return values
-}
-
-// baseBody is a valid body of schema s with its required members only; a
-// string member without an enum takes a name unique to this run.
-func (r *run) baseBody(s *openapi3.Schema) map[string]any {
-	return r.baseBodyNamed(s, "")
-}
-
-// baseBodyNamed is baseBody with name, when not empty, for its string
-// members, and the first valid value for the others: the same body for the
-// same name.
-func (r *run) baseBodyNamed(s *openapi3.Schema, name string) map[string]any {
-	body := map[string]any{}
-	for _, member := range s.Required {
-		ref := s.Properties[member]
-		if ref == nil || ref.Value == nil {
-			continue
-		}
-		ps := cases.Flat(ref.Value)
-		if cases.IsType(ps, "string") && len(ps.Enum) == 0 && cases.StringOK(ps, "conform") {
-			if name != "" && cases.StringOK(ps, name) {
-				body[member] = name
-			} else {
-				body[member] = r.name("conform")
-			}
-			continue
-		}
-		if vs := r.valid(ps); len(vs) > 0 {
-			if name != "" {
-				body[member] = vs[0].JSON // the same body for the same name
-			} else {
-				body[member] = vs[len(vs)-1].JSON
-			}
-		}
-	}
-	return body
-}
-
-// newPet is a valid create body named prefix-…, unique to this run, with
-// the members of extra on top.
-func (r *run) newPet(prefix string, extra map[string]any) map[string]any {
-	body := r.baseBodyNamed(r.roles.Create.Body, r.name(prefix))
-	maps.Copy(body, extra)
-	return body
-}
-
-// createReq is a create of body, as JSON, with header's fields on top of
-// a JSON Content-Type.
-func (r *run) createReq(body []byte, header http.Header) request {
-	h := jsonHeader.Clone()
-	for k, v := range header {
-		h[k] = v
-	}
-	return request{Method: r.roles.Create.Method, Target: r.roles.Create.Path, Header: h, Body: body}
-}
-
-// listTarget is the listing with query.
-func (r *run) listTarget(query string) string { return r.roles.List.Target(nil, query) }
-
-// getTarget is the get of the pet id.
-func (r *run) getTarget(id int64) string {
-	return r.roles.Get.Target(r.pathValues(r.roles.Get, strconv.FormatInt(id, 10)), "")
-}
+// jsonHeader is a JSON Content-Type (cases.JSONHeader).
+var jsonHeader = cases.JSONHeader
 
 // mustJSON is v as JSON (cases.MustJSON).
 func mustJSON(v any) []byte { return cases.MustJSON(v) }

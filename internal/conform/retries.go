@@ -35,8 +35,8 @@ func (r *run) retryHeaders(ctx context.Context) error {
 	if !r.stated("retry-headers") {
 		return nil
 	}
-	key := r.name("conform-retry-headers")
-	body := mustJSON(r.newPet("conform-retry-headers", nil))
+	key := r.Name("conform-retry-headers")
+	body := mustJSON(r.reqs.NewPet("conform-retry-headers", nil))
 	x, id, ok, err := r.post(ctx, body, keyHeader(key), 1)
 	if err != nil {
 		return err
@@ -47,11 +47,11 @@ func (r *run) retryHeaders(ctx context.Context) error {
 	}
 	var ks []kase
 	for _, f := range retryHeaderForms {
-		req := r.createReq(body, keyHeader(key))
+		req := r.reqs.CreateReq(body, keyHeader(key))
 		req.Header = cloneWith(req.Header, f.name, f.values...)
 		ks = append(ks, kase{Label: "the retry with " + f.label, Check: "idempotent_replay", Req: req, Want: replayOf(id)})
 	}
-	scheme := r.createReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + r.cfg.Key}})
+	scheme := r.reqs.CreateReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + r.cfg.Key}})
 	ks = append(ks, kase{Label: "the retry with the scheme bEARER", Check: "idempotent_replay", Req: scheme, Want: replayOf(id)})
 	return r.sendCases(ctx, ks)
 }

@@ -23,7 +23,7 @@ func (r *run) post(ctx context.Context, body any, header http.Header, tenant int
 	if !isBytes {
 		b = mustJSON(body)
 	}
-	req := r.createReq(b, header)
+	req := r.reqs.CreateReq(b, header)
 	req.Tenant = tenant
 	if x, err = r.Send(ctx, req); err != nil {
 		return nil, 0, false, err
@@ -74,7 +74,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		st = ss[1] // not the default
 		extra[r.roles.Filter] = st
 	}
-	x, id, ok, err := r.post(ctx, r.newPet("conform-read", extra), nil, 1)
+	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-read", extra), nil, 1)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		return err
 	}
 	if r.roles.Get != nil {
-		if err := r.readAt(ctx, r.getTarget(id), x.Body, "200 by its id, with the 201 body: "+created); err != nil {
+		if err := r.readAt(ctx, r.reqs.GetTarget(id), x.Body, "200 by its id, with the 201 body: "+created); err != nil {
 			return err
 		}
 	}
@@ -99,7 +99,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		if filter != "" {
 			q += "&" + r.roles.Filter + "=" + url.QueryEscape(filter)
 		}
-		y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.listTarget(q)})
+		y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.ListTarget(q)})
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if !ok || !r.stated("default-status") {
 		return nil
 	}
-	x, id, ok, err := r.post(ctx, r.newPet("conform-default", nil), nil, 1)
+	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-default", nil), nil, 1)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if !ok || r.roles.Get == nil {
 		return nil
 	}
-	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.getTarget(id)})
+	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.GetTarget(id)})
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (r *run) paging(ctx context.Context) error {
 	byStatus := map[string][]int64{}
 	for i := range 6 {
 		st := ss[[]int{0, 1, 2, 1, 0, 1}[i]%len(ss)]
-		x, id, ok, err := r.post(ctx, r.newPet("conform-page", map[string]any{r.roles.Filter: st}), nil, 1)
+		x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-page", map[string]any{r.roles.Filter: st}), nil, 1)
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (r *run) paging(ctx context.Context) error {
 	}
 	// The first page: with a next link (more pets exist). A page may hold
 	// fewer pets than its limit: limit is a maximum.
-	first, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.listTarget("limit=2")})
+	first, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.ListTarget("limit=2")})
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (r *run) walk(ctx context.Context, query string, until int64) (seen map[int
 // walkPages is walk, at most pages pages (-1: no bound).
 func (r *run) walkPages(ctx context.Context, query string, until int64, pages int) (seen map[int64]int, last *exchange, err error) {
 	seen = map[int64]int{}
-	target := r.listTarget(query)
+	target := r.reqs.ListTarget(query)
 	end := int64(-1) // the last id so far
 	for n := 0; target != "" && n != pages; n++ {
 		if last, err = r.Send(ctx, request{Method: http.MethodGet, Target: target}); err != nil {

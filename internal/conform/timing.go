@@ -50,7 +50,7 @@ func (r *run) startPromises(ctx context.Context) error {
 		return nil
 	}
 	p.stated = r.bounds.retention
-	p.key, p.body = r.name("conform-retention"), mustJSON(r.newPet("conform-retention", nil))
+	p.key, p.body = r.Name("conform-retention"), mustJSON(r.reqs.NewPet("conform-retention", nil))
 	x, id, ok, err := r.post(ctx, p.body, keyHeader(p.key), 1)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func (r *run) endPromises(ctx context.Context) error {
 		return nil
 	}
 	span := time.Since(p.keptAt)
-	err := r.sendCases(ctx, []kase{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.createReq(p.body, keyHeader(p.key)), Want: replayOf(p.pet)}})
+	err := r.sendCases(ctx, []kase{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.reqs.CreateReq(p.body, keyHeader(p.key)), Want: replayOf(p.pet)}})
 	if errors.Is(err, errBudget) {
 		r.incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
 		return err

@@ -90,10 +90,10 @@ func (r *run) documented(op *operation) outcome {
 	return outcome{Status: statuses}
 }
 
-// spareFor is the id a request to op names where it names a pet: the
+// SpareFor is the id a request to op names where it names a pet: the
 // spare, for an operation the kit has no model for ("" for another, or
 // when the run has none).
-func (r *run) spareFor(op *operation) string {
+func (r *run) SpareFor(op *operation) string {
 	if r.modelled(op) {
 		return ""
 	}
@@ -113,7 +113,7 @@ func (r *run) makeSpare(ctx context.Context) error {
 	if !need || r.roles.Create == nil {
 		return nil
 	}
-	x, id, ok, err := r.post(ctx, r.newPet("conform-spare", nil), nil, 1)
+	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-spare", nil), nil, 1)
 	if err != nil || !ok {
 		if err == nil {
 			r.Expect("positive_data_acceptance", x, false, "201 for a valid create")
