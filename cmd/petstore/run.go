@@ -12,13 +12,21 @@ import (
 
 // run is the whole program: main only gives it the process's context,
 // arguments, environment and output streams. ctx ends at the first SIGTERM
-// or SIGINT; server.WithSkipDelay tells serve of the second.
+// or SIGINT; server.WithSkipDelay tells serve of the second. run looks the
+// command up in program's table and calls it itself, so serve's arguments
+// go from here straight to internal/server (server.Command), which parses
+// them with its settings table and serves.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return program.Run(ctx, args, getenv, stdout, stderr)
+	cmd, rest, err := program.Lookup(args)
+	if err != nil {
+		return err
+	}
+	return cmd(ctx, rest, getenv, stdout, stderr)
 }
 
-// program is petstore's command line. Its commands are set in init: help's
-// run reads them.
+// program is petstore's command line: the table of commands, and the
+// frame's help and version. Its commands are set in init: help's run reads
+// them.
 var program = &cli.Program{
 	Name:    "petstore",
 	Default: "serve",

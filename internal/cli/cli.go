@@ -4,7 +4,9 @@
 // example (as COMMAND -h does); every command takes -version; and a usage
 // error (an unknown command, flag or argument, or a value a flag does not
 // take) is one line naming the command and where its help is, alike for
-// every command, marked as a UsageError.
+// every command, marked as a UsageError. Program.Lookup finds the command
+// args name; a main that calls it itself (cmd/petstore's run) hands the
+// arguments straight to the command's package.
 package cli
 
 import (
@@ -45,9 +47,21 @@ type Program struct {
 }
 
 // Run runs the command args name (args[0] is the program), or the default
-// one. -version on any command prints the version and does nothing else; a
-// lone -h lists the commands.
+// one: Lookup, then the function it found.
 func (p *Program) Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	run, rest, err := p.Lookup(args)
+	if err != nil {
+		return err
+	}
+	return run(ctx, rest, getenv, stdout, stderr)
+}
+
+// Lookup finds what runs args (args[0] is the program) and the arguments
+// it takes: the command args name, or the default one; help for a lone -h;
+// the version for -version on any command (it does nothing else). A main
+// that calls Lookup and then the function it returns hands the arguments
+// straight to the command's own package: the frame is not on their way.
+func (p *Program) Lookup(args []string) (run Func, rest []string, err error) {
 	name, rest := p.Default, args[1:]
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		name, rest = rest[0], rest[1:]
@@ -56,12 +70,17 @@ func (p *Program) Run(ctx context.Context, args []string, getenv func(string) st
 	}
 	cmd := p.Find(name)
 	if cmd == nil {
-		return Usagef("unknown command %q (want %s; see %s help)", name, p.names(), p.Name)
+		return nil, nil, Usagef("unknown command %q (want %s; see %s help)", name, p.names(), p.Name)
 	}
 	if wantsVersion(rest) {
-		return p.Version(stdout)
+		return p.printVersion, nil, nil
 	}
-	return cmd.Run(ctx, rest, getenv, stdout, stderr)
+	return cmd.Run, rest, nil
+}
+
+// printVersion is what -version runs, whichever command it was given to.
+func (p *Program) printVersion(_ context.Context, _ []string, _ func(string) string, stdout, _ io.Writer) error {
+	return p.Version(stdout)
 }
 
 // Find returns the command called name, or nil.

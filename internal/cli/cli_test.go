@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +73,41 @@ func TestProgram(t *testing.T) {
 		}
 		if err != nil || out.String() != tc.out && !(tc.outPrefix && strings.HasPrefix(out.String(), tc.out)) {
 			t.Errorf("toy %s: got %v and\n%s\nwant\n%s", strings.Join(tc.args, " "), err, out.String(), tc.out)
+		}
+	}
+}
+
+// Lookup gives what Run would run, and the arguments it would get: a main
+// that calls the result itself behaves as Run.
+func TestLookup(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		rest []string
+		out  string // what the function found prints, given rest
+		err  string
+	}{
+		{args: nil, rest: []string{}, out: "slow\n"},
+		{args: []string{"-fast"}, rest: []string{"-fast"}, out: "fast\n"},
+		{args: []string{"go", "-fast", "x"}, rest: []string{"-fast", "x"}, err: `go: unexpected argument "x" (see toy go -h)`},
+		{args: []string{"-h"}, rest: nil, out: "toy 1.0: a toy.\n"},
+		{args: []string{"help", "go"}, rest: []string{"go"}, out: "usage: toy go [-fast]\n"},
+		{args: []string{"go", "-version"}, rest: nil, out: "toy 1.0\n"},
+		{args: []string{"help", "-version"}, rest: nil, out: "toy 1.0\n"},
+		{args: []string{"fly", "-fast"}, err: `unknown command "fly" (want go or help; see toy help)`},
+	} {
+		run, rest, err := toy().Lookup(append([]string{"toy"}, tc.args...))
+		if err == nil {
+			if !slices.Equal(rest, tc.rest) || (rest == nil) != (tc.rest == nil) {
+				t.Errorf("toy %s: rest %q, want %q", strings.Join(tc.args, " "), rest, tc.rest)
+			}
+			var out bytes.Buffer
+			err = run(context.Background(), rest, func(string) string { return "" }, &out, io.Discard)
+			if err == nil && !strings.HasPrefix(out.String(), tc.out) {
+				t.Errorf("toy %s: got\n%s\nwant it to start with\n%s", strings.Join(tc.args, " "), out.String(), tc.out)
+			}
+		}
+		if got := fmt.Sprint(err); tc.err != "" && got != tc.err || tc.err == "" && err != nil {
+			t.Errorf("toy %s: error %v, want %q", strings.Join(tc.args, " "), err, tc.err)
 		}
 	}
 }

@@ -94,7 +94,10 @@ func TestLeastRecentWaitingClosed(t *testing.T) {
 	if got := get(t, idle); got != http.StatusOK {
 		t.Fatalf("idle's request: got %d", got)
 	}
-	apitest.Eventually(t, "three open", func() bool { return l.Open() == 3 })
+	// Each is waiting in Read, having sent something: which one the probe
+	// displaces is then by last use alone, not by which goroutine the
+	// scheduler ran first.
+	apitest.Eventually(t, "three open and closable", func() bool { return l.Open() == 3 && connlimit.Closable(l) == 3 })
 
 	probe := dial(t, addr, whole)
 	if got := get(t, probe); got != http.StatusOK {

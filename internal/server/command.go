@@ -10,9 +10,10 @@ import (
 	"github.com/petstore/petstore/internal/cli"
 )
 
-// Command is serve as a command of a cli.Program: it parses serve's
-// settings (Settings: flags, then the environment) and runs the server
-// until ctx ends. build gives the binary's version and revision (for the
+// Command is serve as a command of a cli.Program: cmd/petstore's run
+// calls it with serve's arguments (cli.Program.Lookup finds it), and it
+// parses serve's settings (Settings: flags, then the environment) and runs
+// the server until ctx ends. build gives the binary's version and revision (for the
 // log and /metrics); plant, when it is not nil, the defect the environment
 // plants (a build with the chaosbroken tag; nil otherwise). A value refused
 // is a cli.UsageError.

@@ -4,9 +4,11 @@
 // keys and their reload, the store, the app, tracing and metrics, the
 // listener and its bound on connections, profiling, and the drain.
 //
-// cmd/petstore parses (Flags, Configure) and calls Run; nothing here reads
-// the process's arguments or environment, but for the OTEL_* variables that
-// telemetry.Setup leaves to the OpenTelemetry SDK, as every SDK does.
+// cmd/petstore's run hands serve's arguments and environment straight to
+// Command, which parses them (Flags, Configure) and calls Run; nothing else
+// here reads the process's arguments or environment, but for the OTEL_*
+// variables that telemetry.Setup leaves to the OpenTelemetry SDK, as every
+// SDK does.
 package server
 
 import (

@@ -72,49 +72,78 @@ type Nemesis struct {
 
 // Run injects faults until ctx ends; the fault under way then ends (is
 // healed) before run returns. It returns the first error that left the
-// system unhealed (a replica or the database that would not start).
+// system unhealed (a replica or the database that would not start). With
+// no faults, it waits for ctx.
 func (n *Nemesis) Run(ctx context.Context) error {
-	var order []string
-	first := true
+	if len(n.Faults) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	s := &schedule{faults: n.Faults, shuffle: rand.Shuffle}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(time.Second + rand.N(time.Second)):
 		}
-		if len(order) == 0 {
-			// Every kind in each round, in a new order, and power cuts
-			// twice: the fault durability is about. The first round
-			// begins with one, so that a short run has one.
-			order = append(order, n.Faults...)
-			if slices.Contains(n.Faults, PowerCut) {
-				order = append(order, PowerCut)
-			}
-			rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			if first {
-				if i := slices.Index(order, PowerCut); i > 0 {
-					order[0], order[i] = order[i], order[0]
-				}
-				first = false
-			}
-		}
-		kind := order[0]
-		order = order[1:]
-		op := history.Op{Kind: history.Fault, Fault: kind, Invoke: n.H.Now()}
-		target, err := n.inject(kind, time.Second+rand.N(2*time.Second))
-		op.Target, op.Complete = target, n.H.Now()
-		if err != nil {
-			op.Error = err.Error()
-		}
-		n.H.Add(op)
-		n.Log("fault %-9s %-8s %5.1fs-%5.1fs %s", kind, target, float64(op.Invoke)/1e9, float64(op.Complete)/1e9, op.Error)
-		if err != nil && target == "postgres" {
-			return &Unrecovered{Fault: kind, Err: err}
-		}
-		if err != nil {
-			return fmt.Errorf("fault %s on %s: %w", kind, target, err)
+		d := time.Second + rand.N(2*time.Second)
+		if err := n.play(s.next(), func(kind string) (string, error) { return n.inject(kind, d) }); err != nil {
+			return err
 		}
 	}
+}
+
+// schedule is the order of the faults: rounds in which every fault comes
+// once, in a new order, and power cuts twice (the fault durability is
+// about). The first round begins with a power cut, so that a short run has
+// one.
+type schedule struct {
+	faults  []string
+	shuffle func(n int, swap func(i, j int)) // rand.Shuffle
+	order   []string                         // the rest of the round
+	started bool
+}
+
+// next is the next fault to play; s.faults must not be empty.
+func (s *schedule) next() string {
+	if len(s.order) == 0 {
+		s.order = append(s.order, s.faults...)
+		if slices.Contains(s.faults, PowerCut) {
+			s.order = append(s.order, PowerCut)
+		}
+		s.shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+		if !s.started {
+			if i := slices.Index(s.order, PowerCut); i > 0 {
+				s.order[0], s.order[i] = s.order[i], s.order[0]
+			}
+			s.started = true
+		}
+	}
+	kind := s.order[0]
+	s.order = s.order[1:]
+	return kind
+}
+
+// play plays one fault with inject, which returns its target once healed,
+// and records it in the history and the log: its start, its end, its
+// target and its error. A fault that left PostgreSQL down is Unrecovered;
+// any other error is the fault's.
+func (n *Nemesis) play(kind string, inject func(kind string) (target string, err error)) error {
+	op := history.Op{Kind: history.Fault, Fault: kind, Invoke: n.H.Now()}
+	target, err := inject(kind)
+	op.Target, op.Complete = target, n.H.Now()
+	if err != nil {
+		op.Error = err.Error()
+	}
+	n.H.Add(op)
+	n.Log("fault %-9s %-8s %5.1fs-%5.1fs %s", kind, target, float64(op.Invoke)/1e9, float64(op.Complete)/1e9, op.Error)
+	if err != nil && target == "postgres" {
+		return &Unrecovered{Fault: kind, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("fault %s on %s: %w", kind, target, err)
+	}
+	return nil
 }
 
 // Unrecovered is a database that did not start again after a fault: with
@@ -128,6 +157,9 @@ func (u *Unrecovered) Error() string {
 	return fmt.Sprintf("PostgreSQL did not start again after %s: %v", u.Fault, u.Err)
 }
 
+// Unwrap is the error that kept PostgreSQL down.
+func (u *Unrecovered) Unwrap() error { return u.Err }
+
 // inject plays one fault for about d, heals it, and returns its target.
 // It does not stop early: a fault ends healed.
 func (n *Nemesis) inject(kind string, d time.Duration) (string, error) {
@@ -135,15 +167,30 @@ func (n *Nemesis) inject(kind string, d time.Duration) (string, error) {
 	// main bounds the whole run.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	switch kind {
-	case Kill, Restart, Partition, Pause:
+	switch playsOn[kind] {
+	case onReplica:
 		return n.injectReplica(ctx, kind, d)
-	case PGCrash, PowerCut, Terminate:
+	case onDatabase:
 		return "postgres", n.injectDatabase(ctx, kind, d)
-	case Cut, Lose, Hold, CommitLost, Latency:
+	case onProxy:
 		return n.injectProxy(kind, d), nil
 	}
 	return "", fmt.Errorf("unknown fault %q", kind)
+}
+
+// What a fault plays on: a replica picked at random, PostgreSQL, or the
+// proxy between the replicas and PostgreSQL.
+const (
+	onReplica = iota + 1
+	onDatabase
+	onProxy
+)
+
+// playsOn is what each fault of All plays on.
+var playsOn = map[string]int{
+	Kill: onReplica, Restart: onReplica, Pause: onReplica, Partition: onReplica,
+	PGCrash: onDatabase, PowerCut: onDatabase, Terminate: onDatabase,
+	Cut: onProxy, Lose: onProxy, Hold: onProxy, Latency: onProxy, CommitLost: onProxy,
 }
 
 // injectReplica plays a fault on a replica picked at random.
