@@ -1,6 +1,9 @@
 package conform
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/conform/cases"
@@ -29,3 +32,24 @@ func (r *run) valid(s *openapi3.Schema) []value { return cases.Values{Rng: r.rng
 
 // gen is a generator of values that takes its choices from the run's seed.
 func (r *run) gen() *schemagen.Generator { return schemagen.New(r.rng) }
+
+// The run as cases.T sees it, beyond sending and judging.
+
+// Stated reports whether the spec states the sentence named name (stated).
+func (r *run) Stated(name string) bool { return r.stated(name) }
+
+// Requests builds the requests of the cases.
+func (r *run) Requests() cases.Requests { return r.reqs }
+
+// Key is the API key the run authenticates with.
+func (r *run) Key() string { return r.cfg.Key }
+
+// Post creates body as tenant (post).
+func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
+	return r.post(ctx, body, header, tenant)
+}
+
+// step is a generator of cases in the package cases as a step of a phase.
+func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
+	return func(ctx context.Context) error { return gen(ctx, r) }
+}

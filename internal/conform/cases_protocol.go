@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The cases of the sentences on authentication, methods, paths, queries
@@ -252,7 +254,7 @@ func percentCases(r *run) []kase {
 }
 
 // corsOrigin is the Origin of the kit's CORS cases.
-const corsOrigin = "https://conform.example"
+const corsOrigin = cases.CORSOrigin
 
 // originCases: answers of every kind, to requests with an Origin, carry
 // Access-Control-Allow-Origin: * (the answer rule origin judges that on

@@ -95,12 +95,7 @@ var absent = cases.Absent
 
 // cloneWith is a copy of h with header name given values, and no others.
 func cloneWith(h http.Header, name string, values ...string) http.Header {
-	c := h.Clone()
-	if c == nil {
-		c = http.Header{}
-	}
-	c[http.CanonicalHeaderKey(name)] = values
-	return c
+	return cases.CloneWith(h, name, values...)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
