@@ -44,6 +44,9 @@ func (r *run) Requests() cases.Requests { return r.reqs }
 // Key is the API key the run authenticates with.
 func (r *run) Key() string { return r.cfg.Key }
 
+// Bounds are the limits the spec being checked sets.
+func (r *run) Bounds() cases.Bounds { return r.bounds }
+
 // Post creates body as tenant (post).
 func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
 	return r.post(ctx, body, header, tenant)

@@ -105,7 +105,7 @@ func escaped(s string) string {
 // bodySizeCases: a body of exactly the size the contract allows is taken,
 // one byte more is answered 413.
 func bodySizeCases(r *run) []kase {
-	n := r.bounds.bodyMax
+	n := r.bounds.BodyMax
 	if r.roles.Create == nil || n == 0 {
 		return nil
 	}

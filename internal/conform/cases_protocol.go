@@ -63,7 +63,7 @@ func authFirstCases(r *run) []kase {
 	if op := r.roles.Create; op != nil {
 		valid := mustJSON(r.reqs.NewPet("conform-noauth", nil))
 		ks = append(ks, authFirst("Content-Type: text/plain", r.reqs.CreateReq(valid, http.Header{"Content-Type": {"text/plain"}})))
-		if n := r.bounds.bodyMax; n > 0 {
+		if n := r.bounds.BodyMax; n > 0 {
 			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.reqs.CreateReq(padded(valid, n+1), nil)))
 		}
 	}

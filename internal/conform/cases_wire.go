@@ -142,7 +142,7 @@ func atOnceCases(r *run) []kase {
 		held("no key", noKey, heldDeclared, false, unauthorized),
 		held("no such path", request{Method: op.Method, Target: "/conform-no-such-collection", Header: jsonHeader}, heldDeclared, true, refused(http.StatusNotFound, "not_found")),
 	}
-	if n := r.bounds.bodyMax; n > 0 {
+	if n := r.bounds.BodyMax; n > 0 {
 		ks = append(ks, held(fmt.Sprintf("a declared length of %d bytes", n+1), r.reqs.CreateReq(nil, nil), n+1, true, refused(http.StatusRequestEntityTooLarge, "payload_too_large")))
 	}
 	valid := r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-expect", nil)), http.Header{"Expect": {"100-continue"}})
@@ -173,7 +173,7 @@ func framed(label string, req request, w wire.Raw, want outcome) kase {
 // contract allows is served; one byte more, in a header or in the URL, is
 // answered 431.
 func headSizeCases(r *run) []kase {
-	n, op := r.bounds.headMax, r.roles.List
+	n, op := r.bounds.HeadMax, r.roles.List
 	if n == 0 || op == nil {
 		return nil
 	}

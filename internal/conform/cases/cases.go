@@ -70,6 +70,8 @@ type T interface {
 	Requests() Requests
 	// Key is the API key the run authenticates with.
 	Key() string
+	// Bounds are the limits the spec being checked sets.
+	Bounds() Bounds
 	// Post creates body (with header's fields) as tenant (1 the run's key,
 	// 2 the second) and returns the exchange and the id of the created pet,
 	// ok only for a 201 with an id.
