@@ -47,6 +47,15 @@ func (r *run) Key() string { return r.cfg.Key }
 // Bounds are the limits the spec being checked sets.
 func (r *run) Bounds() cases.Bounds { return r.bounds }
 
+// Operations are the spec's operations.
+func (r *run) Operations() []*operation { return r.ops }
+
+// Scheme is the scheme of the target's base URL.
+func (r *run) Scheme() string { return r.base.Scheme }
+
+// FirstID is the id of the run's first pet, or 0 (firstID).
+func (r *run) FirstID() int64 { return r.firstID() }
+
 // Post creates body as tenant (post).
 func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
 	return r.post(ctx, body, header, tenant)

@@ -72,6 +72,12 @@ type T interface {
 	Key() string
 	// Bounds are the limits the spec being checked sets.
 	Bounds() Bounds
+	// Operations are the spec's operations.
+	Operations() []*Operation
+	// Scheme is the scheme of the target's base URL (http or https).
+	Scheme() string
+	// FirstID is the id of the run's first pet, or 0 before it.
+	FirstID() int64
 	// Post creates body (with header's fields) as tenant (1 the run's key,
 	// 2 the second) and returns the exchange and the id of the created pet,
 	// ok only for a 201 with an id.

@@ -1,4 +1,4 @@
-package conform
+package cases
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/conform/cases"
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
 
@@ -19,33 +19,27 @@ import (
 // space or a tab around its digits, or digits of another script, is
 // refused.
 
-// absoluteFormCases: a listing, a get and a create whose request-target
+// AbsoluteForm: a listing, a get and a create whose request-target
 // is in absolute form, naming the target's own host, are served as their
 // origin form; the scheme is case-insensitive (RFC 3986).
-func absoluteFormCases(r *run) []kase {
-	var ks []kase
-	absolute := func(label string, req request, scheme string, want outcome) {
+func AbsoluteForm(t T) []Case {
+	reqs, scheme := t.Requests(), t.Scheme()
+	var ks []Case
+	absolute := func(label string, req wire.Request, scheme string, want judge.Outcome) {
 		req.Raw = &wire.Raw{Scheme: scheme}
-		ks = append(ks, kase{Label: "absolute form (" + scheme + "://host…): " + label, Check: "http_framing", Req: req, Want: want})
+		ks = append(ks, Case{Label: "absolute form (" + scheme + "://host…): " + label, Check: "http_framing", Req: req, Want: want})
 	}
-	if op := r.roles.List; op != nil {
-		absolute("the listing", request{Method: op.Method, Target: op.Target(nil, "limit=1")}, r.base.Scheme, accepted())
-		absolute("the listing", request{Method: op.Method, Target: op.Path}, strings.ToUpper(r.base.Scheme), accepted())
+	if op := reqs.Roles.List; op != nil {
+		absolute("the listing", wire.Request{Method: op.Method, Target: op.Target(nil, "limit=1")}, scheme, Accepted())
+		absolute("the listing", wire.Request{Method: op.Method, Target: op.Path}, strings.ToUpper(scheme), Accepted())
 	}
-	if op, id := r.roles.Get, r.firstID(); op != nil && id > 0 {
-		absolute("a pet that exists", request{Method: op.Method, Target: r.reqs.GetTarget(id)}, r.base.Scheme, outcome{Status: []int{200}})
+	if op, id := reqs.Roles.Get, t.FirstID(); op != nil && id > 0 {
+		absolute("a pet that exists", wire.Request{Method: op.Method, Target: reqs.GetTarget(id)}, scheme, judge.Outcome{Status: []int{200}})
 	}
-	if op := r.roles.Create; op != nil {
-		absolute("a create", r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-absolute", nil)), nil), r.base.Scheme, created())
+	if op := reqs.Roles.Create; op != nil {
+		absolute("a create", reqs.CreateReq(MustJSON(reqs.NewPet("conform-absolute", nil)), nil), scheme, Created())
 	}
 	return ks
-}
-
-// integerSentenceCases are the integers sentence's cases: every integer
-// the formats allow, accepted (integerCases), and each spelling of one
-// that is not base-10 ASCII digits alone, refused.
-func integerSentenceCases(r *run) []kase {
-	return append(integerCases(r), integerSpellingCases(r)...)
 }
 
 // integerSpellings are an integer's spellings the contract refuses:
@@ -71,17 +65,18 @@ func otherScript(n, script string) string {
 	return url.PathEscape(string(b))
 }
 
-// integerSpellingCases: each integer parameter, spelt each way of
+// IntegerSpellings: each integer parameter, spelt each way of
 // integerSpellings, refused 400.
-func integerSpellingCases(r *run) []kase {
-	var ks []kase
-	for _, op := range r.ops {
+func IntegerSpellings(t T) []Case {
+	reqs := t.Requests()
+	var ks []Case
+	for _, op := range t.Operations() {
 		for _, p := range append(slices.Clone(op.InPath), op.Query...) {
-			s := cases.Flat(p.Schema.Value)
-			if s == nil || !cases.IsType(s, "integer") {
+			s := Flat(p.Schema.Value)
+			if s == nil || !IsType(s, "integer") {
 				continue
 			}
-			lo, _ := cases.IntBounds(s)
+			lo, _ := IntBounds(s)
 			n := strconv.FormatInt(max(lo.Int64(), 1), 10)
 			for _, sp := range integerSpellings {
 				text := sp.text
@@ -91,13 +86,13 @@ func integerSpellingCases(r *run) []kase {
 				default:
 					text = strings.Replace(text, "N", n, 1)
 				}
-				req := r.reqs.ValidRequest(op, "1")
+				req := reqs.ValidRequest(op, "1")
 				if p.In == openapi3.ParameterInPath {
 					req.Target = replaceParam(op.Path, p.Name, text)
 				} else {
-					req.Target = op.Target(r.reqs.PathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
+					req.Target = op.Target(reqs.PathValues(op, "1"), url.QueryEscape(p.Name)+"="+text)
 				}
-				ks = append(ks, negCase(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
+				ks = append(ks, Negative(fmt.Sprintf("%s %s: %s", p.In, p.Name, sp.label), req))
 			}
 		}
 	}
@@ -120,4 +115,10 @@ func replaceParam(path, name, text string) string {
 		}
 		out = out[:i] + v + out[j+1:]
 	}
+}
+
+// Negative is a case of a request the contract refuses for its form: 400
+// invalid_request.
+func Negative(label string, req wire.Request) Case {
+	return Case{Label: label, Check: "negative_data_rejection", Req: req, Want: Refused(400, "invalid_request")}
 }
