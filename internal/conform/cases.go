@@ -56,6 +56,9 @@ func (r *run) Scheme() string { return r.base.Scheme }
 // FirstID is the id of the run's first pet, or 0 (firstID).
 func (r *run) FirstID() int64 { return r.firstID() }
 
+// Valid are values s accepts, drawn from the run's seed (valid).
+func (r *run) Valid(s *openapi3.Schema) []value { return r.valid(s) }
+
 // Post creates body as tenant (post).
 func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
 	return r.post(ctx, body, header, tenant)
@@ -65,3 +68,11 @@ func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant 
 func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
 	return func(ctx context.Context) error { return gen(ctx, r) }
 }
+
+// withHeader is req with header name given values (cases.WithHeader).
+func withHeader(req request, name string, values ...string) request {
+	return cases.WithHeader(req, name, values...)
+}
+
+// notAcceptable wants 406 for req (cases.NotAcceptable).
+func notAcceptable(label string, req request) kase { return cases.NotAcceptable(label, req) }

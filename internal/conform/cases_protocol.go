@@ -46,10 +46,7 @@ func bearerCases(r *run) []kase {
 
 // authFirst is req, invalid as label says, sent without a key: answered
 // 401, authentication first.
-func authFirst(label string, req request) kase {
-	req.NoKey = true
-	return kase{Label: "no key, and " + label, Check: "auth_before_validation", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")}
-}
+func authFirst(label string, req request) kase { return cases.AuthFirst(label, req) }
 
 // authFirstCases: requests that are invalid and unauthenticated are
 // answered 401.

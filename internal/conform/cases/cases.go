@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
@@ -78,6 +79,8 @@ type T interface {
 	Scheme() string
 	// FirstID is the id of the run's first pet, or 0 before it.
 	FirstID() int64
+	// Valid are values schema s accepts, drawn from the run's seed.
+	Valid(s *openapi3.Schema) []Value
 	// Post creates body (with header's fields) as tenant (1 the run's key,
 	// 2 the second) and returns the exchange and the id of the created pet,
 	// ok only for a 201 with an id.

@@ -2,6 +2,7 @@ package cases
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -115,6 +116,18 @@ func replaceParam(path, name, text string) string {
 		}
 		out = out[:i] + v + out[j+1:]
 	}
+}
+
+// Positive is a case of a request the contract accepts, wanting want.
+func Positive(label string, req wire.Request, want judge.Outcome) Case {
+	return Case{Label: label, Check: "positive_data_acceptance", Req: req, Want: want}
+}
+
+// AuthFirst is req without a key: invalid and unauthenticated, it is
+// answered 401, authentication decided first.
+func AuthFirst(label string, req wire.Request) Case {
+	req.NoKey = true
+	return Case{Label: "no key, and " + label, Check: "auth_before_validation", Req: req, Want: Refused(http.StatusUnauthorized, "unauthorized")}
 }
 
 // Negative is a case of a request the contract refuses for its form: 400
