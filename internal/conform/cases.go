@@ -1,6 +1,9 @@
 package conform
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/conform/cases"
@@ -29,3 +32,47 @@ func (r *run) valid(s *openapi3.Schema) []value { return cases.Values{Rng: r.rng
 
 // gen is a generator of values that takes its choices from the run's seed.
 func (r *run) gen() *schemagen.Generator { return schemagen.New(r.rng) }
+
+// The run as cases.T sees it, beyond sending and judging.
+
+// Stated reports whether the spec states the sentence named name (stated).
+func (r *run) Stated(name string) bool { return r.stated(name) }
+
+// Requests builds the requests of the cases.
+func (r *run) Requests() cases.Requests { return r.reqs }
+
+// Key is the API key the run authenticates with.
+func (r *run) Key() string { return r.cfg.Key }
+
+// Bounds are the limits the spec being checked sets.
+func (r *run) Bounds() cases.Bounds { return r.bounds }
+
+// Operations are the spec's operations.
+func (r *run) Operations() []*operation { return r.ops }
+
+// Scheme is the scheme of the target's base URL.
+func (r *run) Scheme() string { return r.base.Scheme }
+
+// FirstID is the id of the run's first pet, or 0 (firstID).
+func (r *run) FirstID() int64 { return r.firstID() }
+
+// Valid are values s accepts, drawn from the run's seed (valid).
+func (r *run) Valid(s *openapi3.Schema) []value { return r.valid(s) }
+
+// Post creates body as tenant (post).
+func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
+	return r.post(ctx, body, header, tenant)
+}
+
+// step is a generator of cases in the package cases as a step of a phase.
+func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
+	return func(ctx context.Context) error { return gen(ctx, r) }
+}
+
+// withHeader is req with header name given values (cases.WithHeader).
+func withHeader(req request, name string, values ...string) request {
+	return cases.WithHeader(req, name, values...)
+}
+
+// notAcceptable wants 406 for req (cases.NotAcceptable).
+func notAcceptable(label string, req request) kase { return cases.NotAcceptable(label, req) }

@@ -105,7 +105,7 @@ func escaped(s string) string {
 // bodySizeCases: a body of exactly the size the contract allows is taken,
 // one byte more is answered 413.
 func bodySizeCases(r *run) []kase {
-	n := r.bounds.bodyMax
+	n := r.bounds.BodyMax
 	if r.roles.Create == nil || n == 0 {
 		return nil
 	}
@@ -171,6 +171,13 @@ func wholeRange(format string) []*big.Int {
 // integerCases: every integer a parameter or member's format and bounds
 // allow is taken, the ones a narrower type would lose included; a created
 // pet keeps it exactly (the model).
+// integerSentenceCases are the integers sentence's cases: every integer
+// the formats allow, accepted (integerCases), and each spelling of one
+// that is not base-10 ASCII digits alone, refused (cases.IntegerSpellings).
+func integerSentenceCases(r *run) []kase {
+	return append(integerCases(r), cases.IntegerSpellings(r)...)
+}
+
 func integerCases(r *run) []kase {
 	var ks []kase
 	inRange := func(s *openapi3.Schema) []*big.Int {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The cases of the sentences on authentication, methods, paths, queries
@@ -44,10 +46,7 @@ func bearerCases(r *run) []kase {
 
 // authFirst is req, invalid as label says, sent without a key: answered
 // 401, authentication first.
-func authFirst(label string, req request) kase {
-	req.NoKey = true
-	return kase{Label: "no key, and " + label, Check: "auth_before_validation", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")}
-}
+func authFirst(label string, req request) kase { return cases.AuthFirst(label, req) }
 
 // authFirstCases: requests that are invalid and unauthenticated are
 // answered 401.
@@ -61,7 +60,7 @@ func authFirstCases(r *run) []kase {
 	if op := r.roles.Create; op != nil {
 		valid := mustJSON(r.reqs.NewPet("conform-noauth", nil))
 		ks = append(ks, authFirst("Content-Type: text/plain", r.reqs.CreateReq(valid, http.Header{"Content-Type": {"text/plain"}})))
-		if n := r.bounds.bodyMax; n > 0 {
+		if n := r.bounds.BodyMax; n > 0 {
 			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.reqs.CreateReq(padded(valid, n+1), nil)))
 		}
 	}
@@ -252,7 +251,7 @@ func percentCases(r *run) []kase {
 }
 
 // corsOrigin is the Origin of the kit's CORS cases.
-const corsOrigin = "https://conform.example"
+const corsOrigin = cases.CORSOrigin
 
 // originCases: answers of every kind, to requests with an Origin, carry
 // Access-Control-Allow-Origin: * (the answer rule origin judges that on

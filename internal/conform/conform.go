@@ -218,7 +218,7 @@ func newRun(cfg Config) (*run, error) {
 	}
 	r.roles = cases.FindRoles(r.ops)
 	r.reqs = cases.Requests{Roles: r.roles, Values: cases.Values{Rng: r.rng}, Names: r}
-	r.bounds = r.findBounds()
+	r.bounds = cases.FindBounds(r.roles, r.ruleNumber)
 	var w *history.Writer
 	if cfg.History != nil {
 		w = history.NewWriter(cfg.History, time.Now())

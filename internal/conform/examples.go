@@ -151,7 +151,7 @@ func (r *run) generate(i int) []step {
 		case stepReuse:
 			s.tenant = seq[s.of].tenant
 		case stepList:
-			s.limit, s.filter, s.after, s.pages = rng.IntN(r.bounds.limitMax+1), rng.IntN(len(r.statuses())+1), rng.IntN(3), 1+rng.IntN(3)
+			s.limit, s.filter, s.after, s.pages = rng.IntN(r.bounds.LimitMax+1), rng.IntN(len(r.statuses())+1), rng.IntN(3), 1+rng.IntN(3)
 		}
 		seq = append(seq, s)
 	}
@@ -267,7 +267,7 @@ func (e *execution) list(ctx context.Context, s step) error {
 		q = append(q, "after="+strconv.FormatInt(e.first()-1, 10))
 	}
 	if s.limit > 0 {
-		q = append(q, "limit="+strconv.Itoa(min(s.limit, r.bounds.limitMax)))
+		q = append(q, "limit="+strconv.Itoa(min(s.limit, r.bounds.LimitMax)))
 	}
 	if ss := r.statuses(); s.filter > 0 && s.filter <= len(ss) {
 		q = append(q, r.roles.Filter+"="+ss[s.filter-1])

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
 )
 
@@ -22,7 +23,7 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 	if r.roles.Create == nil || !r.stated("replay") {
 		return nil
 	}
-	for _, step := range []func(context.Context) error{r.replays, r.keyEquivalence, r.retryHeaders, r.refusedKeepsNothing, r.unkeyedTwice} {
+	for _, step := range []func(context.Context) error{r.replays, r.keyEquivalence, r.step(cases.RetryHeaders), r.refusedKeepsNothing, r.unkeyedTwice} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -30,7 +31,7 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 	return nil
 }
 
-func keyHeader(key string) http.Header { return http.Header{"Idempotency-Key": {key}} }
+func keyHeader(key string) http.Header { return cases.KeyHeader(key) }
 
 func (r *run) replays(ctx context.Context) error {
 	const check = "idempotent_replay"

@@ -13,26 +13,11 @@ import (
 // The rows of the catalogue of near misses (nearmiss.go) beyond the API
 // key's.
 
-// newPetOf wants a 201 that is a new pet: not the kept one, not marked a
-// replay.
-func newPetOf(kept int64) outcome {
-	return created().And(func(x *exchange) string {
-		if id, _ := petID(x.Body); id == kept || x.Header.Get("Idempotent-Replayed") != "" {
-			return fmt.Sprintf("a new pet, not pet %d replayed: another key, or none, is no kept outcome", kept)
-		}
-		return ""
-	})
-}
+// newPetOf wants a 201 that is a new pet (cases.NewPetOf).
+func newPetOf(kept int64) outcome { return cases.NewPetOf(kept) }
 
-// replayOf wants the kept answer again: 201, the kept pet, marked a replay.
-func replayOf(kept int64) outcome {
-	return created().And(func(x *exchange) string {
-		if id, _ := petID(x.Body); id != kept || x.Header.Get("Idempotent-Replayed") != "true" {
-			return fmt.Sprintf("pet %d replayed (Idempotent-Replayed: true): the same key", kept)
-		}
-		return ""
-	})
-}
+// replayOf wants the kept answer again (cases.ReplayOf).
+func replayOf(kept int64) outcome { return cases.ReplayOf(kept) }
 
 // keyed is a create of body with the Idempotency-Key header's values.
 func (n *nearMisser) keyed(body []byte, keys ...string) request {

@@ -65,7 +65,7 @@ func (r *run) ListQuery(raw string) (history.Op, bool) {
 	if err != nil {
 		return o, false
 	}
-	o.Limit = r.bounds.limitDefault
+	o.Limit = r.bounds.LimitDefault
 	for name, vs := range q {
 		if len(vs) != 1 {
 			return o, false
@@ -80,7 +80,7 @@ func (r *run) ListQuery(raw string) (history.Op, bool) {
 			o.After = n
 		case "limit":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > r.bounds.limitMax || strconv.Itoa(n) != v {
+			if err != nil || n < 1 || n > r.bounds.LimitMax || strconv.Itoa(n) != v {
 				return o, false
 			}
 			o.Limit = n

@@ -35,7 +35,7 @@ func (r *run) readBack(ctx context.Context) error {
 	if first := r.firstID(); first > 0 && first <= pets[len(pets)-1] {
 		from = first - 1 // pets before the run's first are read by id only
 	}
-	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.limitMax)
+	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.LimitMax)
 	seen, last, err := r.walk(ctx, query, pets[len(pets)-1])
 	if errors.Is(err, errBudget) {
 		r.incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")

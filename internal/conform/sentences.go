@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // A sentence is a rule the contract states in words, and the cases that
@@ -55,14 +57,14 @@ var sentences = []sentence{
 	{name: "query-strict", where: "info.description", quote: "Unknown query parameters, and a parameter given twice, are answered 400", cases: queryCases},
 	{name: "percent-encoding", where: "response BadRequest", quote: "or is not valid percent-encoding", cases: percentCases},
 	{name: "no-body", where: "response BadRequest", quote: "a body, of any length, is sent to an operation that takes none", cases: noBodyCases},
-	{name: "content-encoding", where: "info.description", quote: "a Content-Encoding other than identity on a request with a body is answered 400", cases: contentEncodingCases},
-	{name: "accept", where: "info.description", quote: "A request whose Accept header admits no application/json is answered 406 (not_acceptable), after authentication.", cases: acceptCases},
-	{name: "accept-syntax", where: "info.description", quote: "An Accept that does not parse as a list of media ranges is answered 400.", cases: acceptSyntaxCases, last: true},
-	{name: "refusal-at-once", where: "info.description", quote: "with Expect: 100-continue it gets its answer instead of 100 Continue, and without it the server reads none of the body. Such an answer carries Connection: close", cases: atOnceCases},
+	{name: "content-encoding", where: "info.description", quote: "a Content-Encoding other than identity on a request with a body is answered 400", cases: func(r *run) []kase { return cases.ContentEncoding(r) }},
+	{name: "accept", where: "info.description", quote: "A request whose Accept header admits no application/json is answered 406 (not_acceptable), after authentication.", cases: func(r *run) []kase { return cases.Accept(r) }},
+	{name: "accept-syntax", where: "info.description", quote: "An Accept that does not parse as a list of media ranges is answered 400.", cases: func(r *run) []kase { return cases.AcceptSyntax(r) }, last: true},
+	{name: "refusal-at-once", where: "info.description", quote: "with Expect: 100-continue it gets its answer instead of 100 Continue, and without it the server reads none of the body. Such an answer carries Connection: close", cases: func(r *run) []kase { return cases.AtOnce(r) }},
 	{name: "head-timeout", where: "info.description", quote: "A request whose request line and headers do not arrive whole within 5 seconds gets no answer: the connection is closed; one whose head arrives whole within them is answered, however slowly it came.", phase: "promises"},
-	{name: "head-size", where: "info.description", quote: "a request line and headers over", cases: headSizeCases, last: true},
-	{name: "absolute-form", where: "info.description", quote: "A request-target in absolute form (http://host/v1/pets, RFC 9112 section 3.2.2) naming this server is taken as its origin form (/v1/pets).", cases: absoluteFormCases, last: true},
-	{name: "malformed-http", where: "info.description", quote: "are answered before any operation, with an Error body, X-Request-Id and Connection: close", cases: malformedCases, last: true},
+	{name: "head-size", where: "info.description", quote: "a request line and headers over", cases: func(r *run) []kase { return cases.HeadSize(r) }, last: true},
+	{name: "absolute-form", where: "info.description", quote: "A request-target in absolute form (http://host/v1/pets, RFC 9112 section 3.2.2) naming this server is taken as its origin form (/v1/pets).", cases: func(r *run) []kase { return cases.AbsoluteForm(r) }, last: true},
+	{name: "malformed-http", where: "info.description", quote: "are answered before any operation, with an Error body, X-Request-Id and Connection: close", cases: func(r *run) []kase { return cases.Malformed(r) }, last: true},
 	{name: "cors-origin", where: "info.description", quote: "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", cases: originCases},
 	{name: "cors-preflight", where: "info.description", quote: "is answered 204 with the allowed methods and headers and no body", cases: preflightCases},
 	{name: "options", where: "info.description", quote: "any other OPTIONS to an operation's path is answered 405", cases: optionsCases},
@@ -262,10 +264,6 @@ func (r *run) acceptedBy(op *operation) outcome {
 
 // posCase and negCase make the cases of a sentence: a legal form accepted,
 // an illegal one refused 400.
-func posCase(label string, req request, want outcome) kase {
-	return kase{Label: label, Check: "positive_data_acceptance", Req: req, Want: want}
-}
+func posCase(label string, req request, want outcome) kase { return cases.Positive(label, req, want) }
 
-func negCase(label string, req request) kase {
-	return kase{Label: label, Check: "negative_data_rejection", Req: req, Want: refused(400, "invalid_request")}
-}
+func negCase(label string, req request) kase { return cases.Negative(label, req) }

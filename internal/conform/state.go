@@ -194,10 +194,10 @@ func (r *run) paging(ctx context.Context) error {
 		query string
 		want  []int64
 	}{
-		{"after=" + from + "&limit=" + strconv.Itoa(min(2, r.bounds.limitMax)), ids},
+		{"after=" + from + "&limit=" + strconv.Itoa(min(2, r.bounds.LimitMax)), ids},
 		{"after=" + from, ids}, // limit's default
 		{"after=" + from + "&limit=1&" + r.roles.Filter + "=" + ss[1%len(ss)], byStatus[ss[1%len(ss)]]},
-		{"after=" + from + "&limit=" + strconv.Itoa(min(3, r.bounds.limitMax)) + "&" + r.roles.Filter + "=" + ss[0], byStatus[ss[0]]},
+		{"after=" + from + "&limit=" + strconv.Itoa(min(3, r.bounds.LimitMax)) + "&" + r.roles.Filter + "=" + ss[0], byStatus[ss[0]]},
 	}
 	for _, w := range walks {
 		if err := r.walkOnce(ctx, w.query, w.want); err != nil {

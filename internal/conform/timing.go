@@ -40,16 +40,16 @@ type promises struct {
 func (r *run) startPromises(ctx context.Context) error {
 	p := &r.time
 	p.head = make(chan struct{})
-	if op := r.roles.List; op != nil && r.bounds.headTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
-		p.headSpan = time.Duration(headShare * float64(r.bounds.headTimeout))
+	if op := r.roles.List; op != nil && r.bounds.HeadTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
+		p.headSpan = time.Duration(headShare * float64(r.bounds.HeadTimeout))
 		go r.slowHead(ctx, op)
 	} else {
 		close(p.head)
 	}
-	if r.roles.Create == nil || r.bounds.retention == 0 || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
+	if r.roles.Create == nil || r.bounds.Retention == 0 || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
 		return nil
 	}
-	p.stated = r.bounds.retention
+	p.stated = r.bounds.Retention
 	p.key, p.body = r.Name("conform-retention"), mustJSON(r.reqs.NewPet("conform-retention", nil))
 	x, id, ok, err := r.post(ctx, p.body, keyHeader(p.key), 1)
 	if err != nil {
@@ -72,9 +72,9 @@ func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.JudgesE
 func (r *run) slowHead(ctx context.Context, op *operation) {
 	defer close(r.time.head)
 	req := request{Method: op.Method, Target: op.Path, Raw: &wire.Raw{Slow: r.time.headSpan}}
-	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.headTimeout)
+	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.HeadTimeout)
 	err := r.sendCases(ctx, []kase{{Label: label, Check: "http_framing", Req: req, Want: accepted()}})
-	promise := Promise{Name: "head-timeout", Stated: r.bounds.headTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}
+	promise := Promise{Name: "head-timeout", Stated: r.bounds.HeadTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}
 	if err == nil {
 		promise.Reached = r.time.headSpan.Seconds()
 	} else if errors.Is(err, errBudget) && !r.halted() {

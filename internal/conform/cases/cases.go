@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
@@ -56,6 +57,34 @@ type T interface {
 	// DeferUnsafe keeps back, for the end of the run, the cases that may
 	// change pets other cases rely on, and returns the others.
 	DeferUnsafe(ks []Case) []Case
+
+	// What the generators of cases ask of the run beyond sending:
+
+	// Stated reports whether the spec being checked states the sentence
+	// (or answer rule) named name in its x-rules, where the kit's table of
+	// sentences says: the cases of a sentence not stated are not sent.
+	Stated(name string) bool
+	// Name is a pet name (or an Idempotency-Key) no other request of the
+	// run, nor of any other run, uses.
+	Name(prefix string) string
+	// Requests builds the requests of the cases (the roles, the values).
+	Requests() Requests
+	// Key is the API key the run authenticates with.
+	Key() string
+	// Bounds are the limits the spec being checked sets.
+	Bounds() Bounds
+	// Operations are the spec's operations.
+	Operations() []*Operation
+	// Scheme is the scheme of the target's base URL (http or https).
+	Scheme() string
+	// FirstID is the id of the run's first pet, or 0 before it.
+	FirstID() int64
+	// Valid are values schema s accepts, drawn from the run's seed.
+	Valid(s *openapi3.Schema) []Value
+	// Post creates body (with header's fields) as tenant (1 the run's key,
+	// 2 the second) and returns the exchange and the id of the created pet,
+	// ok only for a 201 with an id.
+	Post(ctx context.Context, body []byte, header http.Header, tenant int) (x *judge.Exchange, id int64, ok bool, err error)
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its

@@ -1,4 +1,4 @@
-package conform
+package cases
 
 import (
 	"context"
@@ -19,7 +19,7 @@ var retryHeaderForms = []struct {
 }{
 	{"another User-Agent", "User-Agent", []string{"conform-retry/2.0 (another client)"}},
 	{"an Accept of another form", "Accept", []string{"application/*;q=0.9, */*;q=0.1"}},
-	{"an Origin", "Origin", []string{corsOrigin}},
+	{"an Origin", "Origin", []string{CORSOrigin}},
 	{"an X-Request-Id of the client's", "X-Request-Id", []string{"conform-retry-request-id"}},
 	{"Cache-Control: no-cache", "Cache-Control", []string{"no-cache"}},
 	{"a header the contract does not name", "X-Conform-Retry", []string{"2"}},
@@ -28,30 +28,31 @@ var retryHeaderForms = []struct {
 	{"Content-Encoding: identity", "Content-Encoding", []string{"identity"}},
 }
 
-// retryHeaders creates a pet with a key, then retries it changing each of
+// RetryHeaders creates a pet with a key, then retries it changing each of
 // retryHeaderForms alone, and with the scheme of Authorization in another
 // case: each retry is the first answer replayed.
-func (r *run) retryHeaders(ctx context.Context) error {
-	if !r.stated("retry-headers") {
+func RetryHeaders(ctx context.Context, t T) error {
+	if !t.Stated("retry-headers") {
 		return nil
 	}
-	key := r.Name("conform-retry-headers")
-	body := mustJSON(r.reqs.NewPet("conform-retry-headers", nil))
-	x, id, ok, err := r.post(ctx, body, keyHeader(key), 1)
+	reqs := t.Requests()
+	key := t.Name("conform-retry-headers")
+	body := MustJSON(reqs.NewPet("conform-retry-headers", nil))
+	x, id, ok, err := t.Post(ctx, body, KeyHeader(key), 1)
 	if err != nil {
 		return err
 	}
-	r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+	t.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
 	if !ok {
 		return nil
 	}
-	var ks []kase
+	var ks []Case
 	for _, f := range retryHeaderForms {
-		req := r.reqs.CreateReq(body, keyHeader(key))
-		req.Header = cloneWith(req.Header, f.name, f.values...)
-		ks = append(ks, kase{Label: "the retry with " + f.label, Check: "idempotent_replay", Req: req, Want: replayOf(id)})
+		req := reqs.CreateReq(body, KeyHeader(key))
+		req.Header = CloneWith(req.Header, f.name, f.values...)
+		ks = append(ks, Case{Label: "the retry with " + f.label, Check: "idempotent_replay", Req: req, Want: ReplayOf(id)})
 	}
-	scheme := r.reqs.CreateReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + r.cfg.Key}})
-	ks = append(ks, kase{Label: "the retry with the scheme bEARER", Check: "idempotent_replay", Req: scheme, Want: replayOf(id)})
-	return r.sendCases(ctx, ks)
+	scheme := reqs.CreateReq(body, http.Header{"Idempotency-Key": {key}, "Authorization": {"bEARER " + t.Key()}})
+	ks = append(ks, Case{Label: "the retry with the scheme bEARER", Check: "idempotent_replay", Req: scheme, Want: ReplayOf(id)})
+	return Send(ctx, t, ks)
 }
