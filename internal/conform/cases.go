@@ -64,6 +64,16 @@ func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant 
 	return r.post(ctx, body, header, tenant)
 }
 
+// Defaults are the defaults of the created resource's members (defaults).
+func (r *run) Defaults() map[string]string { return r.defaults() }
+
+// NameMember is the member of the created resource the kit names
+// (nameMember).
+func (r *run) NameMember() string { return r.nameMember() }
+
+// Gen is a generator of values from the run's seed (gen).
+func (r *run) Gen() *schemagen.Generator { return r.gen() }
+
 // step is a generator of cases in the package cases as a step of a phase.
 func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
 	return func(ctx context.Context) error { return gen(ctx, r) }

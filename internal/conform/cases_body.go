@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -65,42 +64,8 @@ func (r *run) nameSchema() *openapi3.Schema {
 	return cases.Flat(r.roles.Create.Body.Properties[r.nameMember()].Value)
 }
 
-// spaced writes body as JSON in a legal but uncommon form: white space
-// around every token, the members in reverse order, every character of its
-// strings escaped (\u00XX, surrogate pairs, \/).
-func spaced(body map[string]any) []byte {
-	keys := sortedKeys(body)
-	slices.Reverse(keys)
-	var b bytes.Buffer
-	b.WriteString("{\n")
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(" ,\r\n")
-		}
-		fmt.Fprintf(&b, "\t%q :  ", k)
-		writeSpaced(&b, body[k]) // equivalence.go
-	}
-	b.WriteString("\n}\n")
-	return b.Bytes()
-}
-
-func escaped(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range s {
-		switch {
-		case c == '/':
-			b.WriteString(`\/`)
-		case c > 0xffff:
-			hi, lo := utf16.EncodeRune(c)
-			fmt.Fprintf(&b, `\u%04x\u%04X`, hi, lo)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// spaced writes body as JSON in a legal but uncommon form (cases.Spaced).
+func spaced(body map[string]any) []byte { return cases.Spaced(body) }
 
 // bodySizeCases: a body of exactly the size the contract allows is taken,
 // one byte more is answered 413.

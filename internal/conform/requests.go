@@ -36,17 +36,8 @@ var jsonHeader = cases.JSONHeader
 // mustJSON is v as JSON (cases.MustJSON).
 func mustJSON(v any) []byte { return cases.MustJSON(v) }
 
-// with returns a copy of body with member name set to v (absent when v is
-// the absent marker).
-func with(body map[string]any, name string, v any) map[string]any {
-	c := maps.Clone(body)
-	if v == absent {
-		delete(c, name)
-	} else {
-		c[name] = v
-	}
-	return c
-}
+// with returns a copy of body with member name set to v (cases.With).
+func with(body map[string]any, name string, v any) map[string]any { return cases.With(body, name, v) }
 
 // absent is the marker of a member left out (cases.Absent).
 var absent = cases.Absent

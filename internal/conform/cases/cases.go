@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
+	"github.com/petstore/petstore/internal/schemagen"
 )
 
 // Case is one request the kit sends to hold the target to a sentence of
@@ -85,6 +86,15 @@ type T interface {
 	// 2 the second) and returns the exchange and the id of the created pet,
 	// ok only for a 201 with an id.
 	Post(ctx context.Context, body []byte, header http.Header, tenant int) (x *judge.Exchange, id int64, ok bool, err error)
+	// Defaults are the defaults of the created resource's members, as
+	// canonical JSON.
+	Defaults() map[string]string
+	// NameMember is the member of the created resource the kit names: the
+	// first required string without an enum.
+	NameMember() string
+	// Gen is a generator of values that takes its choices from the run's
+	// seed.
+	Gen() *schemagen.Generator
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its
