@@ -74,6 +74,12 @@ func (r *run) NameMember() string { return r.nameMember() }
 // Gen is a generator of values from the run's seed (gen).
 func (r *run) Gen() *schemagen.Generator { return r.gen() }
 
+// AcceptedBy is the outcome of a valid request to op (acceptedBy).
+func (r *run) AcceptedBy(op *operation) outcome { return r.acceptedBy(op) }
+
+// NearKey notes a near miss of the run's key for the curl lines.
+func (r *run) NearKey(key, shell string) { r.wire.NearKey(key, shell) }
+
 // step is a generator of cases in the package cases as a step of a phase.
 func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
 	return func(ctx context.Context) error { return gen(ctx, r) }
@@ -83,6 +89,3 @@ func (r *run) step(gen func(context.Context, cases.T) error) func(context.Contex
 func withHeader(req request, name string, values ...string) request {
 	return cases.WithHeader(req, name, values...)
 }
-
-// notAcceptable wants 406 for req (cases.NotAcceptable).
-func notAcceptable(label string, req request) kase { return cases.NotAcceptable(label, req) }

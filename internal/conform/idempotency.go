@@ -28,3 +28,20 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 }
 
 func keyHeader(key string) http.Header { return cases.KeyHeader(key) }
+
+// newPetOf wants a 201 that is a new pet (cases.NewPetOf).
+func newPetOf(kept int64) outcome { return cases.NewPetOf(kept) }
+
+// replayOf wants the kept answer again (cases.ReplayOf).
+func replayOf(kept int64) outcome { return cases.ReplayOf(kept) }
+
+// nearMissCases sends the catalogue of near misses (cases.NearMissCases):
+// last says which rows, the ones sent last or the others.
+func (r *run) nearMissCases(ctx context.Context, last bool) error {
+	return cases.NearMissCases(ctx, r, last)
+}
+
+// NearMisses is the catalogue of near misses, a row each (cases.NearMisses):
+// the value, the near miss, the answer the contract requires, and the
+// sentence it rests on. docs/conformance-kit.md lists it.
+func NearMisses() [][4]string { return cases.NearMisses() }

@@ -11,9 +11,6 @@ import (
 // canonical JSON text, as the checker's model compares them
 // (internal/check: model_members.go).
 
-// isEmpty reports whether canonical JSON text is an empty array or object.
-func isEmpty(v string) bool { return v == "[]" || v == "{}" }
-
 // createSchema is the create's body schema, or nil.
 func (r *run) createSchema() *openapi3.Schema {
 	if r.roles.Create == nil {

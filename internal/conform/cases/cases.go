@@ -95,6 +95,14 @@ type T interface {
 	// Gen is a generator of values that takes its choices from the run's
 	// seed.
 	Gen() *schemagen.Generator
+	// AcceptedBy is the outcome of a valid request to op: a create 201, a
+	// get 200 or 404, the listing any 2xx, an operation the kit has no
+	// model for what the spec documents.
+	AcceptedBy(op *Operation) judge.Outcome
+	// NearKey notes a near miss of the run's key, key, so that a curl line
+	// shows it as shell, the shell expression that makes it from
+	// $PETSTORE_KEY.
+	NearKey(key, shell string)
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its

@@ -127,8 +127,11 @@ func ChangeMember(t T, body map[string]any, name string) (map[string]any, string
 			return With(body, name, v.JSON), "changed to " + check.CutText(c)
 		}
 	}
-	if !slices.Contains(create.Required, name) && !hasDefault && was != "[]" && was != "{}" {
+	if !slices.Contains(create.Required, name) && !hasDefault && !isEmpty(was) {
 		return With(body, name, Absent), "left out"
 	}
 	return nil, ""
 }
+
+// isEmpty reports whether canonical JSON text is an empty array or object.
+func isEmpty(v string) bool { return v == "[]" || v == "{}" }

@@ -1,4 +1,4 @@
-package conform
+package cases
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
 
@@ -36,15 +37,15 @@ type nearMiss struct {
 	miss  string
 	want  string
 	rule  string
-	cases func(n *nearMisser) []kase
+	cases func(n *nearMisser) []Case
 	last  bool
 }
 
-// nearMisser is what the rows' cases need: the run, and the outcome of one
+// nearMisser is what the rows' cases need: the run (a T), and the outcome of one
 // kept Idempotency-Key (its key, its body and its pet) the rows on keys
 // come near.
 type nearMisser struct {
-	r    *run
+	t    T
 	key  string
 	body []byte
 	pet  int64
@@ -142,18 +143,18 @@ func keyMisses(key string) map[string]keyMiss {
 	return out
 }
 
-// nearMissCases sends the rows of the catalogue whose sentence the spec
+// NearMissCases sends the rows of the catalogue whose sentence the spec
 // states (a sentence it does not state is named incomplete by the
 // sentences' phase): last says which, the ones sent last or the others.
-func (r *run) nearMissCases(ctx context.Context, last bool) error {
-	n := &nearMisser{r: r}
-	if !last && r.roles.Create != nil && r.stated("key-exact") {
+func NearMissCases(ctx context.Context, t T, last bool) error {
+	n := &nearMisser{t: t}
+	if !last && t.Requests().Roles.Create != nil && t.Stated("key-exact") {
 		if err := n.keep(ctx); err != nil {
 			return err
 		}
 	}
 	for _, row := range nearMisses {
-		if row.cases == nil || row.last != last || row.rule != "" && !r.stated(row.rule) {
+		if row.cases == nil || row.last != last || row.rule != "" && !t.Stated(row.rule) {
 			continue
 		}
 		if strings.HasPrefix(row.value, "Idempotency-Key") && n.pet == 0 {
@@ -161,7 +162,7 @@ func (r *run) nearMissCases(ctx context.Context, last bool) error {
 		}
 		for i, k := range row.cases(n) {
 			k.Label = fmt.Sprintf("%s, %s (%d): %s", row.value, row.miss, i+1, k.Label)
-			if err := r.sendCases(ctx, []kase{k}); err != nil {
+			if err := Send(ctx, t, []Case{k}); err != nil {
 				return err
 			}
 		}
@@ -171,13 +172,13 @@ func (r *run) nearMissCases(ctx context.Context, last bool) error {
 
 // keep creates the pet whose Idempotency-Key the rows on keys come near.
 func (n *nearMisser) keep(ctx context.Context) error {
-	n.key = n.r.Name("conform-near")
-	n.body = mustJSON(n.r.reqs.NewPet("conform-near", nil))
-	x, id, ok, err := n.r.post(ctx, n.body, keyHeader(n.key), 1)
+	n.key = n.t.Name("conform-near")
+	n.body = MustJSON(n.t.Requests().NewPet("conform-near", nil))
+	x, id, ok, err := n.t.Post(ctx, n.body, KeyHeader(n.key), 1)
 	if err != nil {
 		return err
 	}
-	n.r.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
+	n.t.Expect("idempotent_replay", x, ok, "201 for a create with an Idempotency-Key")
 	if ok {
 		n.pet = id
 	}
@@ -186,18 +187,18 @@ func (n *nearMisser) keep(ctx context.Context) error {
 
 // listReq is a valid request to the listing (or the first operation that
 // takes no parameter).
-func (n *nearMisser) listReq() (request, *operation) {
-	op := n.r.roles.List
+func (n *nearMisser) listReq() (wire.Request, *Operation) {
+	op := n.t.Requests().Roles.List
 	if op == nil {
-		op = n.r.ops[0]
+		op = n.t.Operations()[0]
 	}
-	return n.r.reqs.ValidRequest(op, "1"), op
+	return n.t.Requests().ValidRequest(op, "1"), op
 }
 
 // wireField is req with the header line field written as it is (after the
 // request's own), on a connection of the kit's: what no HTTP client writes
 // (white space around a value, a name in another case).
-func wireField(req request, field string) request {
+func wireField(req wire.Request, field string) wire.Request {
 	if strings.HasPrefix(strings.ToLower(field), "authorization:") {
 		req.NoKey = true
 	}
@@ -206,26 +207,26 @@ func wireField(req request, field string) request {
 }
 
 // unauthorized is the answer to a request whose key is not the key: 401.
-func unauthorizedCase(label string, req request) kase {
-	return kase{Label: label, Check: "ignored_auth", Req: req, Want: refused(http.StatusUnauthorized, "unauthorized")}
+func unauthorizedCase(label string, req wire.Request) Case {
+	return Case{Label: label, Check: "ignored_auth", Req: req, Want: Refused(http.StatusUnauthorized, "unauthorized")}
 }
 
 // withKey is req with Authorization: Bearer key.
-func withKey(req request, key string) request {
-	return withHeader(req, "Authorization", "Bearer "+key)
+func withKey(req wire.Request, key string) wire.Request {
+	return WithHeader(req, "Authorization", "Bearer "+key)
 }
 
 // keyRows are the near misses of the API key, on the listing.
 func keyRows() []nearMiss {
 	strange := func(miss, want string) nearMiss {
-		return nearMiss{value: "API key", miss: miss, want: want, rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
+		return nearMiss{value: "API key", miss: miss, want: want, rule: "key-exact-auth", cases: func(n *nearMisser) []Case {
 			req, _ := n.listReq()
-			m, ok := keyMisses(n.r.cfg.Key)[miss]
-			if !ok || m.key == n.r.cfg.Key {
+			m, ok := keyMisses(n.t.Key())[miss]
+			if !ok || m.key == n.t.Key() {
 				return nil
 			}
-			n.r.nearKey(m)
-			return []kase{unauthorizedCase("Bearer "+m.shell, withKey(req, m.key))}
+			n.t.NearKey(m.key, m.shell)
+			return []Case{unauthorizedCase("Bearer "+m.shell, withKey(req, m.key))}
 		}}
 	}
 	return []nearMiss{
@@ -233,36 +234,32 @@ func keyRows() []nearMiss {
 		strange(missPrefix, "401: another key"),
 		strange(missExtend, "401: another key"),
 		strange(missOne, "401: another key"),
-		{value: "API key", miss: missSpace, want: "served: a field's value has no white space around it, and one space or more may follow the scheme (RFC 9110)", rule: "bearer", cases: func(n *nearMisser) []kase {
+		{value: "API key", miss: missSpace, want: "served: a field's value has no white space around it, and one space or more may follow the scheme (RFC 9110)", rule: "bearer", cases: func(n *nearMisser) []Case {
 			req, op := n.listReq()
-			return []kase{
-				posCase("Authorization:  Bearer  KEY  ", wireField(req, "Authorization:  Bearer  "+n.r.cfg.Key+"  "), n.r.acceptedBy(op)),
+			return []Case{
+				Positive("Authorization:  Bearer  KEY  ", wireField(req, "Authorization:  Bearer  "+n.t.Key()+"  "), n.t.AcceptedBy(op)),
 			}
 		}},
 		strange(missPercent, "401: a header's value is not percent-decoded"),
-		{value: "API key", miss: missTwice, want: "401 or 400, never served: Authorization is one field", rule: "bearer", cases: func(n *nearMisser) []kase {
+		{value: "API key", miss: missTwice, want: "401 or 400, never served: Authorization is one field", rule: "bearer", cases: func(n *nearMisser) []Case {
 			req, _ := n.listReq()
-			req = withHeader(req, "Authorization", "Bearer "+n.r.cfg.Key, "Bearer "+n.r.cfg.Key)
-			return []kase{{Label: "two Authorization headers, the key in each", Check: "ignored_auth", Req: req, Want: outcome{Status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
+			req = WithHeader(req, "Authorization", "Bearer "+n.t.Key(), "Bearer "+n.t.Key())
+			return []Case{{Label: "two Authorization headers, the key in each", Check: "ignored_auth", Req: req, Want: judge.Outcome{Status: []int{http.StatusUnauthorized, http.StatusBadRequest}}}}
 		}},
-		{value: "API key", miss: missPlace, want: "401: a key in the query string, a cookie or another header authenticates nothing", rule: "key-exact-auth", cases: func(n *nearMisser) []kase {
+		{value: "API key", miss: missPlace, want: "401: a key in the query string, a cookie or another header authenticates nothing", rule: "key-exact-auth", cases: func(n *nearMisser) []Case {
 			req, op := n.listReq()
 			req.NoKey = true
 			q := req
-			q.Target = op.Target(n.r.reqs.PathValues(op, "1"), "access_token="+url.QueryEscape(n.r.cfg.Key))
-			return []kase{
+			q.Target = op.Target(n.t.Requests().PathValues(op, "1"), "access_token="+url.QueryEscape(n.t.Key()))
+			return []Case{
 				unauthorizedCase("the key in the query string", q),
-				unauthorizedCase("the key in a cookie", withHeader(req, "Cookie", "access_token="+n.r.cfg.Key)),
-				unauthorizedCase("the key in X-API-Key", withHeader(req, "X-API-Key", n.r.cfg.Key)),
-				unauthorizedCase("the key without its scheme", withHeader(req, "Authorization", n.r.cfg.Key)),
+				unauthorizedCase("the key in a cookie", WithHeader(req, "Cookie", "access_token="+n.t.Key())),
+				unauthorizedCase("the key in X-API-Key", WithHeader(req, "X-API-Key", n.t.Key())),
+				unauthorizedCase("the key without its scheme", WithHeader(req, "Authorization", n.t.Key())),
 			}
 		}},
 	}
 }
-
-// nearKey notes a near miss of the run's key, so that a curl line shows
-// it as the shell expression that makes it from $PETSTORE_KEY.
-func (r *run) nearKey(m keyMiss) { r.wire.NearKey(m.key, m.shell) }
 
 // NearMisses is the catalogue of near misses, a row each: the value, the
 // near miss, the answer the contract requires, and the sentence it rests
