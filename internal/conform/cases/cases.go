@@ -103,6 +103,10 @@ type T interface {
 	// shows it as shell, the shell expression that makes it from
 	// $PETSTORE_KEY.
 	NearKey(key, shell string)
+	// IllegalForms are the negative cases of the stated sentences sent
+	// before the last phase, and of each operation's schemas: each a
+	// request the contract refuses for its form.
+	IllegalForms() []Case
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its
