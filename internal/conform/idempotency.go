@@ -29,9 +29,6 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 
 func keyHeader(key string) http.Header { return cases.KeyHeader(key) }
 
-// newPetOf wants a 201 that is a new pet (cases.NewPetOf).
-func newPetOf(kept int64) outcome { return cases.NewPetOf(kept) }
-
 // replayOf wants the kept answer again (cases.ReplayOf).
 func replayOf(kept int64) outcome { return cases.ReplayOf(kept) }
 
