@@ -61,7 +61,7 @@ func authFirstCases(r *run) []kase {
 		valid := mustJSON(r.reqs.NewPet("conform-noauth", nil))
 		ks = append(ks, authFirst("Content-Type: text/plain", r.reqs.CreateReq(valid, http.Header{"Content-Type": {"text/plain"}})))
 		if n := r.bounds.BodyMax; n > 0 {
-			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.reqs.CreateReq(padded(valid, n+1), nil)))
+			ks = append(ks, authFirst(fmt.Sprintf("a body of %d bytes", n+1), r.reqs.CreateReq(cases.Padded(valid, n+1), nil)))
 		}
 	}
 	return ks

@@ -104,7 +104,7 @@ func (r *run) exampleValues() map[string][]any {
 		case cases.IsType(s, "integer"):
 			lo, hi := cases.IntBounds(s)
 			vs = append(vs, intNumber(lo))
-			for _, n := range wholeRange(s.Format) {
+			for _, n := range cases.WholeRange(s.Format) {
 				if n.Cmp(lo) > 0 && n.Cmp(hi) <= 0 {
 					vs = append(vs, intNumber(n))
 				}

@@ -66,3 +66,18 @@ func splitList(values []string) []string {
 	}
 	return out
 }
+
+// nameMember is the member of the created resource that the kit names: the
+// first required string without an enum.
+func (r *run) nameMember() string {
+	s := r.roles.Create.Body
+	for _, m := range s.Required {
+		if ps := cases.Flat(s.Properties[m].Value); ps != nil && cases.IsType(ps, "string") && len(ps.Enum) == 0 {
+			return m
+		}
+	}
+	return s.Required[0]
+}
+
+// spaced writes body as JSON in a legal but uncommon form (cases.Spaced).
+func spaced(body map[string]any) []byte { return cases.Spaced(body) }

@@ -44,10 +44,10 @@ type sentence struct {
 // derives from the spec itself (schemaCases). docs/conformance-kit.md lists
 // it.
 var sentences = []sentence{
-	{name: "json-object", where: "info.description", quote: "Request bodies must be exactly one JSON object: malformed JSON, trailing data, duplicate member names, invalid UTF-8, a missing or non-JSON Content-Type are answered 400.", cases: jsonObjectCases},
-	{name: "body-size", where: "info.description", quote: "Bodies larger than", cases: bodySizeCases},
-	{name: "content-type", where: "info.description", quote: "with no parameter but an optional charset of utf-8 (in any case, quoted or not)", cases: contentTypeCases},
-	{name: "integers", where: "info.description", quote: "for int64, 9223372036854775807 is accepted where the schema allows it", cases: integerSentenceCases},
+	{name: "json-object", where: "info.description", quote: "Request bodies must be exactly one JSON object: malformed JSON, trailing data, duplicate member names, invalid UTF-8, a missing or non-JSON Content-Type are answered 400.", cases: of(cases.JSONObject)},
+	{name: "body-size", where: "info.description", quote: "Bodies larger than", cases: of(cases.BodySize)},
+	{name: "content-type", where: "info.description", quote: "with no parameter but an optional charset of utf-8 (in any case, quoted or not)", cases: of(cases.ContentType)},
+	{name: "integers", where: "info.description", quote: "for int64, 9223372036854775807 is accepted where the schema allows it", cases: of(cases.IntegerSentence)},
 	{name: "bearer", where: "info.description", quote: "Every operation requires Authorization: Bearer <API_KEY>. The scheme name is case-insensitive.", cases: bearerCases},
 	{name: "auth-first", where: "info.description", quote: "Authentication is decided before any other validation", cases: authFirstCases},
 	{name: "not-found", where: "info.description", quote: "A path that names no resource is answered 404", cases: notFoundCases},
@@ -56,7 +56,7 @@ var sentences = []sentence{
 	{name: "head", where: "info.description", quote: "HEAD is not served: a HEAD to an operation's path is answered 405 with Allow", cases: headCases},
 	{name: "query-strict", where: "info.description", quote: "Unknown query parameters, and a parameter given twice, are answered 400", cases: queryCases},
 	{name: "percent-encoding", where: "response BadRequest", quote: "or is not valid percent-encoding", cases: percentCases},
-	{name: "no-body", where: "response BadRequest", quote: "a body, of any length, is sent to an operation that takes none", cases: noBodyCases},
+	{name: "no-body", where: "response BadRequest", quote: "a body, of any length, is sent to an operation that takes none", cases: of(cases.NoBody)},
 	{name: "content-encoding", where: "info.description", quote: "a Content-Encoding other than identity on a request with a body is answered 400", cases: func(r *run) []kase { return cases.ContentEncoding(r) }},
 	{name: "accept", where: "info.description", quote: "A request whose Accept header admits no application/json is answered 406 (not_acceptable), after authentication.", cases: func(r *run) []kase { return cases.Accept(r) }},
 	{name: "accept-syntax", where: "info.description", quote: "An Accept that does not parse as a list of media ranges is answered 400.", cases: func(r *run) []kase { return cases.AcceptSyntax(r) }, last: true},
@@ -68,11 +68,11 @@ var sentences = []sentence{
 	{name: "cors-origin", where: "info.description", quote: "an answer to a request with an Origin header carries Access-Control-Allow-Origin: *", cases: originCases},
 	{name: "cors-preflight", where: "info.description", quote: "is answered 204 with the allowed methods and headers and no body", cases: preflightCases},
 	{name: "options", where: "info.description", quote: "any other OPTIONS to an operation's path is answered 405", cases: optionsCases},
-	{name: "assigned-id", where: "operation createPet", quote: "a body that names an id, or any member other than those of NewPet, is answered 400", cases: assignedCases},
-	{name: "name-marks", where: "schema PetName", quote: "The implicit direction marks (U+200E, U+200F, U+061C) and the zero-width joiner (U+200D) are allowed", cases: nameMarkCases},
-	{name: "name-space", where: "schema PetName", quote: "at least one character that is not Unicode white space", cases: nameSpaceCases},
-	{name: "name-length", where: "schema PetName", quote: "The animal's name:", cases: nameLengthCases},
-	{name: "key-syntax", where: "parameter Idempotency-Key", quote: "1 to 255 characters of A-Z a-z 0-9 - _ . ~ : + / =", cases: keySyntaxCases},
+	{name: "assigned-id", where: "operation createPet", quote: "a body that names an id, or any member other than those of NewPet, is answered 400", cases: of(cases.Assigned)},
+	{name: "name-marks", where: "schema PetName", quote: "The implicit direction marks (U+200E, U+200F, U+061C) and the zero-width joiner (U+200D) are allowed", cases: of(cases.NameMarks)},
+	{name: "name-space", where: "schema PetName", quote: "at least one character that is not Unicode white space", cases: of(cases.NameSpace)},
+	{name: "name-length", where: "schema PetName", quote: "The animal's name:", cases: of(cases.NameLength)},
+	{name: "key-syntax", where: "parameter Idempotency-Key", quote: "1 to 255 characters of A-Z a-z 0-9 - _ . ~ : + / =", cases: of(cases.KeySyntax)},
 	{name: "default-status", where: "operation createPet", quote: "When status is omitted the animal is available.", phase: "state"},
 	{name: "refused-writes-nothing", where: "operation createPet", quote: "A refused request writes nothing.", phase: "every create (the model)"},
 	{name: "after", where: "parameter after", quote: "returns only animals whose id is greater than this value", phase: "every page (the model)"},
@@ -267,3 +267,8 @@ func (r *run) acceptedBy(op *operation) outcome {
 func posCase(label string, req request, want outcome) kase { return cases.Positive(label, req, want) }
 
 func negCase(label string, req request) kase { return cases.Negative(label, req) }
+
+// of is a sentence's cases made by a function of cases.T.
+func of(gen func(cases.T) []kase) func(*run) []kase {
+	return func(r *run) []kase { return gen(r) }
+}

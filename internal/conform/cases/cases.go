@@ -107,6 +107,9 @@ type T interface {
 	// before the last phase, and of each operation's schemas: each a
 	// request the contract refuses for its form.
 	IllegalForms() []Case
+	// RuleStrings is the list of strings the spec gives the sentence name
+	// under key.
+	RuleStrings(name, key string) []string
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its
