@@ -53,7 +53,7 @@ func authFirst(label string, req request) kase { return cases.AuthFirst(label, r
 func authFirstCases(r *run) []kase {
 	var ks []kase
 	for _, op := range r.ops {
-		for _, k := range r.schemaNegatives(op)[:min(2, len(r.schemaNegatives(op)))] {
+		for _, k := range cases.SchemaNegatives(r, op)[:min(2, len(cases.SchemaNegatives(r, op)))] {
 			ks = append(ks, authFirst(k.Label, k.Req))
 		}
 	}

@@ -27,7 +27,7 @@ func (r *run) IllegalForms() []kase {
 		}
 	}
 	for _, op := range r.ops {
-		keep(r.schemaNegatives(op))
+		keep(cases.SchemaNegatives(r, op))
 	}
 	return forms
 }

@@ -30,9 +30,6 @@ func (r *run) defaults() map[string]string {
 	return d
 }
 
-// jsonHeader is a JSON Content-Type (cases.JSONHeader).
-var jsonHeader = cases.JSONHeader
-
 // mustJSON is v as JSON (cases.MustJSON).
 func mustJSON(v any) []byte { return cases.MustJSON(v) }
 

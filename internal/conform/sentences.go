@@ -41,7 +41,7 @@ type sentence struct {
 
 // sentences is the table of the contract's sentences the kit holds a target
 // to, besides the rules of each schema, parameter and header, which it
-// derives from the spec itself (schemaCases). docs/conformance-kit.md lists
+// derives from the spec itself (cases.SchemaCases). docs/conformance-kit.md lists
 // it.
 var sentences = []sentence{
 	{name: "json-object", where: "info.description", quote: "Request bodies must be exactly one JSON object: malformed JSON, trailing data, duplicate member names, invalid UTF-8, a missing or non-JSON Content-Type are answered 400.", cases: of(cases.JSONObject)},
@@ -223,7 +223,7 @@ func (r *run) sentenceCases(ctx context.Context) error {
 			r.unstated(s.Name, s.Where, s.Quote)
 		}
 	}
-	return r.schemaCases(ctx)
+	return cases.SchemaCases(ctx, r)
 }
 
 // unstated notes a sentence of the kit's table that the spec being checked
@@ -262,10 +262,8 @@ func (r *run) acceptedBy(op *operation) outcome {
 	return accepted()
 }
 
-// posCase and negCase make the cases of a sentence: a legal form accepted,
-// an illegal one refused 400.
-func posCase(label string, req request, want outcome) kase { return cases.Positive(label, req, want) }
-
+// negCase makes a case of a sentence: an illegal form refused 400
+// (cases.Negative).
 func negCase(label string, req request) kase { return cases.Negative(label, req) }
 
 // of is a sentence's cases made by a function of cases.T.
