@@ -80,6 +80,20 @@ func (r *run) AcceptedBy(op *operation) outcome { return r.acceptedBy(op) }
 // NearKey notes a near miss of the run's key for the curl lines.
 func (r *run) NearKey(key, shell string) { r.wire.NearKey(key, shell) }
 
+// Routed reports whether target (relative to BASE_URL) names an operation
+// of the spec.
+func (r *run) Routed(method, target string) bool {
+	req, err := http.NewRequest(method, r.base.String()+target, nil)
+	if err != nil {
+		return false
+	}
+	_, _, err = r.contract.Route(req)
+	return err == nil
+}
+
+// IntN is a number in [0, n) drawn from the run's seed.
+func (r *run) IntN(n int) int { return r.rng.IntN(n) }
+
 // step is a generator of cases in the package cases as a step of a phase.
 func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
 	return func(ctx context.Context) error { return gen(ctx, r) }

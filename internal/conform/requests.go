@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
@@ -53,16 +52,6 @@ func intNumber(n *big.Int) json.Number { return json.Number(n.String()) }
 
 // nextLink returns the target of a Link rel="next", or "" (judge.NextLink).
 func nextLink(h http.Header) string { return judge.NextLink(h) }
-
-func splitList(values []string) []string {
-	var out []string
-	for _, v := range values {
-		for _, m := range strings.Split(v, ",") {
-			out = append(out, strings.TrimSpace(m))
-		}
-	}
-	return out
-}
 
 // nameMember is the member of the created resource that the kit names: the
 // first required string without an enum.

@@ -110,6 +110,11 @@ type T interface {
 	// RuleStrings is the list of strings the spec gives the sentence name
 	// under key.
 	RuleStrings(name, key string) []string
+	// Routed reports whether target (relative to the base URL) names an
+	// operation of the spec, for method.
+	Routed(method, target string) bool
+	// IntN is a number in [0, n) drawn from the run's seed.
+	IntN(n int) int
 }
 
 // Send sends each case, the unsafe ones kept for the end, and judges its
