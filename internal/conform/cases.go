@@ -98,8 +98,3 @@ func (r *run) IntN(n int) int { return r.rng.IntN(n) }
 func (r *run) step(gen func(context.Context, cases.T) error) func(context.Context) error {
 	return func(ctx context.Context) error { return gen(ctx, r) }
 }
-
-// withHeader is req with header name given values (cases.WithHeader).
-func withHeader(req request, name string, values ...string) request {
-	return cases.WithHeader(req, name, values...)
-}

@@ -178,10 +178,9 @@ type kase = cases.Case
 // outcome is what the contract wants of an answer (judge.Outcome).
 type outcome = judge.Outcome
 
-func accepted() outcome                       { return cases.Accepted() }
-func created() outcome                        { return cases.Created() }
-func refused(status int, code string) outcome { return cases.Refused(status, code) }
-func found() outcome                          { return cases.Found() }
+func accepted() outcome { return cases.Accepted() }
+func created() outcome  { return cases.Created() }
+func found() outcome    { return cases.Found() }
 
 // sendCases sends each case and judges its answer (cases.Send).
 func (r *run) sendCases(ctx context.Context, ks []kase) error { return cases.Send(ctx, r, ks) }

@@ -32,16 +32,8 @@ func (r *run) defaults() map[string]string {
 // mustJSON is v as JSON (cases.MustJSON).
 func mustJSON(v any) []byte { return cases.MustJSON(v) }
 
-// with returns a copy of body with member name set to v (cases.With).
-func with(body map[string]any, name string, v any) map[string]any { return cases.With(body, name, v) }
-
 // absent is the marker of a member left out (cases.Absent).
 var absent = cases.Absent
-
-// cloneWith is a copy of h with header name given values, and no others.
-func cloneWith(h http.Header, name string, values ...string) http.Header {
-	return cases.CloneWith(h, name, values...)
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))

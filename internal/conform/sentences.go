@@ -262,10 +262,6 @@ func (r *run) acceptedBy(op *operation) outcome {
 	return accepted()
 }
 
-// negCase makes a case of a sentence: an illegal form refused 400
-// (cases.Negative).
-func negCase(label string, req request) kase { return cases.Negative(label, req) }
-
 // of is a sentence's cases made by a function of cases.T.
 func of(gen func(cases.T) []kase) func(*run) []kase {
 	return func(r *run) []kase { return gen(r) }
