@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,13 @@ func TestRealAppPassesWhole(t *testing.T) {
 			rep.WriteText(&b)
 			if rep.Verdict() != conform.Pass {
 				t.Fatalf("the real app fails the kit:\n%s", b.String())
+			}
+			// Each promise over time the spec states is exercised: a figure
+			// the kit fails to read must not pass as a promise not stated.
+			for _, name := range []string{"head-timeout", "retention"} {
+				if !slices.ContainsFunc(rep.Promises, func(p conform.Promise) bool { return p.Name == name && p.Stated > 0 && p.Reached > 0 }) {
+					t.Errorf("promise %s: not exercised (promises: %+v)", name, rep.Promises)
+				}
 			}
 			for _, c := range conform.Checks {
 				want := "PASS"

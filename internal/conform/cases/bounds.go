@@ -46,7 +46,7 @@ func FindBounds(roles Roles, number func(name, key string) float64) Bounds {
 	if n := number("head-timeout", "seconds"); n > 0 {
 		b.HeadTimeout = time.Duration(n * float64(time.Second))
 	}
-	if n := number("Retention", "hours"); n > 0 {
+	if n := number("retention", "hours"); n > 0 {
 		b.Retention = time.Duration(n * float64(time.Hour))
 	}
 	return b
