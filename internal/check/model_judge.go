@@ -254,17 +254,7 @@ func (m *model) missing(o *history.Op) []Anomaly {
 // readBack judges the read-back's walk: every pet it wants above its
 // after found once.
 func readBack(o *history.Op) []Anomaly {
-	seen := tally(o.IDs)
-	var lost, twice []int64
-	for _, id := range o.Want {
-		switch {
-		case id <= o.After:
-		case seen[id] == 0:
-			lost = append(lost, id)
-		case seen[id] > 1:
-			twice = append(twice, id)
-		}
-	}
+	lost, twice := foundOnce(o.Want, o.IDs, o.After)
 	kind := KindLost
 	switch {
 	case len(lost) == 0 && len(twice) == 0:
@@ -275,29 +265,29 @@ func readBack(o *history.Op) []Anomaly {
 	return []Anomaly{an(kind, "durability", fmt.Sprintf("every pet the run created found once walking the listing from after=%d (lost %s, more than once %s)", o.After, Cut(lost), Cut(twice)), "")}
 }
 
-// tally counts how many times each id occurs in ids.
-func tally(ids []int64) map[int64]int {
+// foundOnce returns the ids of want above after that ids holds no time
+// (missing) and more than once (repeated): a walk's tally.
+func foundOnce(want, ids []int64, after int64) (missing, repeated []int64) {
 	seen := map[int64]int{}
 	for _, id := range ids {
 		seen[id]++
 	}
-	return seen
+	for _, id := range want {
+		switch {
+		case id <= after:
+		case seen[id] == 0:
+			missing = append(missing, id)
+		case seen[id] > 1:
+			repeated = append(repeated, id)
+		}
+	}
+	return missing, repeated
 }
 
 // paging judges a walk of the kit's pagination check: every pet it wants
 // visited once, none missed, none repeated.
 func paging(o *history.Op) []Anomaly {
-	seen := tally(o.IDs)
-	var missing, repeated []int64
-	for _, id := range o.Want {
-		switch seen[id] {
-		case 0:
-			missing = append(missing, id)
-		case 1:
-		default:
-			repeated = append(repeated, id)
-		}
-	}
+	missing, repeated := foundOnce(o.Want, o.IDs, 0)
 	if len(missing) == 0 && len(repeated) == 0 {
 		return nil
 	}

@@ -19,6 +19,11 @@ import (
 
 var ecmaCodepoint = regexp.MustCompile(`\\u([0-9A-F]{4})`)
 
+// GoPattern spells an OpenAPI (ECMAScript) pattern for Go's regexp: its
+// \uXXXX escapes, which the contract writes upper-case as kin-openapi reads
+// them, become \x{XXXX}.
+func GoPattern(p string) string { return ecmaCodepoint.ReplaceAllString(p, `\x{$1}`) }
+
 // parsed holds each pattern parsed once.
 var parsed sync.Map // pattern → parsedPattern
 
@@ -32,7 +37,7 @@ func parsePattern(p string) (*syntax.Regexp, error) {
 		pp := v.(parsedPattern)
 		return pp.re, pp.err
 	}
-	re, err := syntax.Parse(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`), syntax.Perl)
+	re, err := syntax.Parse(GoPattern(p), syntax.Perl)
 	parsed.Store(p, parsedPattern{re, err})
 	return re, err
 }

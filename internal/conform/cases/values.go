@@ -168,11 +168,6 @@ func StringOK(s *openapi3.Schema, str string) bool {
 	return true
 }
 
-// ecmaCodepoint is an ECMAScript \uXXXX escape, which Go's regexp spells
-// \x{XXXX}: the contract's patterns use it, upper-case, as kin-openapi reads
-// them.
-var ecmaCodepoint = regexp.MustCompile(`\\u([0-9A-F]{4})`)
-
 // patterns holds each pattern compiled once: the kit tests thousands of
 // strings against a few patterns.
 var patterns sync.Map // pattern → compiled
@@ -188,7 +183,7 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 	if c, ok := patterns.Load(p); ok {
 		return c.(compiled).re, c.(compiled).err
 	}
-	re, err := regexp.Compile(ecmaCodepoint.ReplaceAllString(p, `\x{$1}`))
+	re, err := regexp.Compile(schemagen.GoPattern(p))
 	patterns.Store(p, compiled{re, err})
 	return re, err
 }
