@@ -7,15 +7,14 @@ import (
 
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/cli"
-	"github.com/petstore/petstore/internal/server"
 )
 
 // run is the whole program: main only gives it the process's context,
 // arguments, environment and output streams. ctx ends at the first SIGTERM
 // or SIGINT; server.WithSkipDelay tells serve of the second. run looks the
-// command up in program's table and calls it itself, so serve's arguments
-// go from here straight to internal/server (server.Command), which parses
-// them with its settings table and serves.
+// command up in program's table and calls it itself; serve parses its
+// arguments here too, so they reach no other package of this module before
+// the server starts (server.Run gets the Config they make).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd, rest, err := program.Lookup(args)
 	if err != nil {
@@ -37,7 +36,7 @@ var program = &cli.Program{
 
 func init() {
 	program.Commands = []cli.Command{
-		{Name: "serve", Summary: "serve the API (the default command)", Run: server.Command(readBuildFacts, plant)},
+		{Name: "serve", Summary: "serve the API (the default command)", Run: serve},
 		{Name: "keygen", Summary: "print a new API key and the digest line for the keys file", Run: keygen},
 		{Name: "conform", Summary: "check an implementation of the API against the contract", Run: conformCmd},
 		{Name: "version", Summary: "print the version, the VCS revision and whether the tree was modified", Run: versionCmd},
