@@ -10,11 +10,8 @@ import (
 	"github.com/petstore/petstore/internal/schemagen"
 )
 
-// operation is one operation of the spec (cases.Operation).
-type operation = cases.Operation
-
 // operation returns the spec's operation with id, or nil.
-func (r *run) operation(id string) *operation {
+func (r *run) operation(id string) *cases.Operation {
 	for _, op := range r.ops {
 		if op.ID == id {
 			return op
@@ -23,20 +20,15 @@ func (r *run) operation(id string) *operation {
 	return nil
 }
 
-// value is one value of a parameter or body member (cases.Value).
-type value = cases.Value
-
-// valid returns values the schema accepts (cases.Values.Valid), drawn from
-// the run's seed.
-func (r *run) valid(s *openapi3.Schema) []value { return cases.Values{Rng: r.rng}.Valid(s) }
-
-// gen is a generator of values that takes its choices from the run's seed.
-func (r *run) gen() *schemagen.Generator { return schemagen.New(r.rng) }
-
 // The run as cases.T sees it, beyond sending and judging.
 
-// Stated reports whether the spec states the sentence named name (stated).
-func (r *run) Stated(name string) bool { return r.stated(name) }
+// Stated reports whether the spec states the sentence or answer rule named
+// name (cases.Rules).
+func (r *run) Stated(name string) bool { return r.xrules.Stated(name) }
+
+// RuleStrings is the list of strings the spec gives the rule name under key
+// (cases.Rules).
+func (r *run) RuleStrings(name, key string) []string { return r.xrules.Strings(name, key) }
 
 // Requests builds the requests of the cases.
 func (r *run) Requests() cases.Requests { return r.reqs }
@@ -48,34 +40,16 @@ func (r *run) Key() string { return r.cfg.Key }
 func (r *run) Bounds() cases.Bounds { return r.bounds }
 
 // Operations are the spec's operations.
-func (r *run) Operations() []*operation { return r.ops }
+func (r *run) Operations() []*cases.Operation { return r.ops }
 
 // Scheme is the scheme of the target's base URL.
 func (r *run) Scheme() string { return r.base.Scheme }
 
-// FirstID is the id of the run's first pet, or 0 (firstID).
-func (r *run) FirstID() int64 { return r.firstID() }
+// Valid are values s accepts, drawn from the run's seed.
+func (r *run) Valid(s *openapi3.Schema) []cases.Value { return cases.Values{Rng: r.rng}.Valid(s) }
 
-// Valid are values s accepts, drawn from the run's seed (valid).
-func (r *run) Valid(s *openapi3.Schema) []value { return r.valid(s) }
-
-// Post creates body as tenant (post).
-func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (*exchange, int64, bool, error) {
-	return r.post(ctx, body, header, tenant)
-}
-
-// Defaults are the defaults of the created resource's members (defaults).
-func (r *run) Defaults() map[string]string { return r.defaults() }
-
-// NameMember is the member of the created resource the kit names
-// (nameMember).
-func (r *run) NameMember() string { return r.nameMember() }
-
-// Gen is a generator of values from the run's seed (gen).
-func (r *run) Gen() *schemagen.Generator { return r.gen() }
-
-// AcceptedBy is the outcome of a valid request to op (acceptedBy).
-func (r *run) AcceptedBy(op *operation) outcome { return r.acceptedBy(op) }
+// Gen is a generator of values from the run's seed.
+func (r *run) Gen() *schemagen.Generator { return schemagen.New(r.rng) }
 
 // NearKey notes a near miss of the run's key for the curl lines.
 func (r *run) NearKey(key, shell string) { r.wire.NearKey(key, shell) }

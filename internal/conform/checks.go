@@ -11,6 +11,7 @@ import (
 
 	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/history"
 )
@@ -27,9 +28,9 @@ type phase struct {
 
 func (r *run) phases() []phase {
 	ps := []phase{
-		{name: "sentences", checks: sentenceChecks, run: r.sentenceCases},
-		{name: "near misses", checks: nearMissChecks, run: func(ctx context.Context) error { return r.nearMissCases(ctx, false) }},
-		{name: "forms", checks: []string{"negative_data_rejection", "idempotent_replay", "cors"}, run: r.formCases},
+		{name: "sentences", checks: sentenceChecks, run: r.step(cases.SentenceCases)},
+		{name: "near misses", checks: nearMissChecks, run: func(ctx context.Context) error { return cases.NearMissCases(ctx, r, false) }},
+		{name: "forms", checks: []string{"negative_data_rejection", "idempotent_replay", "cors"}, run: r.step(cases.FormCases)},
 		{name: "state", checks: []string{"use_after_create", "default_status", "pagination", "ordering", "stored_as_sent"}, run: r.stateCases},
 		{name: "idempotency", checks: []string{"idempotent_replay", "stored_as_sent"}, run: r.idempotencyCases},
 		{name: "tenants", checks: []string{"idempotency_scope"}, run: r.step(cases.Tenants)},
@@ -37,7 +38,7 @@ func (r *run) phases() []phase {
 		{name: "examples", checks: modelChecks, run: r.examples},
 		{name: "read back", checks: []string{"durability", "pagination", "stored_as_sent", "refused_write"}, run: r.readBack},
 		{name: "promises", checks: []string{"idempotent_replay", "http_framing"}, run: r.endPromises},
-		{name: "malformed", checks: []string{"negative_data_rejection", "positive_data_acceptance", "http_framing", "stored_as_sent"}, run: r.lastCases},
+		{name: "malformed", checks: []string{"negative_data_rejection", "positive_data_acceptance", "http_framing", "stored_as_sent"}, run: r.step(cases.LastCases)},
 		{name: "unmodelled", checks: sentenceChecks, run: r.sendDeferred},
 	}
 	for i := range ps {
@@ -101,9 +102,9 @@ func (r *run) preflight(ctx context.Context) error {
 }
 
 // reach sends op with a tenant's key: it must be answered, and not 401.
-func (r *run) reach(ctx context.Context, op *operation, tenant int, which string) error {
-	x, err := r.Send(ctx, request{Method: op.Method, Target: op.Path, Tenant: tenant})
-	if errors.Is(err, errBudget) {
+func (r *run) reach(ctx context.Context, op *cases.Operation, tenant int, which string) error {
+	x, err := r.Send(ctx, wire.Request{Method: op.Method, Target: op.Path, Tenant: tenant})
+	if errors.Is(err, wire.ErrBudget) {
 		return err // the budget stopped it, not the target
 	}
 	if err != nil {
@@ -135,20 +136,20 @@ func (r *run) start(ctx context.Context) error {
 	if !creates {
 		return nil
 	}
-	x, err := r.Send(ctx, r.reqs.CreateReq(mustJSON(r.reqs.NewPet("conform-start", nil)), nil))
-	if errors.Is(err, errBudget) {
+	x, err := r.Send(ctx, r.reqs.CreateReq(cases.MustJSON(r.reqs.NewPet("conform-start", nil)), nil))
+	if errors.Is(err, wire.ErrBudget) {
 		return nil // the budget's gap says it
 	}
 	if err != nil {
 		return err
 	}
-	id, ok := petID(x.Body)
+	id, ok := judge.PetID(x.Body)
 	if x.Status != http.StatusCreated || !ok {
 		// The cases judge a target that does not create; what the run
 		// cannot see without its tag, it says.
-		reason := fmt.Sprintf("the run's first create was answered %s, not 201 with an id: its names carry no tag (the first pet's id), so a pet that a refused create leaves behind, or a second pet of one keyed create, cannot be told from another writer's", describe(x))
+		reason := fmt.Sprintf("the run's first create was answered %s, not 201 with an id: its names carry no tag (the first pet's id), so a pet that a refused create leaves behind, or a second pet of one keyed create, cannot be told from another writer's", judge.Describe(x))
 		for _, check := range []string{"refused_write", "idempotent_replay"} {
-			r.incomplete(check, "the run's tag", reason)
+			r.Incomplete(check, "the run's tag", reason)
 		}
 		return nil
 	}
@@ -156,34 +157,20 @@ func (r *run) start(ctx context.Context) error {
 	r.tag = "t" + strconv.FormatInt(id, 36)
 	r.mu.Unlock()
 	r.hist.Note(&history.Op{Kind: history.Scope, Kit: history.Kit{Names: "-" + r.tag + "."}})
-	if err := r.makeSpare(ctx); !errors.Is(err, errBudget) {
+	if err := r.makeSpare(ctx); !errors.Is(err, wire.ErrBudget) {
 		return err
 	}
 	return nil
 }
 
 // Expect records a case of check: x, the answer, must satisfy ok.
-func (r *run) Expect(check string, x *exchange, ok bool, want string) {
+func (r *run) Expect(check string, x *judge.Exchange, ok bool, want string) {
 	var f *Failure
 	if !ok {
 		f = r.Fail(x, want, "")
 	}
 	x.In.Record(check, x.Op, f)
 }
-
-// kase is one request the kit sends and what the contract wants of its
-// answer (cases.Case).
-type kase = cases.Case
-
-// outcome is what the contract wants of an answer (judge.Outcome).
-type outcome = judge.Outcome
-
-func accepted() outcome { return cases.Accepted() }
-func created() outcome  { return cases.Created() }
-func found() outcome    { return cases.Found() }
-
-// sendCases sends each case and judges its answer (cases.Send).
-func (r *run) sendCases(ctx context.Context, ks []kase) error { return cases.Send(ctx, r, ks) }
 
 // JudgesEvery reports whether a check that judges every response runs:
 // then every case is worth sending.

@@ -93,19 +93,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 func (r *run) run(ctx context.Context) (*Report, error) {
 	start := time.Now()
-	if err := r.preflight(ctx); errors.Is(err, errBudget) {
+	if err := r.preflight(ctx); errors.Is(err, wire.ErrBudget) {
 		return r.report(time.Since(start)), nil // the budget, not the target: incomplete
 	} else if err != nil && !r.halted() {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	r.noteUnmodelled()
-	if err := r.startPromises(ctx); err != nil && !errors.Is(err, errBudget) {
+	if err := r.startPromises(ctx); err != nil && !errors.Is(err, wire.ErrBudget) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 
 	for _, phase := range r.phases() {
 		if phase.skip != "" {
-			r.skip(phase.checks[0], phase.skip)
+			r.Skip(phase.checks[0], phase.skip)
 			continue
 		}
 		if !r.wants(phase) {
@@ -115,7 +115,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 			return nil, fmt.Errorf("%w: %v", ErrCannotRun, ctx.Err())
 		}
 		r.progress(phase.name)
-		if err := phase.run(ctx); err != nil && !errors.Is(err, errBudget) {
+		if err := phase.run(ctx); err != nil && !errors.Is(err, wire.ErrBudget) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrCannotRun, phase.name, err)
 		}
 	}
@@ -130,32 +130,33 @@ type run struct {
 	base     *url.URL // BaseURL, without a trailing slash
 	spec     *openapi3.T
 	contract *contract.Contract
-	ops      []*operation
+	ops      []*cases.Operation
 	rng      *rand.Rand
 	enabled  map[string]bool
-	wire     *wire.Client[*exchange] // how the kit sends: every exchange told to observer
-	roles    roles
+	wire     *wire.Client[*judge.Exchange] // how the kit sends: every exchange told to observer
+	roles    cases.Roles
 	reqs     cases.Requests // the requests of the cases, from the roles
-	bounds   bounds
+	bounds   cases.Bounds
 	hist     *judge.History // every exchange as an op, fed to the checker and written (history.go)
-	main     *scope         // the run's own: judgments to the report, ops to the model's Process 0
-	rules    []answerRule
+	main     *judge.Scope   // the run's own: judgments to the report, ops to the model's Process 0
+	xrules   cases.Rules    // what the spec states in its x-rules, and the figures
+	rules    []judge.Rule   // the answer rules the spec states
 
 	mu         sync.Mutex
 	stopOn     string // stop the run once this check has failed (export_test.go)
 	results    map[[2]string]*Result
 	failures   []Failure
 	skipped    []Skip
-	gaps       []Gap     // what the run could not judge (verdict.go)
-	promises   []Promise // the promises over time it exercised
-	uniq       int       // for unique names
-	executions int       // sequences of -examples run, shrinking's re-runs included: in their names
-	sequences  int       // of those, the ones Config.Examples asked for (Report.Examples)
-	tag        string    // in every name of this run: the first pet's id
-	time       promises  // the promises over time (timing.go)
-	spare      string    // the id of the pet the operations the kit has no model for name (unmodelled.go)
-	deferred   []kase    // cases that may change pets, to send after every other (unmodelled.go)
-	deferDone  bool      // and they are being sent
+	gaps       []Gap        // what the run could not judge (verdict.go)
+	promises   []Promise    // the promises over time it exercised
+	uniq       int          // for unique names
+	executions int          // sequences of -examples run, shrinking's re-runs included: in their names
+	sequences  int          // of those, the ones Config.Examples asked for (Report.Examples)
+	tag        string       // in every name of this run: the first pet's id
+	time       promises     // the promises over time (timing.go)
+	spare      string       // the id of the pet the operations the kit has no model for name (unmodelled.go)
+	deferred   []cases.Case // cases that may change pets, to send after every other (unmodelled.go)
+	deferDone  bool         // and they are being sent
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -218,14 +219,15 @@ func newRun(cfg Config) (*run, error) {
 	}
 	r.roles = cases.FindRoles(r.ops)
 	r.reqs = cases.Requests{Roles: r.roles, Values: cases.Values{Rng: r.rng}, Names: r}
-	r.bounds = cases.FindBounds(r.roles, r.ruleNumber)
+	r.xrules = cases.ReadRules(r.spec, r.ops)
+	r.bounds = cases.FindBounds(r.roles, r.xrules.Number)
 	var w *history.Writer
 	if cfg.History != nil {
 		w = history.NewWriter(cfg.History, time.Now())
 	}
 	r.hist = r.newHistory(w)
 	r.rules = r.statedRules()
-	r.main = &scope{Sink: r}
+	r.main = &judge.Scope{Sink: r}
 	var transport http.RoundTripper
 	if cfg.HTTPClient != nil {
 		transport = cfg.HTTPClient.Transport
@@ -361,8 +363,8 @@ func (r *run) Enabled(check string) bool { return r.enabled[check] }
 // halted reports whether the run stopped once stopOn failed.
 func (r *run) halted() bool { return r.wire.Stopped() }
 
-// skip notes what the run could not judge, and why.
-func (r *run) skip(what, reason string) {
+// Skip notes what the run could not judge, and why (cases.T).
+func (r *run) Skip(what, reason string) {
 	if strings.Contains(what, " ") || r.enabled[what] {
 		r.mu.Lock()
 		r.skipped = append(r.skipped, Skip{What: what, Reason: reason})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -94,10 +95,10 @@ func (r *run) exampleValues() map[string][]any {
 		s := cases.Flat(body.Properties[name].Value)
 		var vs []any
 		if !slices.Contains(body.Required, name) {
-			vs = append(vs, absent)
+			vs = append(vs, cases.Absent)
 		}
 		switch {
-		case name == r.nameMember():
+		case name == r.NameMember():
 			vs = append(vs, "", " spaced ", " \u200fשלום\u200f", " 👩\u200d🚀", " é\u0301", " \u00a0")
 		case len(s.Enum) > 0:
 			vs = append(vs, s.Enum...)
@@ -111,7 +112,7 @@ func (r *run) exampleValues() map[string][]any {
 			}
 			vs = append(vs, intNumber(new(big.Int).Add(lo, big.NewInt(6))))
 		default:
-			for _, v := range r.valid(s) {
+			for _, v := range r.Valid(s) {
 				vs = append(vs, v.JSON)
 			}
 		}
@@ -178,7 +179,7 @@ func (r *run) execute(ctx context.Context, seq []step, quiet bool) ([]Failure, [
 	n := r.executions
 	r.mu.Unlock()
 	prefix := fmt.Sprintf("conform-ex%d-%s.", n, r.tag)
-	sc := &scope{Sink: r, Own: true, Quiet: quiet, Trace: true, Process: n}
+	sc := &judge.Scope{Sink: r, Own: true, Quiet: quiet, Trace: true, Process: n}
 	r.hist.Note(&history.Op{Kind: history.Scope, Process: n, Kit: history.Kit{Names: prefix}})
 	defer r.hist.Note(&history.Op{Kind: history.Merge, Process: n})
 	ctx = judge.WithScope(ctx, sc)
@@ -204,23 +205,23 @@ func (e *execution) do(ctx context.Context, i int, prefix string) error {
 		body, key := e.bodies[s.of], e.keys[s.of]
 		switch s.form {
 		case 1:
-			if m, ok := decodeObject(body); ok {
-				body = spaced(m)
+			if m, ok := judge.DecodeObject(body); ok {
+				body = cases.Spaced(m)
 			}
 		case 2:
 			key = `"` + key + `"`
 		}
-		_, _, _, err := r.post(ctx, body, keyHeader(key), s.tenant)
+		_, _, _, err := r.Post(ctx, body, cases.KeyHeader(key), s.tenant)
 		return err
 	case stepReuse:
 		body := r.reqs.BaseBodyNamed(r.roles.Create.Body, fmt.Sprintf("%s%d-other", prefix, i))
-		_, _, _, err := r.post(ctx, body, keyHeader(e.keys[s.of]), s.tenant)
+		_, _, _, err := r.Post(ctx, cases.MustJSON(body), cases.KeyHeader(e.keys[s.of]), s.tenant)
 		return err
 	case stepGet:
 		if e.ids[s.of] == 0 || r.roles.Get == nil {
 			return nil
 		}
-		_, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.GetTarget(e.ids[s.of]), Tenant: s.tenant})
+		_, err := r.Send(ctx, wire.Request{Method: http.MethodGet, Target: r.reqs.GetTarget(e.ids[s.of]), Tenant: s.tenant})
 		return err
 	}
 	return e.list(ctx, s)
@@ -231,20 +232,20 @@ func (e *execution) create(ctx context.Context, i int, prefix string) error {
 	body := map[string]any{}
 	for j, m := range sortedKeys(e.values) {
 		v := e.values[m][s.values[j]%len(e.values[m])]
-		if m == r.nameMember() {
+		if m == r.NameMember() {
 			v = prefix + strconv.Itoa(i) + v.(string)
 		}
-		if v != absent {
+		if v != cases.Absent {
 			body[m] = v
 		}
 	}
-	e.bodies[i] = mustJSON(body)
+	e.bodies[i] = cases.MustJSON(body)
 	var h http.Header
 	if s.keyed {
 		e.keys[i] = prefix + "k" + strconv.Itoa(i)
-		h = keyHeader(e.keys[i])
+		h = cases.KeyHeader(e.keys[i])
 	}
-	x, id, ok, err := r.post(ctx, e.bodies[i], h, s.tenant)
+	x, id, ok, err := r.Post(ctx, e.bodies[i], h, s.tenant)
 	if err != nil {
 		return err
 	}
@@ -279,7 +280,7 @@ func (e *execution) list(ctx context.Context, s step) error {
 // first is the smallest id the sequence's creates got so far, or the run's
 // first pet's.
 func (e *execution) first() int64 {
-	first := e.r.firstID()
+	first := e.r.FirstID()
 	for _, id := range e.ids {
 		if id > 0 && (first == 0 || id < first) {
 			first = id

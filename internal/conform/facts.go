@@ -5,6 +5,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/contract"
 )
 
@@ -28,7 +29,7 @@ func (r *run) CreateOp() string { return roleID(r.roles.Create) }
 // GetOp is the get's operation id, or "".
 func (r *run) GetOp() string { return roleID(r.roles.Get) }
 
-func roleID(op *operation) string {
+func roleID(op *cases.Operation) string {
 	if op == nil {
 		return ""
 	}

@@ -14,9 +14,9 @@ import (
 // checker's model of the target: its first line says what the checker
 // knows of the contract.
 func (r *run) newHistory(w *history.Writer) *judge.History {
-	c := history.Contract{Filter: r.roles.Filter, Defaults: r.defaults(), Request: []string{}}
+	c := history.Contract{Filter: r.roles.Filter, Defaults: r.Defaults(), Request: []string{}}
 	if r.roles.Create != nil {
-		c.Name = r.nameMember()
+		c.Name = r.NameMember()
 		c.Request = sortedKeys(r.roles.Create.Body.Properties)
 	}
 	return judge.NewHistory(c, w, r)

@@ -2,7 +2,6 @@ package conform
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/petstore/petstore/internal/conform/cases"
 )
@@ -16,7 +15,7 @@ import (
 // answer; the key with another pet is 422; a refused create keeps no
 // outcome; without a key every create creates.
 func (r *run) idempotencyCases(ctx context.Context) error {
-	if r.roles.Create == nil || !r.stated("replay") {
+	if r.roles.Create == nil || !r.Stated("replay") {
 		return nil
 	}
 	for _, gen := range []func(context.Context, cases.T) error{cases.Replays, cases.KeyEquivalence, cases.RetryHeaders, cases.RefusedKeepsNothing, cases.UnkeyedTwice} {
@@ -26,19 +25,3 @@ func (r *run) idempotencyCases(ctx context.Context) error {
 	}
 	return nil
 }
-
-func keyHeader(key string) http.Header { return cases.KeyHeader(key) }
-
-// replayOf wants the kept answer again (cases.ReplayOf).
-func replayOf(kept int64) outcome { return cases.ReplayOf(kept) }
-
-// nearMissCases sends the catalogue of near misses (cases.NearMissCases):
-// last says which rows, the ones sent last or the others.
-func (r *run) nearMissCases(ctx context.Context, last bool) error {
-	return cases.NearMissCases(ctx, r, last)
-}
-
-// NearMisses is the catalogue of near misses, a row each (cases.NearMisses):
-// the value, the near miss, the answer the contract requires, and the
-// sentence it rests on. docs/conformance-kit.md lists it.
-func NearMisses() [][4]string { return cases.NearMisses() }

@@ -19,15 +19,11 @@ func (r *run) createSchema() *openapi3.Schema {
 	return r.roles.Create.Body
 }
 
-// canonical is v, a decoded JSON value, as canonical JSON text
-// (judge.Canonical).
-func canonical(v any) string { return judge.Canonical(v) }
-
 // SentMembers decodes a create's body, a JSON object, into its members as
 // canonical JSON text, the defaults of the members it leaves out applied at
 // every depth (schemagen.WithDefaults).
 func (r *run) SentMembers(b []byte) (map[string]string, bool) {
-	m, ok := decodeObject(b)
+	m, ok := judge.DecodeObject(b)
 	if !ok {
 		return nil, false
 	}
@@ -36,7 +32,7 @@ func (r *run) SentMembers(b []byte) (map[string]string, bool) {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = canonical(v)
+		out[k] = judge.Canonical(v)
 	}
 	return out, true
 }

@@ -8,12 +8,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/history"
 )
-
-// scope is where the judgments of an exchange go (judge.Scope).
-type scope = judge.Scope
 
 // tenant tells which of the run's keys a request carries.
 func (r *run) tenant(h http.Header) int {
@@ -28,10 +24,6 @@ func (r *run) tenant(h http.Header) int {
 	}
 	return 0
 }
-
-// members decodes a JSON object, each member as canonical JSON text
-// (judge.Members).
-func members(b []byte) (map[string]string, bool) { return judge.Members(b) }
 
 // AnswerPet decodes a pet in an answer: its id and its other members that
 // the contract's pet names. The objects a server sends are open (a later
@@ -92,10 +84,3 @@ func (r *run) ListQuery(raw string) (history.Op, bool) {
 	}
 	return o, o.Limit > 0
 }
-
-// petID is the id of body, a pet (judge.PetID).
-func petID(body []byte) (int64, bool) { return judge.PetID(body) }
-
-// decodeObject decodes b as a JSON object, numbers as json.Number
-// (judge.DecodeObject).
-func decodeObject(b []byte) (map[string]any, bool) { return judge.DecodeObject(b) }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -24,7 +26,7 @@ func (r *run) readBack(ctx context.Context) error {
 	}
 	if r.roles.Get != nil {
 		for _, p := range pets {
-			x, err := r.Send(ctx, request{Method: "GET", Target: r.reqs.GetTarget(p)})
+			x, err := r.Send(ctx, wire.Request{Method: "GET", Target: r.reqs.GetTarget(p)})
 			if err != nil {
 				return err
 			}
@@ -32,13 +34,13 @@ func (r *run) readBack(ctx context.Context) error {
 		}
 	}
 	from := pets[0] - 1
-	if first := r.firstID(); first > 0 && first <= pets[len(pets)-1] {
+	if first := r.FirstID(); first > 0 && first <= pets[len(pets)-1] {
 		from = first - 1 // pets before the run's first are read by id only
 	}
 	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.LimitMax)
 	seen, last, err := r.walk(ctx, query, pets[len(pets)-1])
-	if errors.Is(err, errBudget) {
-		r.incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
+	if errors.Is(err, wire.ErrBudget) {
+		r.Incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
 	}
 	if err != nil || last == nil {
 		return err
@@ -57,7 +59,7 @@ func (r *run) readBack(ctx context.Context) error {
 
 // judgeWalk has the checker judge op, a walk whose last page is last, and
 // records what it found at that page; a walk it finds whole passes check.
-func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
+func (r *run) judgeWalk(op *history.Op, last *judge.Exchange, check string) {
 	r.hist.Invoke(op)
 	found := r.hist.Complete(op)
 	for _, a := range found {
@@ -69,8 +71,8 @@ func (r *run) judgeWalk(op *history.Op, last *exchange, check string) {
 	r.hist.Write(op)
 }
 
-// firstID is the id of the run's first pet, from its tag; 0 without one.
-func (r *run) firstID() int64 {
+// FirstID is the id of the run's first pet, from its tag; 0 without one.
+func (r *run) FirstID() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.tag) < 2 {

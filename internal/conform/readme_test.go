@@ -8,6 +8,7 @@ import (
 
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/conform"
+	"github.com/petstore/petstore/internal/conform/cases"
 )
 
 // The docs' mutants tables are the suite's: one row per mutant, in order,
@@ -73,7 +74,7 @@ func TestNearMissTableInDocs(t *testing.T) {
 		got = append(got, strings.Join(row, " | "))
 	}
 	var table strings.Builder
-	for _, row := range conform.NearMisses() {
+	for _, row := range cases.NearMisses() {
 		rule := "the schema"
 		if row[3] != "" {
 			rule = "`" + row[3] + "`"
@@ -90,7 +91,7 @@ func TestNearMissTableInDocs(t *testing.T) {
 // kit, in its order.
 func TestSentencesTableInDocs(t *testing.T) {
 	got := apitest.READMEColumn(t, "| sentence | where the spec states it | legal forms, accepted | illegal forms, refused |")
-	if want := conform.SentenceNames(); !slices.Equal(got, want) {
+	if want := cases.SentenceNames(); !slices.Equal(got, want) {
 		t.Errorf("the docs' sentences table lists\n%v\nthe kit has\n%v", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/petstore/petstore/internal/apitest"
+	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/report"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
@@ -31,7 +32,7 @@ func FuzzReportWellFormed(f *testing.F) {
 	f.Add([]byte("]]> ends CDATA <![CDATA[ x ]]>"), "<&'\">")
 	f.Add([]byte("\ud7ff\ue000\U0010FFFF"), "\u0085\u202e")
 	f.Fuzz(func(t *testing.T, body []byte, text string) {
-		got := describe(&exchange{Exchange: &wire.Exchange{Status: 400, Body: body}})
+		got := judge.Describe(&judge.Exchange{Exchange: &wire.Exchange{Status: 400, Body: body}})
 		if !utf8.ValidString(got) {
 			t.Fatalf("describe: invalid UTF-8 %q", got)
 		}

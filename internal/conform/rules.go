@@ -8,17 +8,11 @@ import (
 	"github.com/petstore/petstore/internal/conform/judge"
 )
 
-// answerRule is a rule on every answer of a kind (judge.Rule).
-type answerRule = judge.Rule
-
-// answerRules are the rules on every answer (judge.Rules).
-var answerRules = judge.Rules
-
 // statedRules are the answer rules the spec states.
-func (r *run) statedRules() []answerRule {
-	var out []answerRule
-	for _, rule := range answerRules {
-		if r.stated(rule.Name) {
+func (r *run) statedRules() []judge.Rule {
+	var out []judge.Rule
+	for _, rule := range judge.Rules {
+		if r.Stated(rule.Name) {
 			out = append(out, rule)
 		}
 	}
@@ -26,7 +20,7 @@ func (r *run) statedRules() []answerRule {
 }
 
 // ErrorCodes are the Error codes the contract gives the answer of x.
-func (r *run) ErrorCodes(x *exchange) []string {
+func (r *run) ErrorCodes(x *judge.Exchange) []string {
 	op := r.operation(x.Op)
 	if op == nil {
 		byStatus, _ := r.spec.Info.Extensions["x-error-codes"].(map[string]any)

@@ -7,28 +7,15 @@ import (
 	"github.com/petstore/petstore/internal/conform/wire"
 )
 
-// errBudget stops a run that has sent MaxRequests requests.
-var errBudget = wire.ErrBudget
-
-// exchange is one request the kit sent, what came back and what the judge
-// knows of it.
-type exchange = judge.Exchange
-
-const noOperation = judge.NoOperation
-
-// request is a request the kit sends: a malformed one is the point of
-// most of them.
-type request = wire.Request
-
 // observer is the run as the wire's Observer: it judges every exchange.
 type observer struct{ r *run }
 
 // Begin makes the exchange of x, an admitted request about to be sent:
 // the operation the contract routes it to, its tenant and scope; and
 // notes it as sent.
-func (o observer) Begin(w *wire.Exchange) *exchange {
+func (o observer) Begin(w *wire.Exchange) *judge.Exchange {
 	r := o.r
-	x := &exchange{Exchange: w, Op: noOperation, Tenant: r.tenant(w.Req.Header), In: judge.ScopeOf(w.Req.Context(), r.main)}
+	x := &judge.Exchange{Exchange: w, Op: judge.NoOperation, Tenant: r.tenant(w.Req.Header), In: judge.ScopeOf(w.Req.Context(), r.main)}
 	if route, _, err := r.contract.Route(w.Req); err == nil {
 		x.Op = route.Operation.OperationID
 	}
@@ -37,7 +24,7 @@ func (o observer) Begin(w *wire.Exchange) *exchange {
 }
 
 // End judges an answer to x, and teaches the model either way.
-func (o observer) End(x *exchange) {
+func (o observer) End(x *judge.Exchange) {
 	if x.Status != 0 {
 		o.r.judge(x)
 	}
@@ -46,30 +33,27 @@ func (o observer) End(x *exchange) {
 
 // NoAnswer marks x, a request that got no answer, as a failure of
 // not_a_server_error with status 0, so that the run goes on.
-func (o observer) NoAnswer(x *exchange) {
+func (o observer) NoAnswer(x *judge.Exchange) {
 	x.In.Record("not_a_server_error", x.Op, o.r.Fail(x, "an answer", string(x.Body)))
 }
 
 // judge runs the checks that hold for every response (judge.Answer).
-func (r *run) judge(x *exchange) { judge.Answer(r, r.rules, x) }
+func (r *run) judge(x *judge.Exchange) { judge.Answer(r, r.rules, x) }
 
 // Fail makes the Failure of a case whose request and response are x.
-func (r *run) Fail(x *exchange, want, got string) *Failure {
+func (r *run) Fail(x *judge.Exchange, want, got string) *Failure {
 	if got == "" {
-		got = describe(x)
+		got = judge.Describe(x)
 	}
 	return &Failure{Want: want, Got: got, Curl: r.Curl(x)}
 }
 
-// describe says what came back, briefly (judge.Describe).
-func describe(x *exchange) string { return judge.Describe(x) }
-
 // Send sends req and returns what came back, already judged (wire.Send:
 // a 429 rate_limited waited out).
-func (r *run) Send(ctx context.Context, req request) (*exchange, error) {
+func (r *run) Send(ctx context.Context, req wire.Request) (*judge.Exchange, error) {
 	return r.wire.Send(ctx, req)
 }
 
 // Curl is a command that sends the request of x again, the keys shown as
 // $PETSTORE_KEY and $PETSTORE_KEY2.
-func (r *run) Curl(x *exchange) string { return r.wire.Curl(x.Exchange) }
+func (r *run) Curl(x *judge.Exchange) string { return r.wire.Curl(x.Exchange) }

@@ -13,17 +13,15 @@ import (
 	"strconv"
 
 	"github.com/petstore/petstore/internal/conform/cases"
+	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
-// post creates body (with header's fields, as tenant) and returns the
+// Post creates body (with header's fields, as tenant) and returns the
 // exchange and the id of the created pet (ok only for a 201 with an id).
-func (r *run) post(ctx context.Context, body any, header http.Header, tenant int) (x *exchange, id int64, ok bool, err error) {
-	b, isBytes := body.([]byte)
-	if !isBytes {
-		b = mustJSON(body)
-	}
-	req := r.reqs.CreateReq(b, header)
+func (r *run) Post(ctx context.Context, body []byte, header http.Header, tenant int) (x *judge.Exchange, id int64, ok bool, err error) {
+	req := r.reqs.CreateReq(body, header)
 	req.Tenant = tenant
 	if x, err = r.Send(ctx, req); err != nil {
 		return nil, 0, false, err
@@ -31,7 +29,7 @@ func (r *run) post(ctx context.Context, body any, header http.Header, tenant int
 	if x.Status != http.StatusCreated {
 		return x, 0, false, nil
 	}
-	id, ok = petID(x.Body)
+	id, ok = judge.PetID(x.Body)
 	return x, id, ok, nil
 }
 
@@ -56,7 +54,7 @@ func (r *run) statuses() []string {
 		return nil
 	}
 	var out []string
-	def, _ := strconv.Unquote(r.defaults()[r.roles.Filter])
+	def, _ := strconv.Unquote(r.Defaults()[r.roles.Filter])
 	for _, v := range cases.Flat(s.Value).Enum {
 		if v := fmt.Sprint(v); v == def {
 			out = append([]string{v}, out...)
@@ -74,7 +72,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		st = ss[1] // not the default
 		extra[r.roles.Filter] = st
 	}
-	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-read", extra), nil, 1)
+	x, id, ok, err := r.Post(ctx, cases.MustJSON(r.reqs.NewPet("conform-read", extra)), nil, 1)
 	if err != nil {
 		return err
 	}
@@ -99,7 +97,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 		if filter != "" {
 			q += "&" + r.roles.Filter + "=" + url.QueryEscape(filter)
 		}
-		y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.ListTarget(q)})
+		y, err := r.Send(ctx, wire.Request{Method: http.MethodGet, Target: r.reqs.ListTarget(q)})
 		if err != nil {
 			return err
 		}
@@ -112,7 +110,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 
 // readAt gets target: 200 with body.
 func (r *run) readAt(ctx context.Context, target string, body []byte, want string) error {
-	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: target})
+	y, err := r.Send(ctx, wire.Request{Method: http.MethodGet, Target: target})
 	if err != nil {
 		return err
 	}
@@ -135,24 +133,24 @@ func decodeAny(b []byte) (any, bool) {
 // defaultStatus: a create without the filter member takes its default, and
 // is stored with it.
 func (r *run) defaultStatus(ctx context.Context) error {
-	def, ok := r.defaults()[r.roles.Filter]
-	if !ok || !r.stated("default-status") {
+	def, ok := r.Defaults()[r.roles.Filter]
+	if !ok || !r.Stated("default-status") {
 		return nil
 	}
-	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-default", nil), nil, 1)
+	x, id, ok, err := r.Post(ctx, cases.MustJSON(r.reqs.NewPet("conform-default", nil)), nil, 1)
 	if err != nil {
 		return err
 	}
-	pet, _ := members(x.Body)
+	pet, _ := judge.Members(x.Body)
 	r.Expect("default_status", x, ok && pet[r.roles.Filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.Filter, def))
 	if !ok || r.roles.Get == nil {
 		return nil
 	}
-	y, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.GetTarget(id)})
+	y, err := r.Send(ctx, wire.Request{Method: http.MethodGet, Target: r.reqs.GetTarget(id)})
 	if err != nil {
 		return err
 	}
-	got, _ := members(y.Body)
+	got, _ := judge.Members(y.Body)
 	r.Expect("default_status", y, y.Status == http.StatusOK && got[r.roles.Filter] == def, fmt.Sprintf("stored with %s %s", r.roles.Filter, def))
 	return nil
 }
@@ -169,7 +167,7 @@ func (r *run) paging(ctx context.Context) error {
 	byStatus := map[string][]int64{}
 	for i := range 6 {
 		st := ss[[]int{0, 1, 2, 1, 0, 1}[i]%len(ss)]
-		x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-page", map[string]any{r.roles.Filter: st}), nil, 1)
+		x, id, ok, err := r.Post(ctx, cases.MustJSON(r.reqs.NewPet("conform-page", map[string]any{r.roles.Filter: st})), nil, 1)
 		if err != nil {
 			return err
 		}
@@ -182,12 +180,12 @@ func (r *run) paging(ctx context.Context) error {
 	}
 	// The first page: with a next link (more pets exist). A page may hold
 	// fewer pets than its limit: limit is a maximum.
-	first, err := r.Send(ctx, request{Method: http.MethodGet, Target: r.reqs.ListTarget("limit=2")})
+	first, err := r.Send(ctx, wire.Request{Method: http.MethodGet, Target: r.reqs.ListTarget("limit=2")})
 	if err != nil {
 		return err
 	}
 	var page []json.RawMessage
-	r.Expect("pagination", first, json.Unmarshal(first.Body, &page) == nil && len(page) >= 1 && len(page) <= 2 && nextLink(first.Header) != "",
+	r.Expect("pagination", first, json.Unmarshal(first.Body, &page) == nil && len(page) >= 1 && len(page) <= 2 && judge.NextLink(first.Header) != "",
 		"the first page of limit=2 with one or two pets and a Link rel=\"next\" (at least 6 pets exist)")
 	from := strconv.FormatInt(ids[0]-1, 10)
 	walks := []struct {
@@ -213,8 +211,8 @@ func (r *run) paging(ctx context.Context) error {
 // incomplete, never a pet reported missed.
 func (r *run) walkOnce(ctx context.Context, query string, want []int64) error {
 	seen, last, err := r.walk(ctx, query, slices.Max(want))
-	if errors.Is(err, errBudget) {
-		r.incomplete("pagination", "the walk "+strconv.Quote(query), "the request budget ran out before the walk passed the pets it looks for")
+	if errors.Is(err, wire.ErrBudget) {
+		r.Incomplete("pagination", "the walk "+strconv.Quote(query), "the request budget ran out before the walk passed the pets it looks for")
 	}
 	if err != nil || last == nil {
 		return err
@@ -237,19 +235,19 @@ func (r *run) walkOnce(ctx context.Context, query string, want []int64) error {
 // page the model already failed. It goes on for as many pages as that
 // takes: a target may answer fewer pets a page than the limit, and others
 // may write between the pets a walk looks for. Only the budget stops it
-// (errBudget), or a next link that does not move on (the model fails the
+// (wire.ErrBudget), or a next link that does not move on (the model fails the
 // page that has it).
-func (r *run) walk(ctx context.Context, query string, until int64) (seen map[int64]int, last *exchange, err error) {
+func (r *run) walk(ctx context.Context, query string, until int64) (seen map[int64]int, last *judge.Exchange, err error) {
 	return r.walkPages(ctx, query, until, -1)
 }
 
 // walkPages is walk, at most pages pages (-1: no bound).
-func (r *run) walkPages(ctx context.Context, query string, until int64, pages int) (seen map[int64]int, last *exchange, err error) {
+func (r *run) walkPages(ctx context.Context, query string, until int64, pages int) (seen map[int64]int, last *judge.Exchange, err error) {
 	seen = map[int64]int{}
 	target := r.reqs.ListTarget(query)
 	end := int64(-1) // the last id so far
 	for n := 0; target != "" && n != pages; n++ {
-		if last, err = r.Send(ctx, request{Method: http.MethodGet, Target: target}); err != nil {
+		if last, err = r.Send(ctx, wire.Request{Method: http.MethodGet, Target: target}); err != nil {
 			return nil, nil, err
 		}
 		var page []json.RawMessage
@@ -259,12 +257,12 @@ func (r *run) walkPages(ctx context.Context, query string, until int64, pages in
 		}
 		prev := end
 		for _, raw := range page {
-			if id, ok := petID(raw); ok {
+			if id, ok := judge.PetID(raw); ok {
 				seen[id]++
 				end = max(end, id)
 			}
 		}
-		next := nextLink(last.Header)
+		next := judge.NextLink(last.Header)
 		switch {
 		case next == "" || until > 0 && end >= until:
 			return seen, last, nil

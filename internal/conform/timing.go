@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petstore/petstore/internal/conform/cases"
 	"github.com/petstore/petstore/internal/conform/wire"
 )
 
@@ -40,22 +41,22 @@ type promises struct {
 func (r *run) startPromises(ctx context.Context) error {
 	p := &r.time
 	p.head = make(chan struct{})
-	if op := r.roles.List; op != nil && r.bounds.HeadTimeout > 0 && r.stated("head-timeout") && r.wantsAny("http_framing") {
+	if op := r.roles.List; op != nil && r.bounds.HeadTimeout > 0 && r.Stated("head-timeout") && r.wantsAny("http_framing") {
 		p.headSpan = time.Duration(headShare * float64(r.bounds.HeadTimeout))
 		go r.slowHead(ctx, op)
 	} else {
 		close(p.head)
 	}
-	if r.roles.Create == nil || !r.stated("retention") || !r.wantsAny("idempotent_replay") {
+	if r.roles.Create == nil || !r.Stated("retention") || !r.wantsAny("idempotent_replay") {
 		return nil
 	}
 	if r.bounds.Retention == 0 {
-		r.incomplete("idempotent_replay", "the retention", "the spec states the sentence retention but the kit reads no figure from it (x-rules: retention: {hours: N})")
+		r.Incomplete("idempotent_replay", "the retention", "the spec states the sentence retention but the kit reads no figure from it (x-rules: retention: {hours: N})")
 		return nil
 	}
 	p.stated = r.bounds.Retention
-	p.key, p.body = r.Name("conform-retention"), mustJSON(r.reqs.NewPet("conform-retention", nil))
-	x, id, ok, err := r.post(ctx, p.body, keyHeader(p.key), 1)
+	p.key, p.body = r.Name("conform-retention"), cases.MustJSON(r.reqs.NewPet("conform-retention", nil))
+	x, id, ok, err := r.Post(ctx, p.body, cases.KeyHeader(p.key), 1)
 	if err != nil {
 		return err
 	}
@@ -73,16 +74,16 @@ func (r *run) wantsAny(check string) bool { return r.enabled[check] || r.JudgesE
 // slowHead sends a listing whose request line and headers arrive over
 // headSpan, a piece at a time: the contract answers a head that arrives
 // whole within its time.
-func (r *run) slowHead(ctx context.Context, op *operation) {
+func (r *run) slowHead(ctx context.Context, op *cases.Operation) {
 	defer close(r.time.head)
-	req := request{Method: op.Method, Target: op.Path, Raw: &wire.Raw{Slow: r.time.headSpan}}
+	req := wire.Request{Method: op.Method, Target: op.Path, Raw: &wire.Raw{Slow: r.time.headSpan}}
 	label := fmt.Sprintf("a request head sent over %s, a piece at a time (the contract gives a head %s)", r.time.headSpan, r.bounds.HeadTimeout)
-	err := r.sendCases(ctx, []kase{{Label: label, Check: "http_framing", Req: req, Want: accepted()}})
+	err := cases.Send(ctx, r, []cases.Case{{Label: label, Check: "http_framing", Req: req, Want: cases.Accepted()}})
 	promise := Promise{Name: "head-timeout", Stated: r.bounds.HeadTimeout.Seconds(), How: "a request head sent a piece at a time, answered"}
 	if err == nil {
 		promise.Reached = r.time.headSpan.Seconds()
-	} else if errors.Is(err, errBudget) && !r.halted() {
-		r.incomplete("http_framing", "the head's time", "the request budget ran out before the slow head was sent")
+	} else if errors.Is(err, wire.ErrBudget) && !r.halted() {
+		r.Incomplete("http_framing", "the head's time", "the request budget ran out before the slow head was sent")
 	}
 	r.promise(promise)
 }
@@ -102,13 +103,13 @@ func (r *run) endPromises(ctx context.Context) error {
 	promise := Promise{Name: "retention", Stated: p.stated.Seconds(), How: "a keyed create from the run's start, retried at its end, replayed"}
 	defer func() { r.promise(promise) }()
 	if p.pet == 0 {
-		r.incomplete("idempotent_replay", "the retention", "the keyed create to retry at the run's end was not created")
+		r.Incomplete("idempotent_replay", "the retention", "the keyed create to retry at the run's end was not created")
 		return nil
 	}
 	span := time.Since(p.keptAt)
-	err := r.sendCases(ctx, []kase{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.reqs.CreateReq(p.body, keyHeader(p.key)), Want: replayOf(p.pet)}})
-	if errors.Is(err, errBudget) {
-		r.incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
+	err := cases.Send(ctx, r, []cases.Case{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.reqs.CreateReq(p.body, cases.KeyHeader(p.key)), Want: cases.ReplayOf(p.pet)}})
+	if errors.Is(err, wire.ErrBudget) {
+		r.Incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
 		return err
 	}
 	promise.Reached = span.Seconds()

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/internal/conform/cases"
+	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -31,7 +34,7 @@ import (
 //     leaves the model as the request is sent: the kit judges it no more.
 
 // modelled reports whether the model follows op.
-func (r *run) modelled(op *operation) bool {
+func (r *run) modelled(op *cases.Operation) bool {
 	return op == r.roles.Create || op == r.roles.List || op == r.roles.Get
 }
 
@@ -49,7 +52,7 @@ func safeMethod(method string) bool {
 func (r *run) noteUnmodelled() {
 	for _, op := range r.ops {
 		if !r.modelled(op) {
-			r.skip("operation "+op.ID, "meaning not modelled: judged on form only (its answers against the spec); "+op.Method+" "+op.Path+" is none of the create, listing and get the kit's model follows")
+			r.Skip("operation "+op.ID, "meaning not modelled: judged on form only (its answers against the spec); "+op.Method+" "+op.Path+" is none of the create, listing and get the kit's model follows")
 		}
 	}
 }
@@ -62,7 +65,7 @@ var formRefusals = []int{http.StatusBadRequest, http.StatusUnauthorized, http.St
 // documented is what a valid request to op, an operation the kit has no
 // model for, wants: a 2xx or 4xx the spec documents for op, but a refusal
 // of its form or key.
-func (r *run) documented(op *operation) outcome {
+func (r *run) documented(op *cases.Operation) judge.Outcome {
 	var statuses []int
 	add := func(lo, hi int) {
 		for s := lo; s <= hi; s++ {
@@ -84,16 +87,16 @@ func (r *run) documented(op *operation) outcome {
 		}
 	}
 	if len(statuses) == 0 {
-		return accepted()
+		return cases.Accepted()
 	}
 	slices.Sort(statuses)
-	return outcome{Status: statuses}
+	return judge.Outcome{Status: statuses}
 }
 
 // SpareFor is the id a request to op names where it names a pet: the
 // spare, for an operation the kit has no model for ("" for another, or
 // when the run has none).
-func (r *run) SpareFor(op *operation) string {
+func (r *run) SpareFor(op *cases.Operation) string {
 	if r.modelled(op) {
 		return ""
 	}
@@ -113,7 +116,7 @@ func (r *run) makeSpare(ctx context.Context) error {
 	if !need || r.roles.Create == nil {
 		return nil
 	}
-	x, id, ok, err := r.post(ctx, r.reqs.NewPet("conform-spare", nil), nil, 1)
+	x, id, ok, err := r.Post(ctx, cases.MustJSON(r.reqs.NewPet("conform-spare", nil)), nil, 1)
 	if err != nil || !ok {
 		if err == nil {
 			r.Expect("positive_data_acceptance", x, false, "201 for a valid create")
@@ -129,7 +132,7 @@ func (r *run) makeSpare(ctx context.Context) error {
 
 // ReleaseFor takes out of the model, as x leaves, the pets a request that
 // is not safe, to an operation the kit has no model for, may change.
-func (r *run) ReleaseFor(x *exchange) (ids []int64, all bool) {
+func (r *run) ReleaseFor(x *judge.Exchange) (ids []int64, all bool) {
 	op := r.operation(x.Op)
 	if op == nil || r.modelled(op) || safeMethod(x.Req.Method) {
 		return nil, false
@@ -147,13 +150,13 @@ func (r *run) ReleaseFor(x *exchange) (ids []int64, all bool) {
 // goes to an operation the kit has no model for with a method that is not
 // safe: whatever they change or remove (the run's own first pet, named by
 // a bound of an id), no later case relies on. It returns the others.
-func (r *run) DeferUnsafe(ks []kase) []kase {
+func (r *run) DeferUnsafe(ks []cases.Case) []cases.Case {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.deferDone {
 		return ks
 	}
-	var now []kase
+	var now []cases.Case
 	for _, k := range ks {
 		if op := r.opOf(k.Req); op != nil && !r.modelled(op) && !safeMethod(op.Method) {
 			r.deferred = append(r.deferred, k)
@@ -171,11 +174,11 @@ func (r *run) sendDeferred(ctx context.Context) error {
 	ks := r.deferred
 	r.deferred = nil
 	r.mu.Unlock()
-	return r.sendCases(ctx, ks)
+	return cases.Send(ctx, r, ks)
 }
 
 // opOf is the operation the contract routes req to, or nil.
-func (r *run) opOf(req request) *operation {
+func (r *run) opOf(req wire.Request) *cases.Operation {
 	if req.Raw != nil || strings.HasPrefix(req.Target, "http://") || strings.HasPrefix(req.Target, "https://") {
 		return nil
 	}
@@ -193,4 +196,19 @@ func (r *run) opOf(req request) *operation {
 		}
 	}
 	return nil
+}
+
+// AcceptedBy is the outcome of a valid request to op (cases.T): a create
+// 201, a get 200 or 404 (a valid id may name no pet), the listing any 2xx,
+// an operation the kit has no model for what the spec documents.
+func (r *run) AcceptedBy(op *cases.Operation) judge.Outcome {
+	switch {
+	case op == r.roles.Create:
+		return cases.Created()
+	case !r.modelled(op):
+		return r.documented(op)
+	case len(op.InPath) > 0:
+		return cases.Found()
+	}
+	return cases.Accepted()
 }

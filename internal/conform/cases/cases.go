@@ -55,6 +55,12 @@ type T interface {
 	// JudgesEvery reports whether a check that judges every answer runs:
 	// then every case is worth sending.
 	JudgesEvery() bool
+	// Skip notes what the run does not judge (a check, or "sentence NAME"),
+	// and why: the report lists it under Skipped.
+	Skip(what, reason string)
+	// Incomplete notes a gap of the run, what it cannot judge of check ("":
+	// of the run as a whole), and why: the run cannot pass.
+	Incomplete(check, what, reason string)
 	// DeferUnsafe keeps back, for the end of the run, the cases that may
 	// change pets other cases rely on, and returns the others.
 	DeferUnsafe(ks []Case) []Case
@@ -103,10 +109,6 @@ type T interface {
 	// shows it as shell, the shell expression that makes it from
 	// $PETSTORE_KEY.
 	NearKey(key, shell string)
-	// IllegalForms are the negative cases of the stated sentences sent
-	// before the last phase, and of each operation's schemas: each a
-	// request the contract refuses for its form.
-	IllegalForms() []Case
 	// RuleStrings is the list of strings the spec gives the sentence name
 	// under key.
 	RuleStrings(name, key string) []string

@@ -40,7 +40,7 @@ func keyable(req wire.Request, op *Operation) bool {
 	return op != nil && req.Method == op.Method && path == op.Path && len(req.Header.Values("Idempotency-Key")) == 0
 }
 
-// FormCases sends every illegal form (T.IllegalForms) again in each
+// FormCases sends every illegal form (IllegalForms) again in each
 // variant that applies.
 func FormCases(ctx context.Context, t T) error {
 	if !t.Stated("forms-before-keys") {
@@ -64,7 +64,7 @@ func FormCases(ctx context.Context, t T) error {
 		}
 		keptPet = id
 	}
-	for _, form := range t.IllegalForms() {
+	for _, form := range IllegalForms(t) {
 		for _, v := range formVariants {
 			if v.key != 0 && !keyable(form.Req, create) {
 				continue
