@@ -46,16 +46,6 @@ type Program struct {
 	Version func(w io.Writer) error
 }
 
-// Run runs the command args name (args[0] is the program), or the default
-// one: Lookup, then the function it found.
-func (p *Program) Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	run, rest, err := p.Lookup(args)
-	if err != nil {
-		return err
-	}
-	return run(ctx, rest, getenv, stdout, stderr)
-}
-
 // Lookup finds what runs args (args[0] is the program) and the arguments
 // it takes: the command args name, or the default one; help for a lone -h;
 // the version for -version on any command (it does nothing else). A main
@@ -142,7 +132,7 @@ func (p *Program) Help(ctx context.Context, args []string, getenv func(string) s
 }
 
 // wantsVersion reports whether a command's arguments ask for the version
-// (-version or --version, before any "--"): every command takes it, so Run
+// (-version or --version, before any "--"): every command takes it, so Lookup
 // answers it before the command parses its flags.
 func wantsVersion(args []string) bool {
 	for _, a := range args {

@@ -4,11 +4,10 @@
 // keys and their reload, the store, the app, tracing and metrics, the
 // listener and its bound on connections, profiling, and the drain.
 //
-// cmd/petstore's run hands serve's arguments and environment straight to
-// Command, which parses them (Flags, Configure) and calls Run; nothing else
-// here reads the process's arguments or environment, but for the OTEL_*
-// variables that telemetry.Setup leaves to the OpenTelemetry SDK, as every
-// SDK does.
+// cmd/petstore's serve parses its arguments and environment (Flags,
+// Configure) and calls Run; nothing here reads the process's arguments or
+// environment, but for the OTEL_* variables that telemetry.Setup leaves to
+// the OpenTelemetry SDK, as every SDK does.
 package server
 
 import (
