@@ -1,36 +1,51 @@
-// Package connlimit bounds the connections an http.Server holds open, in a
-// way that keeps the server answering new clients at the bound.
+// Package connlimit bounds the connections an http.Server holds open, and
+// the time a request body may take to arrive, in a way that keeps the
+// server answering new clients at the bound.
 //
 // A listener that stops accepting at its bound (golang.org/x/net/netutil's
 // LimitListener) leaves every new client, a health probe included, queued
 // behind the slow ones. Here the listener always accepts; at the bound it
-// closes the least recently used connection that is waiting for its client:
-// idle between requests, or waiting for the rest of a request whose first
-// bytes came (a slow client's), or for any byte at all for longer than
-// Grace. A connection running a request is never cut. A client whose
-// request comes whole at once (a probe) is served however many slow clients
-// reconnect meanwhile: its connection is the most recently used, and waits
-// for nothing.
+// closes the least recently active connection that is waiting for its
+// client: idle between requests, or waiting for the rest of a request whose
+// first bytes came (a slow client's), its head or its body, or for any byte
+// at all for longer than Grace. A connection running a request, and not
+// waiting for its body, is never cut. A client whose request comes whole at
+// once (a probe) is served however many slow clients reconnect meanwhile:
+// its connection is the most recently active, and waits for nothing.
 //
 // Closing starts an eighth below the bound, so that new connections have
 // room while their clients' first bytes are on their way. At the bound
-// itself, when no connection is closable, the least recently used one not
-// running a request is closed; when every one is running a request, the new
-// connection is closed at once.
+// itself, when no connection is closable, the least recently active one not
+// running a request (or waiting for its body) is closed; when every one is
+// running a request, the new connection is closed at once.
 //
-// A connection runs a request from the moment net/http has read its
-// request whole to the moment net/http has written its answer whole, as
-// http.Server's ConnState reports (active, then idle): not from the
-// handler's start to its return, since net/http reads from the connection
-// before the handler starts and writes the answer after it returns. A
-// connection's last use is its accept or the end of its last request.
+// A connection runs a request from the moment net/http has read its head
+// to the moment net/http has written its answer whole, as http.Server's
+// ConnState reports (active, then idle): not from the handler's start to
+// its return, since net/http writes the answer after it returns. While the
+// handler reads the request's body and the connection has nothing buffered
+// for it, the connection waits for its client as an idle one does: net/
+// http reports it active once the head is read, so that four creates
+// trickling their bodies would otherwise hold a bound of four. A
+// connection's last activity is its accept, the end of its last request,
+// or the start of its last wait for body bytes.
+//
+// A body must also keep coming (BodyRule): its k-th byte within Grace plus
+// k / MinRate seconds of the first read of the body, and the whole of it
+// within Max; a read past that fails with ErrBodyTooSlow, and the
+// connection's write deadline is moved so that the answer to it can still
+// be written.
 package connlimit
 
 import (
 	"container/list"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -48,12 +63,16 @@ const (
 // Limiter bounds the connections of one http.Server (see Wrap). It is safe
 // for concurrent use.
 type Limiter struct {
+	// Body is the rule a request body's arrival keeps (the zero rule: none);
+	// set it before Wrap.
+	Body BodyRule
+
 	max  int // connections open at most
 	soft int // from this many on, a new connection closes a waiting one
 
 	mu    sync.Mutex
 	open  int
-	waits *list.List // of *conn not running a request, least recently used first
+	waits *list.List // of *conn waiting for their client, least recently active first
 
 	closed    *prometheus.CounterVec
 	openGauge prometheus.GaugeFunc
@@ -64,7 +83,7 @@ type Limiter struct {
 type conn struct {
 	net.Conn
 	l     *Limiter
-	elem  *list.Element // in l.waits while not running a request; else nil
+	elem  *list.Element // in l.waits while not running a request, or in a body's read; else nil
 	gone  bool          // closed, or no longer the Limiter's
 	since time.Time     // accepted
 	// cut is set when the connection is closed for room: a request net/
@@ -130,18 +149,28 @@ func (l *Limiter) Open() int {
 // it once srv is set up, before Serve), and returns the listener to serve.
 //
 // ConnState tells when a connection runs a request (active) and when it
-// waits for its client again (idle). The Handler only refuses to run a
-// request whose connection was closed for room in the instant between
-// net/http reading it and reporting it active: it is not answered (its
-// connection is gone), and so it must not be run either.
+// waits for its client again (idle). The Handler refuses to run a request
+// whose connection was closed for room in the instant between net/http
+// reading it and reporting it active: it is not answered (its connection is
+// gone), and so it must not be run either. It hands the handler the body
+// through a reader that marks the connection as waiting for its client
+// while a read of it waits, and holds it to l.Body.
 func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
 	next := srv.Handler
 	if next == nil {
 		next = http.DefaultServeMux
 	}
 	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, ok := r.Context().Value(connKey{}).(*conn); ok && c.cut.Load() {
+		c, ok := r.Context().Value(connKey{}).(*conn)
+		if ok && c.cut.Load() {
 			return
+		}
+		if ok && r.Body != nil && r.Body != http.NoBody {
+			// net/http reads what the handler left of the body after it
+			// returns, from its own reader, which it tells by its type.
+			orig := r.Body
+			r.Body = &body{ReadCloser: orig, c: c}
+			defer func() { r.Body = orig }()
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -321,3 +350,89 @@ func (c *conn) Close() error {
 	c.l.forget(c)
 	return c.Conn.Close()
 }
+
+// BodyRule is how slowly a request body may arrive: its k-th byte within
+// Grace plus k / MinRate seconds of the first read of the body, and all of
+// it within Max. A zero MinRate or Max leaves that part out.
+type BodyRule struct {
+	Grace   time.Duration
+	MinRate int // bytes a second
+	Max     time.Duration
+}
+
+// deadline is when the body's byte after the first n must have arrived, for
+// a body first read at start; zero for none.
+func (r BodyRule) deadline(start time.Time, n int64) time.Time {
+	var d time.Time
+	if r.MinRate > 0 {
+		d = start.Add(r.Grace + time.Duration(n+1)*time.Second/time.Duration(r.MinRate))
+	}
+	if r.Max > 0 && (d.IsZero() || start.Add(r.Max).Before(d)) {
+		d = start.Add(r.Max)
+	}
+	return d
+}
+
+// ErrBodyTooSlow is the error of a body read cut off by the Limiter's
+// BodyRule. It wraps os.ErrDeadlineExceeded.
+var ErrBodyTooSlow = errors.New("connlimit: the request body arrives too slowly")
+
+// answerTime is what the answer to a body cut off has to be written in:
+// the server's write deadline, set when it read the head, may have passed.
+const answerTime = 5 * time.Second
+
+// body is a request's body on a Limiter's connection (see Wrap).
+type body struct {
+	io.ReadCloser
+	c     *conn
+	start time.Time // the first read; zero before it
+	n     int64     // bytes read
+	done  bool      // read to its end, or failed: the deadline is cleared
+}
+
+// Read reads from the body, the connection waiting for its client
+// meanwhile, within the Limiter's BodyRule.
+func (b *body) Read(p []byte) (int, error) {
+	if b.done {
+		return b.ReadCloser.Read(p)
+	}
+	l := b.c.l
+	rule := l.Body != BodyRule{}
+	if rule {
+		if b.start.IsZero() {
+			b.start = time.Now()
+		}
+		b.c.Conn.SetReadDeadline(l.Body.deadline(b.start, b.n))
+	}
+	l.waitBody(b.c)
+	n, err := b.ReadCloser.Read(p)
+	l.gotBody(b.c)
+	b.n += int64(n)
+	if err != nil {
+		b.done = true
+		if rule && err == io.EOF {
+			// net/http reads the connection in the background once the
+			// body is read: no deadline of the body's may cut it. (After
+			// a failure, the connection is not read again.)
+			b.c.Conn.SetReadDeadline(time.Time{})
+		}
+		if rule && errors.Is(err, os.ErrDeadlineExceeded) {
+			b.c.Conn.SetWriteDeadline(time.Now().Add(answerTime))
+			err = fmt.Errorf("%w (%d bytes in %v): %w", ErrBodyTooSlow, b.n, time.Since(b.start).Round(time.Millisecond), err)
+		}
+	}
+	return n, err
+}
+
+// waitBody marks c, running a request, as waiting for its client while
+// its body is read: the most recently active.
+func (l *Limiter) waitBody(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.elem == nil && !c.gone {
+		c.elem = l.waits.PushBack(c)
+	}
+}
+
+// gotBody marks the end of a read of c's body: c runs its request again.
+func (l *Limiter) gotBody(c *conn) { l.running(c) }

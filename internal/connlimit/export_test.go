@@ -14,3 +14,7 @@ func Closable(l *Limiter) int {
 	}
 	return n
 }
+
+// Deadline is r's deadline for the byte after the first n of a body first
+// read at start.
+func Deadline(r BodyRule, start time.Time, n int64) time.Time { return r.deadline(start, n) }

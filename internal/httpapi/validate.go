@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -113,6 +114,10 @@ func readBody(cl *call) ([]byte, error) {
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// Cut off for arriving too slowly (connlimit's BodyRule, the
+		// contract's body-rate).
+		return nil, &apiError{Status: http.StatusRequestTimeout, Code: codeRequestTimeout, Message: msgRequestTimeout}
 	case err != nil:
 		return nil, invalid("body: invalid")
 	}

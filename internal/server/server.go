@@ -27,10 +27,16 @@ import (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 15 * time.Second
-	writeTimeout      = 15 * time.Second
-	idleTimeout       = 60 * time.Second
-	shutdownTimeout   = 10 * time.Second
-	maxHeaderBytes    = 64 << 10
+	// The contract's body-rate: a body's k-th byte within bodyGrace plus
+	// k / bodyMinRate seconds of its first read, all of it within
+	// bodyTimeout (connlimit.BodyRule).
+	bodyGrace       = 5 * time.Second
+	bodyMinRate     = 240 // bytes a second
+	bodyTimeout     = 15 * time.Second
+	writeTimeout    = 15 * time.Second
+	idleTimeout     = 60 * time.Second
+	shutdownTimeout = 10 * time.Second
+	maxHeaderBytes  = 64 << 10
 )
 
 // Usage is serve's description, for petstore help serve (the flags follow
@@ -82,6 +88,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	defer store.close()
 	conns := connlimit.New(cfg.MaxConnections)
+	conns.Body = connlimit.BodyRule{Grace: bodyGrace, MinRate: bodyMinRate, Max: bodyTimeout}
 	app, err := newApp(ctx, cfg, keys, store.Store, tracing, log, out, conns.Collectors())
 	if err != nil {
 		return err
