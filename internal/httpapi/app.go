@@ -82,8 +82,10 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// AccessLog, when set, receives the access log: one JSON line a
 	// request, the line Logger's slog.JSONHandler would write, appended by
-	// hand. When nil, the lines go to Logger.
-	AccessLog io.Writer
+	// hand; or with AccessLogText, slog.TextHandler's line. When nil, the
+	// lines go to Logger.
+	AccessLog     io.Writer
+	AccessLogText bool
 	// Draining, once closed, makes /readyz answer 503: the server is shutting
 	// down and goes on serving only until the load balancer has seen it go.
 	// Nil: never.
@@ -199,7 +201,11 @@ const (
 // error that it returns to observe, which renders, counts and logs it.
 func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
-	mw := []echo.MiddlewareFunc{observe(m, handle, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
+	access := accessLog{h: log.Handler(), json: cfg.AccessLog}
+	if cfg.AccessLog != nil && cfg.AccessLogText {
+		access = accessLog{h: slog.NewTextHandler(cfg.AccessLog, nil)}
+	}
+	mw := []echo.MiddlewareFunc{observe(m, handle, access, cfg.TraceID)}
 	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
 		mw = append(mw, cfg.Trace)
 	}
