@@ -27,6 +27,9 @@ type call struct {
 	// series is the request's metrics series: its operation, or its route
 	// (observe, from the operation table).
 	series *series
+	// route is the handler Echo routed the request to, with its
+	// operation's chain (dispatch runs it).
+	route echo.HandlerFunc
 	// caller is the key authenticate accepted; nil before, or without one.
 	caller *apikey.Key
 	// newPet is createPet's body, decoded and checked (decodeBody).
