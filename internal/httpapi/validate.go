@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -24,21 +26,140 @@ import (
 // The route is handed over without its security requirement: authenticate
 // has enforced it before the validator runs (requireBearer checked at start
 // that it is the bearer key alone), and kin-openapi would only call back for
-// that verdict. The body is decodeBody's.
+// that verdict. strictParams has held every integer parameter to its
+// format already; one whose schema says nothing more but its bounds
+// (checkedByStrict) is not parsed and checked again: its bounds are
+// compared here, and only a request that breaks one goes to kin-openapi
+// with every parameter, for the same verdict, in the same order, as ever.
+// Otherwise kin-openapi gets the other parameters, and not even that when
+// the request sends none of them. The body is decodeBody's; the query,
+// strictParams' parse of it.
 func validate(route *routers.Route) echo.MiddlewareFunc {
-	op, own := *route.Operation, *route
-	op.Security = &openapi3.SecurityRequirements{}
-	own.Operation = &op
+	whole := withoutSecurity(*route)
+	left := whole
+	op, item := *whole.Operation, *whole.PathItem
+	op.Parameters, item.Parameters = leftToValidate(op.Parameters), leftToValidate(item.Parameters)
+	left.Operation, left.PathItem = &op, &item
+	bounded := boundedByStrict(append(slices.Clone(route.PathItem.Parameters), route.Operation.Parameters...))
+	rest := append(slices.Clone(item.Parameters), op.Parameters...)
 	opts := &openapi3filter.Options{ExcludeRequestBody: true, SkipSettingDefaults: true}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			in := &openapi3filter.RequestValidationInput{Request: c.Request(), PathParams: pathParams(c), Route: &own, Options: opts}
+			r := &left
+			switch {
+			case outOfBounds(c, bounded):
+				r = &whole
+			case noneSent(c, rest):
+				return next(c) // kin-openapi has nothing left to check
+			}
+			in := &openapi3filter.RequestValidationInput{Request: c.Request(), PathParams: pathParams(c), Route: r, Options: opts}
+			if cl := callOf(c); cl != nil {
+				in.QueryParams = cl.query
+			}
 			if err := openapi3filter.ValidateRequest(c.Request().Context(), in); err != nil {
 				return err
 			}
 			return next(c)
 		}
 	}
+}
+
+// withoutSecurity is route with an operation of no security requirement.
+func withoutSecurity(route routers.Route) routers.Route {
+	op := *route.Operation
+	op.Security = &openapi3.SecurityRequirements{}
+	route.Operation = &op
+	return route
+}
+
+// boundedByStrict is the parameters of params that strictParams decides
+// alone (checkedByStrict) and whose schema has a minimum or maximum.
+func boundedByStrict(params openapi3.Parameters) []*openapi3.Parameter {
+	var out []*openapi3.Parameter
+	for _, ref := range params {
+		if p := ref.Value; p != nil && checkedByStrict(p) && (p.Schema.Value.Min != nil || p.Schema.Value.Max != nil) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// outOfBounds reports whether a parameter of params that c's request sends
+// breaks its schema's minimum or maximum, compared as kin-openapi compares
+// them (float64). strictParams has checked that each is an integer.
+func outOfBounds(c echo.Context, params []*openapi3.Parameter) bool {
+	for _, p := range params {
+		var v string
+		switch p.In {
+		case openapi3.ParameterInPath:
+			v = c.Param(p.Name)
+		case openapi3.ParameterInQuery:
+			if cl := callOf(c); cl != nil {
+				v = cl.query.Get(p.Name)
+			}
+		}
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return true // kin-openapi says what
+		}
+		s, f := p.Schema.Value, float64(n)
+		if s.Min != nil && !(*s.Min <= f) || s.Max != nil && !(*s.Max >= f) {
+			return true
+		}
+	}
+	return false
+}
+
+// noneSent reports whether c's request has none of params, every one of
+// them optional and in its query or headers: kin-openapi would check
+// nothing.
+func noneSent(c echo.Context, params openapi3.Parameters) bool {
+	for _, ref := range params {
+		p := ref.Value
+		switch {
+		case p == nil || p.Required:
+			return false
+		case p.In == openapi3.ParameterInHeader:
+			if _, ok := c.Request().Header[http.CanonicalHeaderKey(p.Name)]; ok {
+				return false
+			}
+		case p.In == openapi3.ParameterInQuery:
+			if cl := callOf(c); cl == nil || cl.query.Has(p.Name) || cl.query == nil && c.Request().URL.RawQuery != "" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// leftToValidate is params less those strictParams decides alone.
+func leftToValidate(params openapi3.Parameters) openapi3.Parameters {
+	var left openapi3.Parameters
+	for _, ref := range params {
+		if ref.Value == nil || !checkedByStrict(ref.Value) {
+			left = append(left, ref)
+		}
+	}
+	return left
+}
+
+// checkedByStrict reports whether strictParams alone decides p: an integer
+// in the path, or an optional one in the query, whose schema says nothing
+// but its type, format and bounds (intRuleOf, which strict.Int checks to the
+// letter, bounds included).
+func checkedByStrict(p *openapi3.Parameter) bool {
+	if p.Content != nil || p.Schema == nil || !(p.In == openapi3.ParameterInPath || p.In == openapi3.ParameterInQuery && !p.Required) {
+		return false
+	}
+	s := p.Schema.Value
+	return intRuleOf(s) != nil && s.Enum == nil && s.Const == nil && s.MultipleOf == nil &&
+		!s.ExclusiveMin.IsSet() && !s.ExclusiveMax.IsSet() && !s.Nullable && s.Not == nil &&
+		len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0 && (s.Format == "" || s.Format == "int32" || s.Format == "int64")
 }
 
 // pathParams are the path parameters Echo bound, unescaped.
