@@ -136,6 +136,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if c.Request().Method == http.MethodHead {
 			werr = c.NoContent(e.Status)
 		} else {
+			if _, set := h[echo.HeaderContentType]; !set {
+				h[echo.HeaderContentType] = jsonValue // Echo's, without a slice a request
+			}
 			werr = c.JSON(e.Status, body)
 		}
 		if werr != nil {
