@@ -38,7 +38,6 @@
 package connlimit
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -72,7 +71,7 @@ type Limiter struct {
 
 	mu    sync.Mutex
 	open  int
-	waits *list.List // of *conn waiting for their client, least recently active first
+	waits waitList // the connections waiting for their client, least recently active first
 
 	closed    *prometheus.CounterVec
 	openGauge prometheus.GaugeFunc
@@ -82,10 +81,13 @@ type Limiter struct {
 // conn is an accepted connection. Its fields are guarded by its Limiter's mu.
 type conn struct {
 	net.Conn
-	l     *Limiter
-	elem  *list.Element // in l.waits while not running a request, or in a body's read; else nil
-	gone  bool          // closed, or no longer the Limiter's
-	since time.Time     // accepted
+	l *Limiter
+	// prev and next link c in l.waits while it waits for its client (not
+	// running a request, or in a read of its body); waiting says it is.
+	prev, next *conn
+	waiting    bool
+	gone       bool      // closed, or no longer the Limiter's
+	since      time.Time // accepted
 	// cut is set when the connection is closed for room: a request net/
 	// http read whole just before is not run.
 	cut atomic.Bool
@@ -113,7 +115,8 @@ type connKey struct{}
 
 // New returns a Limiter of max connections (at least 1).
 func New(max int) *Limiter {
-	l := &Limiter{max: max, soft: max - max/8, waits: list.New()}
+	l := &Limiter{max: max, soft: max - max/8}
+	l.waits.init()
 	l.closed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "petstore_connections_closed_at_limit_total",
 		Help: "Connections closed because the connection limit was reached: least_recent, the least recently used one not running a request, closed to take a new one; new, a new one closed at once since every one was running a request.",
@@ -246,14 +249,14 @@ func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 				l.mu.Unlock()
 				return nil, false
 			}
-			front := l.waits.Front()
+			front := l.waits.front()
 			if front == nil {
 				l.mu.Unlock()
 				nc.Close()
 				l.closed.WithLabelValues(closedNew).Inc()
 				return nil, true
 			}
-			victim = front.Value.(*conn)
+			victim = front
 		}
 		if victim != nil {
 			victim.cut.Store(true)
@@ -261,7 +264,7 @@ func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 		}
 	}
 	c = &conn{Conn: nc, l: l, since: now}
-	c.elem = l.waits.PushBack(c)
+	l.waits.pushBack(c)
 	l.open++
 	l.mu.Unlock()
 	if victim != nil {
@@ -274,8 +277,8 @@ func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 // closable returns the least recently used closable connection among the
 // first maxScan, or nil. The caller holds mu.
 func (l *Limiter) closable(now time.Time) *conn {
-	for e, i := l.waits.Front(), 0; e != nil && i < maxScan; e, i = e.Next(), i+1 {
-		if c := e.Value.(*conn); c.closable(now) {
+	for c, i := l.waits.front(), 0; c != nil && i < maxScan; c, i = l.waits.after(c), i+1 {
+		if c.closable(now) {
 			return c
 		}
 	}
@@ -287,9 +290,8 @@ func (l *Limiter) closable(now time.Time) *conn {
 func (l *Limiter) running(c *conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.elem != nil {
-		l.waits.Remove(c.elem)
-		c.elem = nil
+	if c.waiting {
+		l.waits.remove(c)
 	}
 }
 
@@ -298,8 +300,8 @@ func (l *Limiter) running(c *conn) {
 func (l *Limiter) done(c *conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.elem == nil && !c.gone {
-		c.elem = l.waits.PushBack(c)
+	if !c.waiting && !c.gone {
+		l.waits.pushBack(c)
 	}
 }
 
@@ -316,9 +318,8 @@ func (l *Limiter) untrack(c *conn) {
 		return
 	}
 	c.gone = true
-	if c.elem != nil {
-		l.waits.Remove(c.elem)
-		c.elem = nil
+	if c.waiting {
+		l.waits.remove(c)
 	}
 	l.open--
 }
@@ -429,10 +430,46 @@ func (b *body) Read(p []byte) (int, error) {
 func (l *Limiter) waitBody(c *conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.elem == nil && !c.gone {
-		c.elem = l.waits.PushBack(c)
+	if !c.waiting && !c.gone {
+		l.waits.pushBack(c)
 	}
 }
 
 // gotBody marks the end of a read of c's body: c runs its request again.
 func (l *Limiter) gotBody(c *conn) { l.running(c) }
+
+// waitList is a list of connections, each linked through its own prev and
+// next: putting one back, on every request and every read of a body,
+// allocates nothing (container/list makes an Element each time).
+type waitList struct{ root *conn } // root.next is the front, root.prev the back
+
+func (w *waitList) init() {
+	w.root = &conn{}
+	w.root.next, w.root.prev = w.root, w.root
+}
+
+// pushBack puts c, not in the list, at its back.
+func (w *waitList) pushBack(c *conn) {
+	c.prev, c.next = w.root.prev, w.root
+	w.root.prev.next = c
+	w.root.prev = c
+	c.waiting = true
+}
+
+// remove takes c, in the list, out of it.
+func (w *waitList) remove(c *conn) {
+	c.prev.next, c.next.prev = c.next, c.prev
+	c.prev, c.next = nil, nil
+	c.waiting = false
+}
+
+// front is the first of the list, nil when it is empty.
+func (w *waitList) front() *conn { return w.after(w.root) }
+
+// after is the one after c in the list, nil at its end.
+func (w *waitList) after(c *conn) *conn {
+	if c.next == w.root {
+		return nil
+	}
+	return c.next
+}

@@ -7,8 +7,8 @@ func Closable(l *Limiter) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for e := l.waits.Front(); e != nil; e = e.Next() {
-		if e.Value.(*conn).closable(time.Now()) {
+	for c := l.waits.front(); c != nil; c = l.waits.after(c) {
+		if c.closable(time.Now()) {
 			n++
 		}
 	}
