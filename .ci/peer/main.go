@@ -11,7 +11,9 @@ package main
 import (
 	"flag"
 	"log"
+	"net"
 	"net/http"
+	"net/http/pprof"
 
 	"github.com/deepmap/oapi-codegen/examples/petstore-expanded/echo/api"
 	"github.com/labstack/echo/v4"
@@ -20,7 +22,11 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18083", "listen address (loopback)")
+	prof := flag.String("pprof", "", "serve net/http/pprof on this loopback address (make bench-layers); off when empty")
 	flag.Parse()
+	if *prof != "" {
+		servePprof(*prof)
+	}
 	swagger, err := api.GetSpec()
 	if err != nil {
 		log.Fatal(err)
@@ -33,4 +39,18 @@ func main() {
 	if err := e.Start(*addr); err != nil && err != http.ErrServerClosed {
 		log.Fatal(err)
 	}
+}
+
+// servePprof serves net/http/pprof on addr beside the peer, as petstore
+// serve -pprof does: on a listener of its own, off the peer's request path.
+func servePprof(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	log.Printf("pprof listening on %s", ln.Addr())
+	go http.Serve(ln, mux)
 }
