@@ -69,28 +69,36 @@ type Limiter struct {
 	max  int // connections open at most
 	soft int // from this many on, a new connection closes a waiting one
 
+	epoch time.Time // what conn.last counts from
+
 	mu    sync.Mutex
 	open  int
-	waits waitList // the connections waiting for their client, least recently active first
+	conns connList // the connections counted, in no order that matters
 
 	closed    *prometheus.CounterVec
 	openGauge prometheus.GaugeFunc
 	maxGauge  prometheus.Gauge
 }
 
-// conn is an accepted connection. Its fields are guarded by its Limiter's mu.
+// conn is an accepted connection.
 type conn struct {
 	net.Conn
 	l *Limiter
-	// prev and next link c in l.waits while it waits for its client (not
-	// running a request, or in a read of its body); waiting says it is.
+	// prev, next and gone are guarded by l.mu: c's place in l.conns, and
+	// whether it is closed or no longer the Limiter's.
 	prev, next *conn
-	waiting    bool
-	gone       bool      // closed, or no longer the Limiter's
+	gone       bool
 	since      time.Time // accepted
-	// cut is set when the connection is closed for room: a request net/
-	// http read whole just before is not run.
-	cut atomic.Bool
+	// state is waiting (for its client: not running a request, or in a read
+	// of its body), running, or cut (closed for room). It changes without
+	// the Limiter's lock, off the request's path: waiting and running swap
+	// on net/http's ConnState and around each read of a body, admit cuts a
+	// waiting one, each by compare-and-swap, so a request that began to run
+	// is never cut and one cut is never run.
+	state atomic.Int32
+	// last is when c last began to wait (since l.epoch): at accept, at the
+	// end of a request, at the start of a read of its body.
+	last atomic.Int64
 	// reading is set while the server waits in Read, and got once a Read
 	// has returned bytes: a connection that waits for its client after
 	// sending some has had its chance.
@@ -101,22 +109,32 @@ type conn struct {
 // safe from being closed for room.
 const Grace = 250 * time.Millisecond
 
+// The states of a conn.
+const (
+	waiting int32 = iota
+	running
+	cut
+)
+
 // closable reports whether c may be closed for room at now: it waits for
-// its client, which has sent something, or nothing for Grace.
+// its client, in Read, and its client has sent something, or nothing for
+// Grace.
 func (c *conn) closable(now time.Time) bool {
-	return c.reading.Load() && (c.got.Load() || now.Sub(c.since) >= Grace)
+	return c.state.Load() == waiting && c.reading.Load() && (c.got.Load() || now.Sub(c.since) >= Grace)
 }
 
-// maxScan bounds the connections admit looks at for one to close: past the
-// least recently used, those are newer and as likely not read from yet.
-const maxScan = 64
+// waitsFrom marks c as waiting for its client from now on.
+func (c *conn) waitsFrom(from int32) {
+	c.last.Store(int64(time.Since(c.l.epoch)))
+	c.state.CompareAndSwap(from, waiting)
+}
 
 type connKey struct{}
 
 // New returns a Limiter of max connections (at least 1).
 func New(max int) *Limiter {
-	l := &Limiter{max: max, soft: max - max/8}
-	l.waits.init()
+	l := &Limiter{max: max, soft: max - max/8, epoch: time.Now()}
+	l.conns.init()
 	l.closed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "petstore_connections_closed_at_limit_total",
 		Help: "Connections closed because the connection limit was reached: least_recent, the least recently used one not running a request, closed to take a new one; new, a new one closed at once since every one was running a request.",
@@ -165,7 +183,7 @@ func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
 	}
 	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, ok := r.Context().Value(connKey{}).(*conn)
-		if ok && c.cut.Load() {
+		if ok && c.state.Load() == cut {
 			return
 		}
 		if ok && r.Body != nil && r.Body != http.NoBody {
@@ -191,10 +209,10 @@ func (l *Limiter) Wrap(srv *http.Server, ln net.Listener) net.Listener {
 	srv.ConnState = func(nc net.Conn, s http.ConnState) {
 		if c, ok := nc.(*conn); ok && c.l == l {
 			switch s {
-			case http.StateActive:
-				l.running(c)
-			case http.StateIdle:
-				l.done(c)
+			case http.StateActive: // net/http has read the head: c cannot be closed for room
+				c.state.CompareAndSwap(waiting, running)
+			case http.StateIdle: // net/http has written the answer whole
+				c.waitsFrom(running)
 			case http.StateClosed, http.StateHijacked:
 				l.forget(c)
 			}
@@ -233,38 +251,36 @@ func (ln *listener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit counts nc in, closing the least recently used closable connection
-// from l.soft connections on. At the bound with none closable, it returns
-// ok false and does nothing unless last; if last, it closes the least
-// recently used connection not running a request, or, when every one is,
-// closes nc and returns nil.
+// admit counts nc in, closing the least recently active closable
+// connection from l.soft connections on. At the bound with none closable,
+// it returns ok false and does nothing unless last; if last, it closes the
+// least recently active connection waiting for its client, or, when every
+// one is running a request, closes nc and returns nil.
 func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 	now := time.Now()
 	l.mu.Lock()
 	var victim *conn
 	if l.open >= l.soft {
-		victim = l.closable(now)
+		victim = l.cutLeastRecent(now, true)
 		if victim == nil && l.open >= l.max {
 			if !last {
 				l.mu.Unlock()
 				return nil, false
 			}
-			front := l.waits.front()
-			if front == nil {
+			if victim = l.cutLeastRecent(now, false); victim == nil {
 				l.mu.Unlock()
 				nc.Close()
 				l.closed.WithLabelValues(closedNew).Inc()
 				return nil, true
 			}
-			victim = front
 		}
 		if victim != nil {
-			victim.cut.Store(true)
 			l.untrack(victim)
 		}
 	}
 	c = &conn{Conn: nc, l: l, since: now}
-	l.waits.pushBack(c)
+	c.last.Store(int64(now.Sub(l.epoch)))
+	l.conns.pushBack(c)
 	l.open++
 	l.mu.Unlock()
 	if victim != nil {
@@ -274,35 +290,26 @@ func (l *Limiter) admit(nc net.Conn, last bool) (c *conn, ok bool) {
 	return c, true
 }
 
-// closable returns the least recently used closable connection among the
-// first maxScan, or nil. The caller holds mu.
-func (l *Limiter) closable(now time.Time) *conn {
-	for c, i := l.waits.front(), 0; c != nil && i < maxScan; c, i = l.waits.after(c), i+1 {
-		if c.closable(now) {
-			return c
+// cutLeastRecent marks cut, and returns, the least recently active
+// connection that waits for its client (closable at now, when closable is
+// set), or returns nil. One that begins to run a request meanwhile is not
+// cut: the next is tried. The caller holds mu.
+func (l *Limiter) cutLeastRecent(now time.Time, closable bool) *conn {
+	for range 4 {
+		var best *conn
+		for c := l.conns.front(); c != nil; c = l.conns.after(c) {
+			if c.state.Load() != waiting || closable && !c.closable(now) {
+				continue
+			}
+			if best == nil || c.last.Load() < best.last.Load() {
+				best = c
+			}
+		}
+		if best == nil || best.state.CompareAndSwap(waiting, cut) {
+			return best
 		}
 	}
 	return nil
-}
-
-// running marks c as running a request (net/http has read it whole): it
-// cannot be closed for room.
-func (l *Limiter) running(c *conn) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if c.waiting {
-		l.waits.remove(c)
-	}
-}
-
-// done marks the end of c's request (net/http has written its answer
-// whole): c waits for its client, the most recently used.
-func (l *Limiter) done(c *conn) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !c.waiting && !c.gone {
-		l.waits.pushBack(c)
-	}
 }
 
 // forget stops counting c: the server has closed it (or handed it over).
@@ -318,9 +325,7 @@ func (l *Limiter) untrack(c *conn) {
 		return
 	}
 	c.gone = true
-	if c.waiting {
-		l.waits.remove(c)
-	}
+	l.conns.remove(c)
 	l.open--
 }
 
@@ -427,47 +432,39 @@ func (b *body) Read(p []byte) (int, error) {
 
 // waitBody marks c, running a request, as waiting for its client while
 // its body is read: the most recently active.
-func (l *Limiter) waitBody(c *conn) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !c.waiting && !c.gone {
-		l.waits.pushBack(c)
-	}
-}
+func (l *Limiter) waitBody(c *conn) { c.waitsFrom(running) }
 
-// gotBody marks the end of a read of c's body: c runs its request again.
-func (l *Limiter) gotBody(c *conn) { l.running(c) }
+// gotBody marks the end of a read of c's body: c runs its request again
+// (unless it was cut meanwhile).
+func (l *Limiter) gotBody(c *conn) { c.state.CompareAndSwap(waiting, running) }
 
-// waitList is a list of connections, each linked through its own prev and
-// next: putting one back, on every request and every read of a body,
-// allocates nothing (container/list makes an Element each time).
-type waitList struct{ root *conn } // root.next is the front, root.prev the back
+// connList is a list of connections, each linked through its own prev and
+// next: adding one allocates nothing.
+type connList struct{ root *conn } // root.next is the front, root.prev the back
 
-func (w *waitList) init() {
+func (w *connList) init() {
 	w.root = &conn{}
 	w.root.next, w.root.prev = w.root, w.root
 }
 
 // pushBack puts c, not in the list, at its back.
-func (w *waitList) pushBack(c *conn) {
+func (w *connList) pushBack(c *conn) {
 	c.prev, c.next = w.root.prev, w.root
 	w.root.prev.next = c
 	w.root.prev = c
-	c.waiting = true
 }
 
 // remove takes c, in the list, out of it.
-func (w *waitList) remove(c *conn) {
+func (w *connList) remove(c *conn) {
 	c.prev.next, c.next.prev = c.next, c.prev
 	c.prev, c.next = nil, nil
-	c.waiting = false
 }
 
 // front is the first of the list, nil when it is empty.
-func (w *waitList) front() *conn { return w.after(w.root) }
+func (w *connList) front() *conn { return w.after(w.root) }
 
 // after is the one after c in the list, nil at its end.
-func (w *waitList) after(c *conn) *conn {
+func (w *connList) after(c *conn) *conn {
 	if c.next == w.root {
 		return nil
 	}

@@ -7,7 +7,7 @@ func Closable(l *Limiter) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for c := l.waits.front(); c != nil; c = l.waits.after(c) {
+	for c := l.conns.front(); c != nil; c = l.conns.after(c) {
 		if c.closable(time.Now()) {
 			n++
 		}
