@@ -11,7 +11,7 @@ function layer(f) {
 	if (f ~ /^net\.\(\*conn\)\.Read$/) return "the read (system call)"
 	if (f ~ /logbuf\.|internal\/server\.\(\*logOut\)|accessLog\.|accessEntry\)\.|slog\./) return "access log"
 	if (f ~ /\(\*series\)\.|prometheus|storemetrics/) return "metrics"
-	if (f ~ /internal\/connlimit\.|\(\*wireConn\)|cannedAnswer|closeWhenDraining|\(\*conn\)\.setState/) return "connection wrapper (bound, wire, drain)"
+	if (f ~ /internal\/connlimit\.|\(\*wireConn\)|cannedAnswer|closeWhenDraining/) return "connection wrapper (bound, wire, drain)"
 	if (f ~ /requestID|RequestIDWithConfig|google\/uuid/) return "request id"
 	if (f ~ /RecoverWithConfig/) return "recover"
 	if (f ~ /securityHeaders|SecureWithConfig/) return "security headers"
