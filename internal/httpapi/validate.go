@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -190,7 +191,9 @@ func decodeBody(body *openapi3.RequestBody, bind bindFunc, check bool) echo.Midd
 			if cl == nil {
 				return errNoCall
 			}
-			data, err := readBody(cl)
+			buf := bodyBufs.Get().(*[]byte)
+			defer putBodyBuf(buf)
+			data, err := readBody(cl, buf)
 			if err != nil {
 				return err
 			}
@@ -219,9 +222,24 @@ func decodeBody(body *openapi3.RequestBody, bind bindFunc, check bool) echo.Midd
 	}
 }
 
-// readBody reads a request's body, up to MaxBodyBytes, and marks it read
-// once it has read it to its end.
-func readBody(cl *call) ([]byte, error) {
+// bodyBufs holds the buffers bodies are read into (readBody): a body is
+// decoded, its values copied out, before its buffer goes back.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxPooledBody is the largest body buffer that goes back to bodyBufs.
+const maxPooledBody = 64 << 10
+
+func putBodyBuf(buf *[]byte) {
+	if cap(*buf) <= maxPooledBody {
+		*buf = (*buf)[:0]
+		bodyBufs.Put(buf)
+	}
+}
+
+// readBody reads a request's body into *buf, up to MaxBodyBytes, and marks
+// it read once it has read it to its end. It reads as io.ReadAll of an
+// http.MaxBytesReader does, into a pooled buffer.
+func readBody(cl *call, buf *[]byte) ([]byte, error) {
 	r := cl.Request()
 	if r.ContentLength > MaxBodyBytes {
 		return nil, &http.MaxBytesError{Limit: MaxBodyBytes}
@@ -230,7 +248,8 @@ func readBody(cl *call) ([]byte, error) {
 		cl.bodyRead = true
 		return nil, nil
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	data, err := readAtMost(r.Body, MaxBodyBytes, (*buf)[:0])
+	*buf = data
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -244,4 +263,27 @@ func readBody(cl *call) ([]byte, error) {
 	}
 	cl.bodyRead = true
 	return data, nil
+}
+
+// readAtMost appends what r gives to b, to its end, failing with an
+// http.MaxBytesError once it has read more than max bytes.
+func readAtMost(r io.Reader, max int64, b []byte) ([]byte, error) {
+	lr := io.LimitedReader{R: r, N: max + 1}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // room to read into
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	if int64(len(b)) > max {
+		return b, &http.MaxBytesError{Limit: max}
+	}
+	return b, nil
 }
