@@ -38,13 +38,16 @@ build_rev() {
 	rm -rf "$src"
 }
 
-# need_wrk: installs wrk (Debian) when missing.
+# need_wrk: installs wrk (Debian) when missing, and says so; where that
+# cannot be done, says how.
 need_wrk() {
 	command -v wrk >/dev/null && return
 	local sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update
-	$sudo apt-get install -y wrk
+	echo "wrk is missing: installing it (Debian: apt-get install -y wrk)" >&2
+	$sudo apt-get update && $sudo apt-get install -y wrk && return
+	echo "could not install wrk: install it (Debian: apt-get install wrk; elsewhere see https://github.com/wg/wrk) and run again" >&2
+	return 1
 }
 
 # The peer of make bench-peer: oapi-codegen's examples/petstore-expanded/echo.
