@@ -414,6 +414,12 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	l.gotBody(b.c)
 	b.n += int64(n)
+	if b.c.state.Load() == cut && (err == nil || err == io.EOF) {
+		// Closed for room while it waited (net/http's read in the
+		// background, begun at the body's end, may have made it look
+		// waiting a moment longer): the request is not run on.
+		err = net.ErrClosed
+	}
 	if err != nil {
 		b.done = true
 		if rule && err == io.EOF {
