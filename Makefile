@@ -2,7 +2,7 @@
 GO ?= go
 PKGS_NOGEN = $(shell $(GO) list ./... | grep -v '/gen$$')
 
-.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-bounds bench-guess bench-writes
+.PHONY: all run build image test-image test test-plants test-docs evolve-drill new-major test-new-major test-postgres chaos chaos-short chaos-memory chaos-broken deploy-test deploy-test-short bench-postgres fuzz generate check-generate check-compat changelog release-contract lint ci lint-spec conformance test-browser bench bench-go bench-load bench-peer bench-layers bench-bounds bench-guess bench-writes
 
 all: lint test
 
@@ -275,6 +275,17 @@ bench-bounds:
 ## bench-load: full vs bare vs floor under wrk over loopback, interleaved (.ci/load; ~3 min)
 bench-load:
 	BENCH_OUT=$(BENCH_OUT) bash .ci/load
+
+## bench-peer: the real binary against its peer (oapi-codegen's petstore-expanded/echo, built from the Go module proxy) and
+## the net/http floor under wrk, in one run: petstore/peer and petstore/floor for create, a list of 20 and a get, the median
+## of the rounds' ratios, PASS or MISS against >= 1.0x and >= 0.8x (.ci/bench-peer; ~3 min; wrk: apt-get install wrk)
+bench-peer:
+	.ci/bench-peer
+
+## bench-layers: each layer's CPU, allocations and bytes a request (list of 20, create, get), petstore and the peer, from
+## profiles of the real binaries under wrk, as Markdown tables (.ci/bench-layers; ~2 min; LAYERS_BEFORE=REV adds a revision)
+bench-layers:
+	.ci/bench-layers
 
 ## bench-guess: wrong-key guesses a second that get past the throttle from one address, with the default
 ## -auth-failures and without (GUESS_DURATION each, default 60s; .ci/guess, wrk over loopback)

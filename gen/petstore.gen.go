@@ -36,6 +36,7 @@ const (
 	ErrorCodeOutcomeUnknown          ErrorCode = "outcome_unknown"
 	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
+	ErrorCodeRequestTimeout          ErrorCode = "request_timeout"
 	ErrorCodeStoreFull               ErrorCode = "store_full"
 	ErrorCodeUnauthorized            ErrorCode = "unauthorized"
 	ErrorCodeUnavailable             ErrorCode = "unavailable"
@@ -69,6 +70,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeRequestTimeout:
 		return true
 	case ErrorCodeStoreFull:
 		return true
@@ -158,6 +161,9 @@ type ErrorPayloadTooLarge = Error
 
 // ErrorRateLimited An `Error` whose `code` is `rate_limited`.
 type ErrorRateLimited = Error
+
+// ErrorRequestTimeout An `Error` whose `code` is `request_timeout`.
+type ErrorRequestTimeout = Error
 
 // ErrorStatus The HTTP status code of the response.
 type ErrorStatus = int32
@@ -293,6 +299,9 @@ type PayloadTooLarge = ErrorPayloadTooLarge
 
 // RequestHeaderFieldsTooLarge An `Error` whose `code` is `invalid_request`.
 type RequestHeaderFieldsTooLarge = ErrorInvalidRequest
+
+// RequestTimeout An `Error` whose `code` is `request_timeout`.
+type RequestTimeout = ErrorRequestTimeout
 
 // TooManyRequests An `Error` whose `code` is `rate_limited`.
 type TooManyRequests = ErrorRateLimited
@@ -1421,6 +1430,14 @@ type CreatePetResponse406Headers struct {
 	RateLimitReset           *int32
 }
 
+// CreatePetResponse408Headers the declared response headers of an HTTP 408 response for CreatePet
+type CreatePetResponse408Headers struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int32
+	RateLimitRemaining       *int32
+	RateLimitReset           *int32
+}
+
 // CreatePetResponse409Headers the declared response headers of an HTTP 409 response for CreatePet
 type CreatePetResponse409Headers struct {
 	AccessControlAllowOrigin *string
@@ -1508,6 +1525,8 @@ type CreatePetResponse struct {
 	JSON401 *Unauthorized
 	// JSON406 the response for an HTTP 406 `application/json` response
 	JSON406 *NotAcceptable
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdempotencyKeyInFlight
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -1536,6 +1555,8 @@ type CreatePetResponse struct {
 	Headers401 *CreatePetResponse401Headers
 	// Headers406 the parsed response headers for an HTTP 406 response
 	Headers406 *CreatePetResponse406Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreatePetResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePetResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -1576,6 +1597,11 @@ func (r CreatePetResponse) GetJSON401() *Unauthorized {
 // GetJSON406 returns the response for an HTTP 406 `application/json` response
 func (r CreatePetResponse) GetJSON406() *NotAcceptable {
 	return r.JSON406
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreatePetResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -2504,6 +2530,13 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 		}
 		response.JSON406 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyKeyInFlight
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2722,6 +2755,37 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitReset = &value
 		}
 		response.Headers406 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreatePetResponse408Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePetResponse409Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -3618,187 +3682,192 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3tkhu3ltiroDp7y6TcTZHUzEjDKdfuWJbu1V5bVllSnKxaq8awQRJ3mgDdQM8M7Z2tvEIqT5D3yIvk",
-	"b14gr5A65wDoDzbnQ9Z1EpVcLg3Z7EYDBwfn++O3aK7XG62Esiaa/RatBM9FiR9P53NhTPJUK1vqIjkt",
-	"Cn2Z/FjKpVTwcy7MvJQbK7WKZtHTH396PWPZg4xpxcSFKLeMK3MpSmY146wUv1TCWGZX3LI5L0spDOOK",
-	"ZTRelip6ccyMpps4uxRnbMOXgq35ls15UTC7Euz01Qt2Ke2KcXYutkxawyojylStdJGbEfur2BpmS34h",
-	"CiYVy04ru9Kl/JXDRLOYKZgc/DLX+lwKg29UOlXzUuRCWckLw3gpGIf1inzEXpViUcjlyho2yH589ebF",
-	"jy9fZzQHP33GVZ6qrAOxn2jRyQ/CrnSeDQE0XDG9ESXO5ivDNhxWAm9DYAkYZTo+yJiurJG5YHYlDZvD",
-	"gHxuR6mK4sjMV2LNYQuEqtbR7F30IHofR2t+9b1QS7uKZpM4stuNiGaRsaVUy+j6Oo6+E5tSzDntV3f7",
-	"fnr+lB0/PjhkeX0Xy7kVbDBh/8xVxcstm46nR8OYccOyf0qr8fjRvFLyihkx1yo3eEVkoyiOYLdlKfJo",
-	"ZstK9M34nyaPjx5Pp4dH43Fn7o+mfZN/kYv1RluhbPKT2BR8C4N3F5HB2zJ2uRKK4OYwsMQnDKJPAykV",
-	"E7wsJN5A2Al7miq4zfC1YFl463yb/FVss5kbQq55wS65YfNScCtydrYlpHUDxalS2tJVaZhWYsROz4xQ",
-	"lmm7EuWlNGLfXsIaOiA52IFIHF0lZVUIPKelA0jC8RXR7LdrANlLcWW/l+q8f7OfTJ88YYVU5wAKWJUS",
-	"VxaPW8w2pcC5IiDXuvRLNnASU7XQcDJmLCMceHgxebgR1vwjX1hRfkMXC24skznhBPw7PSrkWlr/M3ym",
-	"H9/Rr8ZyWxn3M32h39/TnxNWiuKbNIJpplHWhV4DWtPDozjacGtFCYv91/Ys09TN890kOX7/bpwcv/9t",
-	"HE+eXDcn2fptej1oTXHAL7gs+Fkh/m0jVC7V8t+MLvLh8B/7ZvoPUR86/8St+B5eleC/PVtEiGQ8FWIb",
-	"UbJLqXJ9yRa6JLwC+jfQqtjSTpVwXHEBUi2ZNKkSCqaZD0fsGZ+v8P4VN4wzq8+FYmfV/FzYGCk2/G5E",
-	"SbTRWK7mIkacTlUpFrIAomgRUeZaLeSyKkWObzyhucD/1jAjf8XnBDurSmPxwMAIfjU4BzwqMJEzIRST",
-	"eUEk3giVw0u0mu+cjoUu19xGs0gq+2ga4fGQazgxkzH+F0drqdyVAHGprFiKsgPyn8SaSwVbsR/shVhY",
-	"YBK44Kos8TjcDv5UNeDPPPiJbFyudCEI8vX4ADPaBtgFBFZnFxw3dOwhZoi9NAEH1hPH0/Ck2hVXqco6",
-	"CJb9HniOd+HZpj/cigTXnZQN0F53oW5ED6K/JubBKmUlMfhfKm05gG9RFcWWlcJYDch2J0yPWakrlYuc",
-	"VZsZy8YZE1d8bv2D0vqBCbnhG/zQgljAj4yJXyoge78DnE+ODj4emAQxAqSw5TY5hc3fD0Sr2SWXlp2J",
-	"BeBCCc9ItWwC5QROWCGAPE9uZtV3X1P/gXtdoTSky34m9Aa4rL+F6YVjlV422mEvbeIankwuRGmkVsAT",
-	"7iR53HPUDis+Ougj568r1YvcyGgPjw9YKdb6ghckUe2s9W4Tf7OqYjY+ZN+JOZuOH43ZeDzD/9mff3hz",
-	"JyHq559/TkAcBil3zq3okaC+FbxEgYgX62/SCEAEpy+NsthJvDETZanLb9JIqgteyPwDkrQ0coIXkvhU",
-	"gXSEQsRZhacM5CG8nY7O7cvdO5Mo3v/b3sndvo2tUzhf8aIQaino+F2DQFHytbBeNeo/h0+r0uhyBgev",
-	"KhUIfsU2yE6XK20Ey2SeATyWKDmWSK8JHS54UQHfe2sE0sEMzs2sLfYw0pIIhQQIahdSV4bUpJKDbOk4",
-	"wFklixypI8qhK67yEfuWG5FMxiyXS2lNzJRmRi4V0yWQBLz9V1FqQ3sEal70SyXKbRRHiq8BWsh99pK+",
-	"o4MmmTieTh89ejwdPzp6cnjw+PHR/bgKdyC+bon/8+1fxXYX8KdOrhBsXkjAujU/F4ZVG+TWWgWhXVp2",
-	"yZWtJXcQNtiAp+rt2xffwcZwttQ6Z/OVlnMxjAmJ+ZJLRQeAdFskrbQNoNDiYKNUTYAETw8P2XzFQWET",
-	"pYGbstPkXxhPfmXj5Jgl7AMbsX9nM/Y1e8i+ydiAM3h5zGAW38OHM27E0QEolbDFC3klciZROV1IGBJ0",
-	"4YW0wxEDKpqXfGFTlSJJ7ags7C9v3rxifyGseS5FkacRuyylFaQOAdhAIkyVsWU1tyDWJQu4j9HBiEFK",
-	"yXV1VhBnFmZGa4Z9R3jN52IDkLRapwqmDKhCo6MW5V6BMiFouqgNoZYO3+Z6veHA3h2fnsFcgpCYy8UC",
-	"Frwo9Ropy8bibkpQpLc1lGMUpObciFRJNS+qHEQl1ABR4YJJjNhr3ErL1tqQlHmCSuB6Y7cx0xeiLLRa",
-	"Ml2mas0LWJ/IycZggvzFsoPxOGucDzqQ9QHpwH+/kvIYz0JDY2+oLIM0enea/AtPfh0nx6MP/z77+uE3",
-	"yfvfJvH08PA6jf5t/4/DXX0DTpUbO1kLYzhQtWhdGZAT2B6MvQFhY6bx2HGQzrrI0TnE52Kb4MbCQY7x",
-	"K96X19/NVll+5Q/6HnXoB6IpTFXrMyJ/nqoSqRX5DA9NP3FL1R2pG8pdrS3LxYJXhY1m03F8s9B8qzz0",
-	"StgXPUaLF+Fce6pOS7tpQR1q7Vez4XZVL2aD77urhHcf0r1H3kP1+LkselnjT70sEQgqWWpIp5aFtFtG",
-	"ivZozybRr61d+odSLKJZ9B8e1rbMh/SrefhKWJpZhAhWCrPRyhB6fstzp/Eh09fKkv0k4ptNIckK9vBv",
-	"hgxmd3vdM5A/XpDw4cfGF+9Kv97qBKozPTBjnAVBA/b5TOdbthaI9NKwtTQGabJekJnqsgSKBZsBd+vK",
-	"Ag6VXC1FDKTNbY+Xv4DuW9CCVKrmXGkl57wIaDbgLPs6QxSL2wgWsywZZ0On18OUaMBUcQbzKQT759c/",
-	"vmT67G9ibmOGCrJg2VMCaPJmuxGZn4TXx7QSqcq6gHZ2VU+kOcsqu0ieZEiejLAnzTmkym1ZMteg3QzC",
-	"G5+puYb5Z8MwmVPkU0GCyrVwa9jAwCeM46gx0ZYtK5AwIw9BCYAMhkFkJ/ZkQcpIldJKnDjdFYQDIryO",
-	"DzZ3FG6ph6inkIuFVCJ2TwCDs5dyLhCSTdmZbUQ5h/UJt74Tt7xgYglbLYoicSwMRICHk9GEDYwg0bKB",
-	"i47opOr01YvhiGUASdyrzEvQbuTshGWOfWQNFq8XCzKCISBpnbFHWV06cBPJvbtvoe+Euacf3vRov2nt",
-	"ptG6t++3FN1tlPqRfuvHXUeB26/bzFTpBFCUWGcXEzwDfYqi6FsVjJSflrLtDr+HuKFCxuacDOFA7Ph8",
-	"JXJWyuXKMqUvA64ZvgXlSM5XiIuXGoiTQfRCu+IsValKWFbVL81mgOQrOGSgZzq6RkfQH4Q139J7bSlF",
-	"foJD6MrO9Vp8qNS50pfK2fPnWikxp1NNtnCa/ILLQuTB4CZSxZykz7x269xVQb2Al674hSDLptMxRgyN",
-	"N867wNh+/wK8fyksCrPOUQEPAV3HsUifwzGAPgDRchMie727FwhIE/IIAWb4QhTbmFxVjBXS4HhmpS/R",
-	"COaUx7AWcSWNNV9O7sed3Os4Arr7H8mO9FLb19Vmo0sSfT/hgdz3kptljq8M25Ta6rkumDN1ec7huMUV",
-	"G2T4cToaZ+guLQQvU2XFlY0Z/TQeHWcnDF2Hk8mYGXeIJoejo9HRSc1LUpWtrN18cG/6oLT9YPxMM2ce",
-	"d2ZvsxH83NQ8C7HVfRuP2KnXw6Sq73HmzubpJ3Jj6NgGlhuzyxW3aCwXhRFo/UUJCoUOab2N62mgCDM2",
-	"L7QRGWm22Q0YPGMPshF7uUuW/rATtGsoeaGeo+P606Jcc+AeNDttuVNvonao1YffT1+9cNp2qoyVRcHO",
-	"BIByU2pYNMp3DemkHuzDudh+kOoDOekztIrAIGEapbbCM4wTZ7qRlhVogGtPEi0PRIQRdRayNLZxaogq",
-	"fyGKH00U2wj6k6jMp6aI9bB7aOAuIsJp5UUpeL5l8GTw3DucJLoglRe1YaZA6cgjGKORkTtjFTBij3mD",
-	"JgnsYmyJkwR0fdkny1RGMM6UuEScxDekCr4Se/6Cgh+PgspUi4WcS6Hsa6tLNIh9Sgx0gz6vimKveCzK",
-	"CzkXDIOWGDdsXc1X8FeS5IqqWkbC3Sths+FJU+JNlectTYUNpdYPi6ooMjZQmpVarwlxnBGUMGeIFrEu",
-	"Opq+B1HBI5mZ9GIcJ1U9gTFEVUlWzhrOysyHB6Ey6yVUPEfnYjv8gsYfhca3+IN/Rilmzw5rVWxnflca",
-	"fndidediY1PlN11cbWSJkXq5c6kAbuzzJ8febpMqdBGzAWc5384YN+fOhWJXQg0/3nveZ3mkI21FqXiB",
-	"x+9T2/Jo6F5RR7FKiauNmFuRM7QUuzAOL862RBY3Uub8Ns6akipp2FIoUcp5W4WVuQ9Byf5TCCZ8kQcb",
-	"VqHn3AqDKqFsvvYrwwq9/HK2PppFvNSW7IWf3oLSHvpWNa1rt+T5WlrQ1Niu7ZQMtHC+U7UWueTOMrxo",
-	"B+Q2cRJUMR6m0xFGajbzBZN+Bya9WG8KsRbqk+v+nbFvx6U3JVdmIcraPh6M1PS9Sbpq87T0L5lhAJX/",
-	"Zlg2X1XqXOQZ44VWgg2cLWAabAFHo8lJqjoIJ+tJA8YFnX6/Hk/ejnvq8anqUeSBlcXMSIqsa0HHx3I7",
-	"QwioA/FuUHdX56+ngrEFpv8EzSi6MTgvXAR7cFiQHzhDIckB9Q+1G7zi20Lz/I3W3/PyU8vD3cFv8Yd5",
-	"D1MBN7sImQn7QX7bolwbGvSD1foD3pkNR1+I1McRKSdbUJgIRomYvw8m3M8xWkgM3Mkd7zPM6iWZqXkp",
-	"WuhxdMD+CvjBWaHVMlVvf/oeTlLLHefjQk5ucnI1yFGqbrYrtsjRTWbDvy+5+cKaPxbr32j9A1dbH/P9",
-	"aTE9vLGfMTdQsORWfCjo1gzdMw5TFmiK6rVijtgzSaq4D+JacUOmq2qD7iP/GEVTt5WSVmg5oKiPLXde",
-	"OFXAeJuNUMYn03hs1yW+yYVbd2PeBz44rmH/5c51DZOc60pZEzdx2Pj3D0PcAIXwfWUYz/NSGINvdE54",
-	"zdZcbR23P8cgMpWnClYML7jkdJjmKzE/F/lNHm+GDu9UdYwV5IwU5AoEmRnU1i+H7NNYKW58unErHpi3",
-	"irvUvU8tN7dG3sODam+Ej7rBYAxiFy1BpGqM9kUG+UhE6QtNv2mInfs9yvx9wh4+RcBDF2lCMMNwhumC",
-	"9wln+EKQPpLrX3u7I0LtKbdiqcvt3eIy5+7uZpDEmQCBEyRT0PvCLakqhdFVORcujAIDRYBzbbSRVl6I",
-	"Rjx3M4qaNvYTBmbGUbCJ7uIsalrBPKS0SqZXV8yHSAIp25TA9610aRE6F33BufOVVCIBCRYQmnIwGNw8",
-	"Yi/FJX4yHoN5npP7nrO1VLr08QcYzOKC9ytjmS0FZoHDwyDrenMEO4ez5ALKndnUvdHtk5//V6YRSerT",
-	"SjoCfxRHTfodxZHS9sNCVwo+rzFxG+MVXB4mgKSreEZx1JThMGzV2Yxx9EA54miv17rnN/IPRnHUiVqK",
-	"4qj29Ow+Z/z1tmnPXWiYXoCA7I3KiN73JMiE6PE7UMwf3L1w4Cj89m6eMxep2wxbfkd4V78/DFlPkkJP",
-	"A7r3RsHt2O4zvDfzmTn91BnY/k7g2P6j4fGsve/dLfz/E7pxdJUsdeIuEl3xEL8h2OnucL8hSuh2iH92",
-	"yHwTuINX6l7wDR6o26EZSNjnCLuWEeqeEGzbi+4CyDbD+fzg2Qk0uwcw98Zw3QGseznpZwngOlDq48Hr",
-	"Ao7uD1sniXx+gP2hnn0brH+p1lzVAm3HenTpKwegFYqrnF2uRClmGHhdSCVSBaIoRsoqTdV7dNHIsCMp",
-	"v1mwZzw9uCEf8N2/punVeJyk6dXkeZpePX7+/uuewiJuVTvO67ujTMcdfDuqdITMzw9FXmr7HLWBe8MR",
-	"lYg7gpAUjs8Seh3v9/1g2PQU3w2STQXn84Nnj5v27gDd9ZjeDtJdZffzA2rTVXMvgLY8N7fDsmUk+PzA",
-	"+DpMY9fQhFUIaFAy6HRMNaPopuzqw+PjhpELIwL3mLmakbf32spm7Cwo/P2xk7fv8R0sM5/fznc9Nfcy",
-	"tNS+kzsZVeoXfZZw/P32qvuZpj4rIL4Ul6/IK8DzXFKNilcNUCx4YURPDK+z5VvNeJ5TbK6Pz+fGyKWi",
-	"2naZ7MXRlg/hpqU3vA3XvprBrbULXsJtLejyovhxEc3e3bnswfu4LmMRNf1YbejjhOLmevrMq69Ev5Lv",
-	"6+so7yrhhV5W4tPBS/aQlrdK/lK1XCm0Xz6Dp95H7bJxXbWtT+pg+eidvGvZivY+ydzXwmht1o1Gcf/6",
-	"XuZMW/eVwVjQGVWEmYzHDX3Vx1MmveosG7xVErk6umN4UXvKns5n7O3X4/F4/L/+y3+DD5PncaoYXnv8",
-	"3F07fk6By08nfmwTgrWGJ+6t4mpTyLm07EzmsqQoK14w2kgMPgnzoXxSfSHKUubC+IRnsT4TeS7V0rC3",
-	"X0/H01N8/XQ8fRZibqTRBUbUw/WjI3fD0bGLjMEEcK4wE4JxBBfLpdkUnIooUXoMzjgkRWAudoCUrzmo",
-	"tGUeaJcraQUzGz4XbODSzH+Gax9e4zV3fLYOkscOauPvYrwwHdPfJ4f093TsIDw5eoI/TT30p+PxKV2Y",
-	"PnF/j93f5/T3EP8+Go/Hw1GqUgXYAQoVAj6Ana15eW7YAEd85l6BT46PJk+HHpqp+lWUOrmUuV2xv2mp",
-	"EFPg3u+GzQLLM3KRJ1YnWBXTRSTDpom1/ptkRvxSCTUXhikhcOg1EWlnIaGgnZDCKRUTZs43FDXMLXv2",
-	"9IfT14jzOLU/668MK8VSXG0w6I7xQp6LHpPM+BaLTAV4neDfyXP88/g5fT2Gr4BiCf19hn+Ojujr0fH7",
-	"B53np+PW86fwFfYP76ebYPdotCduVHrJ4fPO4GlawQ6+/71TvFclKQy60spyLKzdtXeBSH2PA2woCi4M",
-	"fEZJDc2TErUrY/C1SAq3Ub85kpwgmja+04OuTkZNX3e5WbMWUasmU9OR3HTvuTrAQIN10S+ZvhK271VU",
-	"ua9Rz0oqxs2cxqNigbrMRYnFkKxY34VvoAzHr17Q7ZOGusTLkm+RoRgxr0ppt6/hMQLiGRZVPK0Qht1w",
-	"xVYV9RlzBRiplubpqxcf/vrsP/v633VtN73hwJ4JCCZUmsHKcdnGnH/IGNWSJn598Ii9/en7xPCF8BXw",
-	"apTAaJgtDJsqaUxVs/gQmDjIfCFIdi62S6EwmrcumlQXddNlqpwrtq/A28RXd+9GGTXrvgI8CWT1OVlZ",
-	"u6H4IKkW2ocgUfkzX77qlbDsNU7y9NULtuYSD40oTRRHVVm4Uczs4UO/mpG44utNIUZzvX7onJpRbwxS",
-	"e+xzITaY2uGFsSaeDWD0IZbvKX08Br0NyL40LNfzai0UsitXJQVr0NeqOyY7z0WdEOKQA6NJMAIGdftW",
-	"dQehcqwVTXM/EzlbCXxnqp5qdUF51cZViNZFjmmoFJ5Sl4algjCnRcHqwtIqD8YEDISlilSDviSpt2+e",
-	"J0+GM8YVMEra+K9Mt1wVsSGQd6jyFBYyddWoRuynOldBCsN8Nb1GcatmSaxZA/fgMnJoW3JZwCnPueUx",
-	"yyuaqPDFk3ACcQg5xFnHGDXjwxFhFKVVgm/qTL/ZU8AVLWTf0mQbgfMwAqVWdO6fPMrgXbmYF1idsZuo",
-	"guIVPQpjuEh5zs62Nhh3fB4HMNkR7thOiodnG6GG16yZFFNnKelGZVOG1hllpd1iswnejTf2g3eX/ybg",
-	"IQySCwpLchItYDq9jUK1sDBlSXUn6oVgSLbrIQGDkPxgmFxgOL4oBdsUFDCchNS9WTv9DhT2HawcNYCD",
-	"6j2u8x65f90FH2UwwmAnwc8XEOc1WQOdiBJStbHMbMRcLuScYQYhLpKrpStDvuYW0x963p+LOUrbfUcO",
-	"RsHNUbpRDQ0PlDtd39DBQkVAtYd/4K4iRB48fIBrULmHhrSsUoUwpKNfCgy3BBj/8s04O0FgeTByCzIn",
-	"zgaz4qn0JxzWuB5txE5V/QhVIfWhZ1gqDkV9LJ+EAy0IUAQl01srtIn5PqzfnRis/944J2zQPOB1nHvs",
-	"C0fZVamtLWDG1DxEl4zC1AKEG3kpnJ3xPBQNRpRtVGlrnG8SnhqnethaiavKH/sEfj8bmPrMMctnmAc9",
-	"A9UxgRMlVSUy2J6lsKZZ0koqY2GpeoFbCqrmU38/ba0vEyBtk3kAfGAfVIvCjGCQ11g9Qfk3+AYzPRk5",
-	"OyW/kCPhmYCBpMX9Cn0AqPh+KZqlkSY++rA1L2k7fVxqqqi2O7lCvLbmUdnBToa301l7F8D3J0jh/nWT",
-	"oRhrpUMF1drt28GjSXYCfCWwqObwscOu2I8zAFS/dPqqLln2p19/hSPpkAyVYl1SNesGu4pZKTZYDs0d",
-	"v/p12V+0sVmMjSUKOUddoDcxEoGGWIbErWYKiEQNpHMLGwMBQGd9b1orqyUXbGoTkle5OTfIiHryZTuc",
-	"KCTA0isPQXYc7Ca54mntFtxyxTQYLeHGulusW3ZrGF546Aj9TRW2kKaFF/jtrSt6UCQujNMoBuZ5W10+",
-	"cie7dzp6BGMTJ2wwr/0Imms8SXA+L3xLDFdb5xCG8WUpkGYo7Y7TzqGVhk5DfoKiFr0U3oESHQ5u2qPb",
-	"lVg3SVrMVvoSc5BMoS8LLAg152vRXk5iQVbCTh38zOiisoIKXw8Qo1APCNajlTa2kcNMxNauYrYDt0ej",
-	"6Wg6hLNCOddYZJRSswwWFVVUCsbQWZFLqRqvpZ5RhVYC9Rv3pAI0cY+c6UoBfQWyoxpwM2wQiphqkMZR",
-	"8R4yXhhNADUtEh8oaowCUV0mEc7UJQeaDvI51t6m0O2BzAuqWxqkGI8LK5ebRduT0/YQL499bxmceOzq",
-	"HtUvRPlhJQvhVQGFOd9lpRQAMBBEX2kRpcL2ECcwU1yTK5kY31aejGS4tlQNR6YlxM5aIn9NA5F/K1EL",
-	"UaAhxn1y08DXMucGoNEvJhG18XW3g9SEE/IVcpsDxVSOGzRdgDkSgEBuvEIzyApupZpkMY0xOXKfnpCI",
-	"tXXEriExYHVO1oVK4D6lE4xqqQiWjUYNrMHf4Y+1fPSCrOlkNvBlivFk8y3afpCC+XLGNWxQ5X+Rk4SZ",
-	"oW8d1oDsPEMRxlc3Pn399MWLUEqbiGdCxXACn/b61K+i1K7UOLIBVxWZDbKvJ8SJsj9Nv51kpDUjV40p",
-	"BAwFrpKE969JJidOOeyUVGaDbDx+DHDOkjFKPU4YdXwTTV1IED2f5czyM8ax8g6lNOJa2CD703SMezj5",
-	"0xgYA5Aj9xtJWJ7Ik7WADbL/+d/h9v/9P/5rNuzRE5EX4sxxLqETnTvtaw5DoI8eRkEHSjbzp8t9j1nH",
-	"j3L4ZPy41S2AwBWoKCdrsHHlTWENuyM8cSrjsIUNnRrZHDVs3EoqFu+FyUXJiXqRMRLtZmyQTYDPYnHH",
-	"iRhn/Tg69FykhgGi7bO2YYI5N41h97KXvSFe4bgJClCSmhkkUhmhKGHoJPRrwIaA7a4Jset9wFjd/QDW",
-	"5Nk4VlrstEIkFjLzfRRVXcAaZ+O6P3DXJ5E16oh5dbRhGTN1ZvJpS7MkYw+ohl7nof31xAWNGw5KbU0e",
-	"9qyZPNxg3m5jAOtvLgSCu/RzI1m4rDUoNCA6tuUyjV2ftLYsg+1sWFB9Uf8YcLashDGoX2KBwB2FEn+v",
-	"4TJEyov5z5RTbGyTb7oJOM1WhdRn7bKk2VmVLwWejQEao9q2zxlccE5e9mhc62uoTiPtdaLVEIsRsuaZ",
-	"nx6DzNoKZvLiZSs3OjT2rLscMuYzrxtZ17HbNOI9cSgxhvYDtQ0y3opfOCHJGJFT1U7AbGECRe4xUhAg",
-	"PCjPcG+6QKR+aA5GMDvX0VDkM9oXlBqsQ/1gzSn0/NypfHBdV81T3s2Oo056bTXOR2aQJza0D3PCYDMI",
-	"ioKG22EcTrHljBq+GGFBvENpD+eEBkHiUSykF3bsDQde/aDo0yEodmTnxnFI90R0JptBM7HOKQzdIQ9h",
-	"yN1MuGwYrDoABUwb9aLAiL0UWJ8APXamu48oWP3l2el3ofgFyrBk/KPrnXL7vlPqLg049KqXm8AAO9Bo",
-	"3A5XZy1YrkE0MQ6H3fo5HUv0SWA1bBKm0Z7b1A7hVDKYmpsqmq3Zpa6KnJ1J52CmwyEveNGxicNyZIOq",
-	"NRsJ6AWeIX2pnCpog+ndBAq2U4SBCjCYdie82BsaG4Q5dwAj37Uzi3Tb2cWsv/0dssVOFi3JWgQQPCWe",
-	"QuEsOsgDpGWXkgSWR49QDcwNugda9Slm1JYylKsgh4aDFlEAL+LAVL4KVS8o3fZMrCROs9A8Z2e8gEFK",
-	"mvDLMKpvSomtTRmVaao2sGMvmZW+zYFbnEIDYtD4GrB5EMRgMi6Te4OiCno7ObKBvfT6Lbn9WKkvqdex",
-	"XiN4kGvXVWXDjIeIFG+dA4usOnV/Mo+ttZS8lBeAP9RSolfAabZdXktjNqKwjQH8KZWFUKDryKXSJZDs",
-	"l54kwSuFqtYkM/a3diIhpSGhAItCBuB6GZBJPp+x7E9HT7ER6yHFtxXuS8yy7xvXuWLOi9cybBLaum6t",
-	"p3Uip9I+H7hh4vMeHJwwmhRaviT/MyjS6EwkOZM3FVsgNV8ZL8cGcuoFubZ0zQYZhallwEBwA/qC1WYM",
-	"g9VAQejZmVradYas3Z0BwkfOJ7PrgBtkMIHY866hR34s0UmDm54U7VknRZteVj9AvIQ4FOVpEy5iQxNY",
-	"ghP2gG4FX13w8pcCZkvhHbBB1FG8Nuq2+ogHvuOrKDmZ1JG44D25sVj7Kb4DW6xh6li3vTeO0ujwzW5t",
-	"8L2XbbVFLuzwHcwPvsUvsSTTspc1uNkJSM213bOe6u28khglOa+ttMWOHzqKI7fH0SyajB6NxhhggWn1",
-	"6JjDCIGD8XhPRuPB+GAnleVgfAjXenLo4cdHkz1DHY4ne3I5DmnAm/J8Oy0EnckOG+FQIAjpn83PjQZk",
-	"cUQAS5yFxHWChI8GA2ftInmCLwEOm2DBXHrOBQLQZ51vEyN/Fa7l27dbKzAO4+DJ4eOj69iXJWm1bqmv",
-	"UijBb5FzFD1tvJ/MNVEckbWGPtCE5ro0ifb1PvyFgNl0rb2dcAEIc4JyJV0AtKs/9azi6PDw0ZH/Gdij",
-	"rhBMTqaPZofXsY+NdGP+zWiVuFDE0PWN3swrH7ATvAEJxlDQNcScRGmbeMyhYB6NDyYH44MEkYwu2mTh",
-	"ErWu44hMZW4GTbggt0xAu/XTaXTcxcaHZufyRpSJZ77uR9gcXiTcJjpc9IqlDzECnsE3MppFj0bj0SMs",
-	"HWFXiJkY2wEflr1tY12vNH7X6CA28MGt9H0Yp6rRpG+BPdlI4fW6iVOmvKucWjNiIAEGCcUse/c+SxWW",
-	"wvLFaZwKjNEar/hSqqDhgybtep8649sdeqCmqtUEVdoRCbrdjvMuSIg6nmKD+mbqSKq8WMupZWrgBSR4",
-	"tvun0gS8Vb+OGkwViVH0DPeVy63vCIT97AngizCREXuOM8PNgDdkqQo9LaicNm7ghTQyKB4uUJrUc6ma",
-	"MV5InwMdf5FjR0JjMXSs3YF2T/B3fctDX33n1htbbfvucL+r0PW+00pvCrzhE5VcwgX3dhbpnIf4pnC5",
-	"P6Q6ku9tfdMQL8WVxfs+wxqKB7Ttfc8F9HjYaLOIj0xuf6Rdog0eOrr9oU5p7Tg6mB7f/lS3DOS1k05u",
-	"e+6moqnXIK3cATLtuvXXTvq5wzpbdZ/hsUd3gmmd/OHEqdue2d9eKo5MtV7zchvNou+lsf5MgojJlyiv",
-	"+Cvv28G64somBZ2b6zi65MW555gb3VuPI0ehuJGm004x6U3YQfVc5plv7OhiwX1wOf7mrLbBe9AIKLDI",
-	"J/SCeW0tRobVDSlDfhXMfdIwvZbWUpB6SIkxLGukZ6XqtKe2p2ya0IG/Pnjwmi98vTczevCAnXrdy1lS",
-	"fRPq0ANu4CK7mJPL4lRxlpd6sxF503uLzqTscPwoGzp9EOCx0xQHO5HkIlWuizb1rA+ttEm1o+db7ZO6",
-	"XbKdtcdvEBlxup1FmGu9v6gKvxzfgCS020kV9dthg+kBW+mqND7yq2UaA2nZuypAfZ7rDXanDm0uWWgv",
-	"jUVFpXUBpburCFf8RnlzTc3gnXKKJn0KxCBvXHgURSxUHr/XxA1BqV/z8hwFMtQxA+yBtm4KvhX5jNmy",
-	"Elnd9kWJS2xGCiobtTPcnW9fD6KOQW7qwkX2dSPqGRkd797301LAyd7XbdO142AYo4Phho5dcBDjutQs",
-	"NfNXjBUUOYahBmj3A5EyOO75bmMuVgbwcWfcOsZzaXWzFeKezl++qq7zOjtPlT/EvpsjJsZc6kbssXdk",
-	"wjB+Edu2DRB/842dERGDGYhOLazOOXBoRBSfRB46TJKgj451NLfEIJyHfIjY57wED5KnRIE6ea8TVyEX",
-	"I1UNykRpTUoHHIJRlS5Zrjulq5teQJOqgY+WjFn21ogyOV0Khd+c7STuBgyQFSu0E6qdwnw79FWIXaRQ",
-	"C4ouC8N5ZDzVXjSASW6hhqXOZ1zxM2rk7yy3uB/uFuccStVZZZ0HbxB8eagNYXNl1GDJYb5zykzsSBEV",
-	"ZHamwCWGIdlVeBP3W3zCRI1pLV6RKjrhbht9/KU7BlQHedQTT+rjcECLhi0hqy4GAscUzz1shDADUjmK",
-	"gTb84CV37UF9O1By4Xk3Gmy9o9nSYKcgtM81rhVan2MNaszyCO7bEHHmIjkIgTwpNk58r3WxXWZEHj0j",
-	"fFtYHxfmPA67O0ING+nM1j4Dj0A1/Dx+eMAMsoOrq4x6ZC249E3Ka4d1dnh1lRGJwgg1t/qZq7qNvQVN",
-	"TQ1TxRelMCt4J/Lc3eztbnFBr5ciBRJXcDbQ+IpSD/HGdp9ZwpiYVuk2I3TCMBrEgDJ0oG0Td6KXiF0u",
-	"hp07EuJBh8TKo6e/BbBixH6uu3k5ahC3PcRhEK78GE64+dY1kDJUsIHkGy8iYKVQjHNZoUdE1QYEaR3o",
-	"aX/D727ZmGTkXxpsxH2iDYohqRq0U1maMaJkCtfl1gG2EzXHzrRdUfSj2xRnpaeZF4JfEIKEbmotTnw4",
-	"fkw2ZZL9QgXg0J2gbrGNA/ouyI1CFbO2HNzoJdeEWOgpN2IvdaOFMQpcotUBLCyxbvXlGrthmkojcHYl",
-	"ig25cfsLZcxatYuDgaZnLyi0D4Xtmoyg+0BsbO1pa0uPfo1+15FR1+t8YR29WOhySdJg61y4QJ5uH0f0",
-	"v2pig9TmjPo2+NODlh9uQw9odP5igAUlBNfxq4HOtAMoan6wp/sajADrZp3+ayf1ofUvDwEyznfp9zPk",
-	"WlD8vMG2z0GNACQ63Y1v2SXs7eh/YJ/6QjBuHd9KlYvURGnXUREMjAMJc1Yf04ZOs2PbCt0N723cajcR",
-	"dcYoXNO31CD909ihXD2J63YGPsjl1zvWr8mntH7tqzHuyDC2K82xlUkzzyqIznkjXfUPsYL16C+3jdj3",
-	"yHUceR1p1wrwCpNdFg0u2FxmDdpGCvfRQStn++HFBO3uD99NkuP378bJ8fvfxvHkyXVPKb0vpro/2lQ3",
-	"voOpbk93a3h8cgcD2E4fqjg6mE7v+1rfXPiLebH92G7N7d9tZITnH99lmbsNfdsGytM8ry2It1oofRGZ",
-	"RDpvotPaklC65TqOgB9c8AIIWFl3ELqm2jImoQjGBEQiuixV0vTFnottUvqiru47mqroa1HTQfJ4nott",
-	"w/Uo8kTpxPHs9nWSJxPHd/1vQGH9Zyf1wErRihbNpgf0Q7lNan5xTXXm+VIk9BN3bVzcDyJBGcCQ8fY6",
-	"Jqfmw98wIv+65dzclAJj0Yh5xnvcnbVtkZ1tUXapC/s4teG7MBRoDBgwWkfSXVLPeFaKtb4QOdOKHbLv",
-	"xJx07+n40XiUqrege/352RuGs21EYQQ7CXlLfZYiSJMGxBwfJX4wPsjq5HaDwu2WZX5mGFlNmVKPDw6H",
-	"McteVwpTNfDik8PjAwrR56ly7kpn0HYWUN3rB1wK+zGC0ivYi7+7s+5mceUPk0IaW3DbSM1b7+jFe+23",
-	"53N05cURYentQFD/F+SJg0/eNpVK+vag7UvtSdCKO1OTSzHaaZvrIqy/oPfnit5fPM7/73qc/yxswyU8",
-	"qEWMYZ90d90seYR8s1ns6N17YJBk+iOu2tE8S51X6Dq9W4meiwkGT4YOGlR38jrujvva8iVVjWoPauj6",
-	"6D6Dvw+r3l/hzzSr/QRjwchXE5wFeF2/v/4/AQAA//8=",
+	"7H1tkhs5lthVEOmdaFKdSZFUVUliRcdutVqa0U63WqGS3PYqtUoUEyQxlQQ4CWRVsXtrw1dw+AS+hy/i",
+	"v76Ar+B47wHIDybrQ60Z2wpNTLSK+YEEHh7e98dv0VyvN1oJZU00+y1aCZ6LEv88mc+FMckzrWypi+Sk",
+	"KPRl8nMpl1LB7VyYeSk3VmoVzaJnP785nbHsQca0YuJClFvGlbkUJbOacVaKv1bCWGZX3LI5L0spDOOK",
+	"ZTRelir6cMyMpoc4uxRnbMOXgq35ls15UTC7Euzk9Ut2Ke2KcXYutkxawyojylStdJGbEfuz2BpmS34h",
+	"CiYVy04qu9Kl/JXDRLOYKZgc3JlrfS6FwS8qnap5KXKhrOSFYbwUjMN6RT5ir0uxKORyZQ0bZD+/fvvy",
+	"51enGc3BT59xlacq60DsDS06+UnYlc6zIYCGK6Y3osTZfGPYhsNK4GsILAGjTMcHGdOVNTIXzK6kYXMY",
+	"kM/tKFVRHJn5Sqw5bIFQ1TqavY8eRB/iaM2vfhRqaVfRbBJHdrsR0SwytpRqGV1fx9EPYlOKOaf96m7f",
+	"mxfP2NPHB4csr59iObeCDSbsn7mqeLll0/H0aBgzblj2T2k1Hj+aV0peMSPmWuUGr4hsFMUR7LYsRR7N",
+	"bFmJvhn/0+Tx0ePp9PBoPO7M/dG0b/Ivc7HeaCuUTd6ITcG3MHh3ERl8LWOXK6EIbg4DS3zDIPo0kFIx",
+	"wctC4gOEnbCnqYLHDF8LloWvzrfJn8U2m7kh5JoX7JIbNi8FtyJnZ1tCWjdQnCqlLV2VhmklRuzkzAhl",
+	"mbYrUV5KI/btJayhA5KDHYjE0VVSVoXAc1o6gCQcPxHNfrsGkL0SV/ZHqc77N/vJ9MkTVkh1DqCAVSlx",
+	"ZfG4xWxTCpwrAnKtS79kAycxVQsNJ2PGMsKBhxeThxthzT/yhRXld3Sx4MYymRNOwH+nR4VcS+tvw990",
+	"8z3dNZbbyrjb9IPuf6B/jlkpiu/SCKaZRlkXeg1oTQ+P4mjDrRUlLPZf27NMUzfP95Pk6Yf34+Tph9/G",
+	"8eTJdXOSrXvT60FrigN+wWXBzwrxbxuhcqmW/2Z0kQ+H/9g303+I+tD5DbfiR/hUgv/t2SJCJOOpENuI",
+	"kl1KletLttAl4RXQv4FWxZZ2qoTjiguQasmkSZVQMM18OGLP+XyFz6+4YZxZfS4UO6vm58LGSLHhvhEl",
+	"0UZjuZqLGHE6VaVYyAKIokVEmWu1kMuqFDl+8ZjmAv+3hhn5K74n2FlVGosHBkbwq8E54FGBiZwJoZjM",
+	"CyLxRqgcPqLVfOd0LHS55jaaRVLZR9MIj4dcw4mZjPF/cbSWyl0JEJfKiqUoOyB/I9ZcKtiK/WAvxMIC",
+	"k8AFV2WJx+F28KeqAX/mwU9k43KlC0GQr8cHmNE2wC4gsDq74LihYw8xQ+ylCTiwHjuehifVrrhKVdZB",
+	"sOz3wHO8C882/eFWJLjupGyA9roLdSN6EP2UmAerlJXE4P9aacsBfIuqKLasFMZqQLY7YXrMSl2pXOSs",
+	"2sxYNs6YuOJz61+U1g9MyA2/4EYLYgE/Mib+WgHZ+x3gfHJ08OnAJIgRIIUtt8kJbP5+IFrNLrm07Ews",
+	"ABdKeEeqZRMox3DCCgHkeXIzq777mvoP3GmF0pAu+5nQW+Cy/hGmF45Vetloh720iWt4M7kQpZFaAU+4",
+	"k+Rxz1E7rPjooI+cn1aqF7mR0R4+PWClWOsLXpBEtbPWu0387aqK2fiQ/SDmbDp+NGbj8Qz/z/7409s7",
+	"CVG//PJLAuIwSLlzbkWPBPW94CUKRLxYf5dGACI4fWmUxU7ijZkoS11+l0ZSXfBC5h+RpKWRE7yQxKcK",
+	"pCMUIs4qPGUgD+HjdHRuX+7emUTx/nt7J3f7NrZO4XzFi0KopaDjdw0CRcnXwnrVqP8cPqtKo8sZHLyq",
+	"VCD4FdsgO12utBEsk3kG8Fii5FgivSZ0uOBFBXzvnRFIBzM4N7O22MNISyIUEiCoXUhdGVKTSg6ypeMA",
+	"Z5UscqSOKIeuuMpH7HtuRDIZs1wupTUxU5oZuVRMl0AS8PFfRakN7RGoedFfK1FuozhSfA3QQu6zl/Qd",
+	"HTTJxNPp9NGjx9Pxo6MnhwePHx/dj6twB+Lrlvg/3/5ZbHcBf+LkCsHmhQSsW/NzYVi1QW6tVRDapWWX",
+	"XNlacgdhgw14qt69e/kDbAxnS61zNl9pORfDmJCYL7lUdABIt0XSStsACi0ONkrVBEjw9PCQzVccFDZR",
+	"GngoO0n+hfHkVzZOnrKEfWQj9u9sxr5lD9l3GRtwBh+PGcziR/jjjBtxdABKJWzxQl6JnElUThcShgRd",
+	"eCHtcMSAiuYlX9hUpUhSOyoL+9Pbt6/ZnwhrXkhR5GnELktpBalDADaQCFNlbFnNLYh1yQKeY3QwYpBS",
+	"cl2dFcSZhZnRmmHfEV7zudgAJK3WqYIpA6rQ6KhFuU+gTAiaLmpDqKXDr7lebziwd8enZzCXICTmcrGA",
+	"BS9KvUbKsrG4mxIU6W0N5RgFqTk3IlVSzYsqB1EJNUBUuGASI3aKW2nZWhuSMo9RCVxv7DZm+kKUhVZL",
+	"pstUrXkB6xM52RhMkL9YdjAeZ43zQQeyPiAd+O9XUh7jWWho7A2VZZBG70+Sf+HJr+Pk6ejjv8++ffhd",
+	"8uG3STw9PLxOo3/bf3O4q2/AqXJjJ2thDAeqFq0rA3IC24OxNyBszDQeOw7SWRc5Oof4XGwT3Fg4yDH+",
+	"xOfy+rfZKsuv/EHfow79RDSFqWp9RuTPU1UitSKf4aHpJ26puiN1Q7mrtWW5WPCqsNFsOo5vFppvlYde",
+	"C/uyx2jxMpxrT9VpaTctqEOt/Wo23K7qxWzwe3eV8O5DuvfIe6gev5BFL2t808sSgaCSpYZ0allIu2Wk",
+	"aI/2bBLdbe3SP5RiEc2i//CwtmU+pLvm4WthaWYRIlgpzEYrQ+j5Pc+dxodMXytL9pOIbzaFJCvYw78Y",
+	"Mpjd7XPPQf54ScKHHxs/vCv9eqsTqM70woxxFgQN2OcznW/ZWiDSS8PW0hikyXpBZqrLEigWbAY8rSsL",
+	"OFRytRQxkDa3PV7+ArpvQQtSqZpzpZWc8yKg2YCz7NsMUSxuI1jMsmScDZ1eD1OiAVPFGcynEOyfT39+",
+	"xfTZX8TcxgwVZMGyZwTQ5O12IzI/Ca+PaSVSlXUB7eyqnkhzllV2kTzJkDwZYY+bc0iV27JkrkG7GYQv",
+	"PldzDfPPhmEyJ8inggSVa+HWsIGBjxnHUWOiLVtWIGFGHoISABkMg8hO7MmClJEqpZU4drorCAdEeB0f",
+	"bO4oPFIPUU8hFwupROzeAAZnL+VcICSbsjPbiHIO6xNufcduecHEErZaFEXiWBiIAA8nowkbGEGiZQMX",
+	"HdFJ1cnrl8MRywCSuFeZl6DdyNkxyxz7yBosXi8WZARDQNI6Y4+yunTgJpJ7d99C3wlzbz+86dV+09pN",
+	"o3Uf328putso9Sv91o+7jgKPX7eZqdIJoCixzi4meAb6DEXRdyoYKT8vZdsdfg9xQ4WMzTkZwoHY8flK",
+	"5KyUy5VlSl8GXDN8C8qRnK8QFy81ECeD6IV2xVmqUpWwrKo/ms0AyVdwyEDPdHSNjqA/CGu+pe/aUor8",
+	"GIfQlZ3rtfhYqXOlL5Wz58+1UmJOp5ps4TT5BZeFyIPBTaSKOUmfee3WuauCegEfXfELQZZNp2OMGBpv",
+	"nHeBsf3+Bfj+UlgUZp2jAl4Cuo5jkT6HYwB9AKLlJkT2evcsEJAm5BECzPCFKLYxuaoYK6TB8cxKX6IR",
+	"zCmPYS3iShprvp7cTzu513EEdPc/kh3plban1WajSxJ9P+OB3PeRm2WObwzblNrquS6YM3V5zuG4xRUb",
+	"ZPjndDTO0F1aCF6myoorGzO6NR49zY4Zug4nkzEz7hBNDkdHo6PjmpekKltZu/novvRRafvR+Jlmzjzu",
+	"zN5mI/i5qXkWYqv7NR6xE6+HSVU/48ydzdNP5MbQsQ0sN2aXK27RWC4KI9D6ixIUCh3SehvXs0ARZmxe",
+	"aCMy0myzGzB4xh5kI/Zqlyz93U7QrqHkpXqBjuvPi3LNgXvQ7KTlTr2J2qFWH+6fvH7ptO1UGSuLgp0J",
+	"AOWm1LBolO8a0kk92Mdzsf0o1Udy0mdoFYFBwjRKbYVnGMfOdCMtK9AA154kWh6ICCPqLGRpbOPUEFX+",
+	"ShQ/mSi2EfSNqMznpoj1sHto4C4iwmnlRSl4vmXwZvDcO5wkuiCVF7VhpkDpyCMYo5GRO2MVMGKPeYMm",
+	"CexibImTBHR91SfLVEYwzpS4RJzEL6QKfhJ7/oqCn46CylSLhZxLoeyp1SUaxD4nBrpBX1RFsVc8FuWF",
+	"nAuGQUuMG7au5iv4V5LkiqpaRsLda2Gz4XFT4k2V5y1NhQ2l1o+LqigyNlCalVqvCXGcEZQwZ4gWsS46",
+	"mr4XUcEjmZn0YhwnVT2BMURVSVbOGs7KzIcHoTLrJVQ8R+diO/yKxp+Exrf4g39BKWbPDmtVbGd+Vxp+",
+	"d2J152JjU+U3XVxtZImRerlzqQBu7PMnx95ukyp0EbMBZznfzhg3586FYldCDT/de95neaQjbUWpeIHH",
+	"73Pb8mjoXlFHsUqJq42YW5EztBS7MA4vzrZEFjdS5vw2zpqSKmnYUihRynlbhZW5D0HJ/lMIJnyZBxtW",
+	"oefcCoMqoWx+9hvDCr38erY+mUW80pbshZ/fgtIe+lY1rWu35PlaWtDU2K7tlAy0cL5TtRa55M4yvGgH",
+	"5DZxElQxHqbTEUZqNvMVk34HJr1cbwqxFuqz6/6dsW/HpbclV2Yhyto+HozU9LtJumrztPQfmWEAlf9l",
+	"WDZfVepc5BnjhVaCDZwtYBpsAUejyXGqOggn60kDxgWdfr8eT96Oe+rxqepR5IGVxcxIiqxrQcfHcjtD",
+	"CKgD8W5Qd1fnr6eCsQWm/wTNKLoxOC9cBHtwWJAfOEMhyQH172o3eM23heb5W61/5OXnloe7g9/iD/Me",
+	"pgIedhEyE/aT/L5FuTY06Eer9Ud8MhuOvhKpTyNSTragMBGMEjF/G0y4n2O0kBi4kzveZ5jVSzJT81K0",
+	"0OPogP0Z8IOzQqtlqt69+RFOUssd5+NCjm9ycjXIUaputiu2yNFNZsO/Lbn5ypp/J9a/lWuhq89sI+2M",
+	"fReKl8scEeFciA2b6zXgbJPguYc/WhozG85SJS3jZSkvRM5MoS/9cZgejNnZ1iJjJ0XPaeacLUs+R5Hw",
+	"MFVNzRydxhih7kxdk8OgI97Bbxx4+L6TcNznsSOuSMzdwwL1xPh22zGa3ELg3dcz8Gln4K3WP3G19XkP",
+	"n/kQ+C/2C6dN3OZWfCzo0QxdlI5aLtAc22vJH7HnksxRPpBxxQ2Zb6sNulD9a5RR0FbMW+kVQKZ9foXz",
+	"RKsCxttshDI+ocxTfF3il1zKQTfvY+ADRBs+EO7CN2CSc10pa+ImHTf++8MQO0NhrN8YxvO8FMbgF10g",
+	"imZrrrZO4j3HQEo4RLBi+ACcLzjN85WYn4v8ptPL8PCmqmOwI4e8IHc46I1wJL8ess9jqbvx7cajeGDe",
+	"Ke7SVz+37tgaeQ97qj1yPvIMA5JIZGrxpqox2lc5/BMRpS8946Yhdp73KPO3Cf35HEE/XaQJAT0gzNwz",
+	"pOcrQfpErn/tbe8ItWfciqUut3eLTZ67p5uBQmcClC7QzkbslQ6PpKoURlflXLhQIgyWAs610UZaeSEa",
+	"OQ3NTALa2M8YnBxHwS+wi7MoewcTqdIqmV5dMR8mDKRsUwLft9KlBulc9AWoz1dSiQS0OEBoykNi8PCI",
+	"vRKX+JfxGMzznEJYOFtLpUsfg4MBXS6BpTKWWRBvyTgnQN/zJjl2DmfJJVU414H7otsnP/9vTCOa2qdW",
+	"dZTeKI6a9DuKI6Xtx4WuFPy9xuIFGLPjcpEBJF3jSxRHTRkOQ7ed3wRHD5QjjvZGbvTcIx95FEedyL0o",
+	"jmpv5+57xl9vm7fdhYb5EQjI3sgkFzvf0LmiDz1pYyGn4g409Cf3LBxBCkq/mz/Zxa83g/nfEybW3w9D",
+	"1pOkgOxwAHpjQ3c8Whk+m/l8tX56DYLATjjl/sPiMa+NCd1N/f8TunF0lSx14i4SpfEQvyEE8O5wvyF2",
+	"7naI34DeXx64g6/2XvANftnboRmI2pcIu5Zp9p4QbFtR7wLINgv68uDZCb+8BzD3RjbeAax7eesXCeA6",
+	"fPDTwevC8O4PWyebfHmA/amefRusf6rWXNUibseedOnraaBdiqucXa5EKWaYjlBIJVIFwinGjytNNa10",
+	"0cg7Jbm/WcZqPD24IUv2/b+m6dV4nKTp1eRFml49fvHh255yO25VOyEdd0eZTpDE7ajSETu/PBR5pe0L",
+	"1A/uDUdUK+4IQlJBvkjodWJC7gfDZvzE3SDZVHm+PHj2BC/cHaC7cQS3g3RX/f3ygNp03twLoC1fzu2w",
+	"bJkNvkAw7jiZ7wHJjsf3DsD8IuwVN8HzNExj15SHtU5oUDKZdYxho+imGg6HT582zIgYd7zHkNiM77/X",
+	"hjYj9HW5L0L79m2+g+3ry9v5ri/sXoar2jt1JyNV/aEvEo6/3/53P1PfFwXEV+LyNfldeJ5LqoTzugGK",
+	"BS+M6MkUcN4SqxnPc8oA8FlA3Bi5VFRBM5O9ONry0ty09IY/59rXTLm1QsoreKwFXV4UPy+i2fs7F1f5",
+	"ENfFcqKmp7ANfZxQ3FxPn7n6tehnlb6Kl/LOKF7oZSU+H7xkD2l5p+Rfq5azivbL5wnW+6hdzr+r6fdZ",
+	"XVifvJN3LY7T3ieZ+4o7rc260cngP9/LnGnrvjEYcT6julOT8bih//uo7aTXPMAG75REro4OL17Uvshn",
+	"8xl79+14PB7/r//y3+CPyYs4VQyvPX7hrj19QekRzyZ+bBNCQofH7qvialPIubTsTOaypAg2XjDaSAzv",
+	"CfOhrHV9IcpS5sL4sgpifSbyXKqlYe++nY6nJ/j56Xj6PEQ1SaMLzNuB60dH7oGjpy72CMtMcIX5Vowj",
+	"uFguzabgVKqNkvBwxiH1Cis+BEj5yqZKW+aBdrmSVjCz4XPBBq6YxS9w7eMpXnPHZ+sg+dRBbfxDjBem",
+	"Y/r3ySH9ezJ2EJ4cPcFbUw/96Xh8QhemT9y/T92/L+jfQ/z30Xg8Ho5SlSrADlBQEfAB7GzNy3PDBjji",
+	"c/cJfHN8NHk29NBM1a+i1MmlzO2K/UVLhZgCz/4wbJZxn1EQQmJ1grV3Xd4DbJpY679IZkB0VnNhmBIC",
+	"h14TkXYWJwqLChGJUjFh5nxDuQncsufPfjo5RZzHqf1Rf2NYKZbiaoOhvYwX8lz0mLjGt1i4KsDrBP+d",
+	"vMB/Hr+gn0/hJ6BYQv8+x3+Ojujn0dMPDzrvT8et90/gJ+wfPk8Pwe7RaE/cqPSRwxedwdO0gh388Hun",
+	"eK96dRjWppXlWL6/az8EkfoeB9hQnGEY+IxSp5onJWrX3+FrkRRuo35zJDlBNG38phddNZ6avu5ys2bF",
+	"s1blt6arvukuddXGgQbrol8yfS1s36eoPmijap5UjJs5jUclSXWZixJLrlmxvgvfQBmOX72kxycNdYmX",
+	"Jd8iQzFiXpXSbk/hNQLiGZZuPakQht2A0FavhhlzZV6pYu/J65cf//z8P/suA3UFSb3hwJ4JCCbEJWN9",
+	"ymxjzj9mjCrWE78+eMTevfkxMXwhfJ3NGiUw3mgLw6ZKGlPVLD6Efg4yX26WnYvtUijMGahLs9WlI3WZ",
+	"Kufa7isjOfE9JLpxXM3q0gBPAll9TlbWbigCS6qF9kFeVGTRF8l7LSw7xUmevH7J1lzioRGlieKoKgs3",
+	"ipk9fOhXMxJXfL0pxGiu1w+dkzjqjfJqj30uxAYTyLww1sSzAYw+xCJhpY94oa8B2ZeG5XperYVCduVq",
+	"MWGni1p1x5IKc1GnnTnkwHgdjDFC3b5VQ0aoHCvS09zPRM5WAr+ZqmdaXVD1BuPq0Osix2hyCgCqC1BT",
+	"2amTomB1+XqVB2MChhpT3btBXyrmu7cvkifDGeMKGCVt/DemWxSP2BDIO1TfDsslu5p3I/amzg+QwjBf",
+	"s7NRQq9ZeG/WwD24jBzallwWcMpzbnnM8oomKnyJNpxAHII6cdYxxiX5gE8YRWmV4Jc60292LnGlUdn3",
+	"NNlGeg6MQAlcnecnjzL4Vi7mBdaA7abDoXhFr8IYLh+HY26DxxCfLQZMdoQ7tpNI5tlGqBQ4a6be1bmQ",
+	"ulE/maF1Rllpt9jShncjuv3g3eW/DXgIg+SCAr+cRAuYTl+jYDgsf1tSdZt6IRj07jrVwCAkPxgmF5j0",
+	"I0rBNgWFZCchQXjWTvIFhX0HK0cN4KB6j+u8R4Zxd8FHGYww2Ekj9m0KeE3WQCeitHdtLDMbMZcLOWeY",
+	"p4yL5Grpmh2sucUkq57v52KO0nbfkYNRcHOUbtRcxAPlTtd3dLBQEVDt4R+4qwiRBw8f4BpU7qEhLatU",
+	"IQzp6JcCA1oBxn/9boy5LTUYuQWZE2eDtTeowDAc1rgebcROVP0K1Tr2wX1YkBJFfSzShgMtCFAEJdNb",
+	"kbiJ+T5xwp0Y7DLROCds0DzgdSZB7MvT2VWprS1gxtSiSJeMAgEDhBvZb5yd8TyUJkeUbdSCbJxvEp4a",
+	"p3rYWonr/RH7MiF+NjD1mWOWz7HawgxUxwROlFSVyGB7lsKaZuE8qYyFpeoFbimoms/887S1vhiJtE3m",
+	"AfCBfVAtCjOCQU6xRovyX/BtrHqynXYKCyJHwjMBA0mL+xW6jVCLj1I0C7BNfHxna17SdrpF1VRRbXcy",
+	"EnltzaPipp06Ek5n7V0A35+GifvXTblkrJV0GVRrt28HjybZMfCVwKKaw8cOu2I/zgBQ/dLpq7pk2R9+",
+	"/RWOpEMyVIp1STXzG+wqZqXYYNFFd/zqz2V/0sZmMbavKeQcdYHe9GsEGmIZEreaKSASNZDOLWwMBACD",
+	"H3qT51ktuWDrrJAiz825QUbUk5Xf4UQhzZ4+eQiy42A3lR5Pa7esnyvZw2gJN1b3Y93ifsPwwUNH6G+q",
+	"44c0LXzAb29dN4hinWGcRslBz9vqIrU7NQSmo0cwNnHCBvPaj6C5xpNEqZHttMZDGMYnNiLNUNodp51D",
+	"Kw2dhvwYRS36KHwDJToc3LRHtyuxbpK0mK30JWZ5mUJfFlh2bs7XorMcKvNcmXbyp/ZJwx0KMEMyd57Y",
+	"FQpCnu3B4sLKABrnD6cH4zqJ87akUMdnwhieARYFXJZ2NzHUF01u5p46TEPmOMd61AsapsGungD27qSz",
+	"hvqoPeSIpuITRGRdW7EFx8SCzIl9lfiZ0UVlBbUpGCAUUZ8KVriVNrZRcYKYll3FbAf/Ho2mo+kQaA5V",
+	"yMCS0JREaLAEtKLCXYZojlxK1fgsdfgrtBKoJ7o3FRw398qZrhTwKSDfqoF/hg1CyWkNWg0aMIaMF0YT",
+	"XEyLVQbOFKNgWRe1he245IA0oOdgpwRKMhjIvKAq00Ea9B3sGjJD6KewcpmFPuUYUZ/QJPbdwXAxsatc",
+	"V08CkXQlC+HVLIVVO8pKKQBqYDa+Vi5K3O0hjmH2uE6X9ntrkjDJx22NBchR69zNWupUzV/oBIpaQAXt",
+	"O+6TSQe+GwU3AI1+EZROhu+cECRSnJCvcd4cKKaGCrnLzUbiGki5VxYHWcGtVJMspjEmR+6vJyS+bh0j",
+	"aUhjWF+ZdaESOHvphM5a4oRlo8EIu6h0ZI9a9nxJngoyyfhC80g1+RbtasgdfEH6GjZoTnmZk/SeYRwI",
+	"rAEpU4bioa9Pf3L67OXL0AyBGFNC5cyCDOR11V9FqV2zCGSxrq49G2TfTojLZ3+Yfj/JyCKBEktM4Yoo",
+	"zJakGH1L+g5JIcNOUXw2yMbjxwDnLBkjgXKCvpNJ0IyIzMbLMJxZfsY41k6jhFxcCxtkf5iOcQ8nfxgD",
+	"0wUS5e6R9OoZKFli2CD7n/8dHv/f/+O/ZsMeHRzlDJw5ziX0EnUUYM1hCIx/gFHQOZXN/Olyv2PW8VEd",
+	"Phk/bvV7IXAFysrJ0m5cgWpYw+4IT5w6PmxhQ6fLAUfrBW4ltfvwgvqi5ETRyNCLNkk2yCYgw2B53okY",
+	"Z/04OvTcq4YBou3zttGHOReYYfeyRb4l/uE4DAqnktrRJFIZoSjd7Th03MGWru2+N7HrXsMa9BbW5EUk",
+	"rJXbaWZLbGXmO+GqugUBzsb17+Gu0y1rVIL0qn7D6mjqvPqTltZOhjRQu70+SfvriQsajhyU2lYS2LNm",
+	"6ntDMHIbA1h/cykn3KVfGqnuZa2donHWsTKXJ+86XbblRGxIxoJZAXW7AWfLShiDujuWeN1R1vF+DZch",
+	"Ul7M3qeMeGObvNRNwAlNKiTua5fjz86qfCnwbAzQ0Ne2K8/ggnOgs0fjWhdGUwXSXid2DbGcLGue+elT",
+	"lKiagXdedG9l9ofWzHWfWsZ83YBGzYDYbRrxnjgUiUTbjNoGmXLFL5zgZIzIqe4yYLYwgSL3GIAIEB6U",
+	"Z7g3XSBSR0sHI5id60kr8hntC0oN1qF+sJQVen7u1Gm4rqvmKe/mdlIv1LaK7KNeyMsdGkA6AbEZYEYB",
+	"7u0QGWc04IxadhlhQeRDCRDnhMZW4lEsJMd2bDkHXrWjSOkhCNnkQ8BxSK9HdCZ7TDMt1Clj3SEPYcjd",
+	"PM5sGCxmAAVMevaiwIi9ElhdA72hpruPKFj96fnJD6F8Ecq1ZFil652GKb7X9S4NOPRqrZvAgER93A5X",
+	"KTN4BUA0MQ6H3fo5HUv092A/AxKwUZtqat5wKhlMzU0VXQLsUldFzs6kc97T4ZAXvOj4G2A5skHVmq1g",
+	"UDsyTF/Wyo93a5hAwXZKiFD5ENPuZRp7I26DMHvdieICnMmp25A0Zv0NTJEtdnLASdYigOAp8RQKZ9FB",
+	"HiAtu5QksDx6haoYb9D10qquMqPGwqHYCjmLHLSIAngRB6byTajZQsniZ2IlcZqF5jk74wUMUtKEX4VR",
+	"fVthbE7NqNBetYEde8VAuyQzmlucQuNs0AIbsHkQxGAy3JPriCI2envxsoG99LYDcqmyUl9St3q9RvAg",
+	"167rgocZDxEp3jnnIFnM6g6THltrKXkpLwB/qClQr4DTbJy/lsZsRGEbA/hTKguhQNeRS6VLINmvPEmC",
+	"TwpVrUlm7G/OR0JKQ0IBFoUMwHWjIXdHPmPZH46eYSvtQ4odLNyPmGU/Nq5zxZyHtGU0JrR1/bZP6qRj",
+	"pX02e8N86r1jOGE017T8dP42KNfoqCU5k3ftL98YL8cGcuoFubZ0zQYZhQBmwEBwA/oCAWcMAwFBQejZ",
+	"mVradUbC3Z0BwkeOPbPr3BxkMIHY866hR34sskyDm54CA7NOgQH6WP0C8RLiUFRlgHARW1LBEpywB3Qr",
+	"+EFDBEUpYLYUOgMb9OznN6ezhsEcWELHjabqOnhOJnUkLnimbmy3cYLfwCaZmObIBtnPr9++/PnVaVab",
+	"k/wH+jp4eGv4T8hMsuF+ttUWuabAp4P5wTdpJ5ZkWrbIBjc7Bqm5tinXU72dVxKjpMAAK22x4+OP4sjt",
+	"cTSLJqOD0RiDV7AoBDo9MfriYDzek317MD7YSbs6GB/CtZ4KEHDz0WTPUIfjyZ68o0Ma8Kac9E4TWGfG",
+	"w1ZmFGRD+mfz70YLyTgigCXOQuJ6+cKfBoOS7SJ5gh8BDptgyXN6zwVZ0N863yalq8CDtlHXYDuaHWLQ",
+	"S/g5OcTore+3VpjXoqTr0Wx6MPbDGPmrcL0/8aloNhkfPDl8fHQd+9o8rR5e9VWK9vgtcr68Z41lkNUn",
+	"iiMy+tAftK65Lk2ifdEbfyEcELrWxgq4APQ9QfGULgD21n/1rOLo8PDRkb9t6+wWEyB1HfvwVTfmX4xW",
+	"iYsWDe0/6cu88jFVwWGTYJgLXUMETJS2iUdAirfS+GJyMD5IEFfpok0WLjfxOo7I4uZm0IQLMt0ElGQ/",
+	"nUbrdeyAa3Yub0SZeB7ubsLm8CLhNtHhotdPfRQYsB6+kdEsejQajx5h/RS7QgTH8BtEs97+4a5pJr9r",
+	"ABcb+Phj+j2MU9Xo1rrA5pykN3sVx+lkPpqBevRirAfGccUse/8hSxXWg/MGeKdJY0DNa76UKhgKQCF3",
+	"TbCdDe8OzbBT1eqGLe2I5OU1+TXpDRCrKI6LWl/zJSnHgRGlykvHnHpnB5ZC8mu7kTZNwDsM6sDOVJE0",
+	"Ru9w38LC+tZwBTfWAXwRJjJiL3BmuBnwhSxVobkR9VXADbyQRgb9xcWyk5YvVTMMD8l8YAcvc2xNayxG",
+	"97Vbke+Jz68feehLUN36YKt/6x2ed2XqPnR6qk6BxXymumO44N4WU53zEN8U0fh3KREGCHfbEK/ElcXn",
+	"vsBCoge07X3vBfR42Oi3i69Mbn+lXacQXjq6/aVOj4U4Opg+vf2tbi3Uayfk3PbeTdWzr0HouQNk2g1M",
+	"rp0QdYd1thoAwGuP7gTTOj/HSWW3vbO/z2AcmWq95uU2mkU/SmP9mQRJlS9RXvFXPrTjqcWVTQo6N9dx",
+	"dMmLc88xN7q3BE2OsnUjk6qdBdSbU4Vavswz76x24fo+/h/vOeNvcEI0Yj4s8gm9YF7pi5FhdaP+kF8F",
+	"q6E0TK+ltZRHELKWDMsaGXSpOukpcCublnjgrw8enPKFL3poRg8esBOvwjmD7NY3X/LNQAfer+/ksjhV",
+	"nOWl3mxE3nQMo08qOxw/yoZOrQR47JRaxpZUuUhVtXFdoZypk9ZFGiK93+qjhyzU25ttuXVGI79BZAvq",
+	"tphipkJCu6gKvxzfiSr0XUsVNV5jg+kBW+mqND44r2VhA2nZezxAC59rWD9hDdatpm5/AESsrCuti/nd",
+	"XUW4EqpUO6tPzeCdjoueAYqVIadeeBVFLNRBf9TEDbNhjFkuKJChqhpgD7R1U/CtyGfMllWzfrYSl9iV",
+	"GjQ/6mu7O9++ZnQdu97URfTsa0vXMzL6770LqaXHk9mw269xx08xRj/FDa0b4SDGdb1lXCOaGSm4D6MY",
+	"0HwIImXw//PdDo2sDODjzkb2FM+l1c2euHtaQPrS0s557Rxe/hD7tr6Yu3SpG+Hh3h8Kw/hFbNumRLzn",
+	"O/wjIgZrEp1aWJ3zA9GIKD6JPLQaJkEf/fNotYlBOA8pK7FPSwqOKE+JAnXyziuuQrpMqhqUiTLPlA44",
+	"BKMqXbJcd3oYNJ2JJlUDH9Aas+ydEWVyshQKfzkTTNyNOyBjWOgrV/uW+XboS3G7YK4WFF2ijHPseKq9",
+	"aACTvEsNg58PSuJneNi9ARj3wz3ifEypOquscwQOgksQtSHsso8aLPndd06ZiR0poqrkzqK4xEgxuwpf",
+	"4n6Lj5moMa3FK1JFJ7wdPcXdMaBi4KOekF8f4gNaNGwJGYcxVjumkPthI8ockMpRDHQFBGe76xPt+0K7",
+	"DgHOGwdb72i2NNgyDs18jWuF1udYiB0TcYIXOAQFuoAQQiBPio0T32tdbJcZkWPQCN8f3IfuOcfF7o5Q",
+	"5146s7XrwSNQDT+PHx4wg+zg6iqjZokLLkFnJYul93tnh1dXGZEoDCJ0q5+50vPYZNbU1DBVfFEKs4Jv",
+	"Is/dTbDv1tP0eilSIHEFZwNtuCj1EG9sNxwnjKHYLb8ZoSWS0SAGlKEVeZu4E71E7HJpBtyREA86JFYe",
+	"Pf0jgBUj9kvd1tFRg7jtaA6DcOXHcMLN966ToKGaGiTfeBEBy+ViuMwKHSuqNiBI60BP+xvuu2VjHpj/",
+	"aDA194k2KIakatDONmqG8ZJFXZdbB9hOQB4703ZFAapuU5yxn2ZeCH5BCBLaarY48eH4MZmmSfYLZbBD",
+	"mxqSVENsnW+H36glMmvLwY2mok2IheaiI/ZKN3rZo8AlWq0gwxLrno+uwydmEjVim1ei2JA3uL+WyaxV",
+	"wDsYaHr2giIEUdiuyQj1Q9nY2mHXlh79Gv2uI6Ou1/nSOnqx0OWSpMHWuXDxQN2GvujG1cQGqd8lNfDx",
+	"pwctP9wjtfMhY5wG5WzXIcaBzrTjMGp+sKcNJ4wA62adRpzH9aH1Hw9xNs4F6vczpMNQioPB/v9BjQAk",
+	"OtkNk9kl7O0EDWCf+kIwbh3fSpUL+ERp11ERjK8DCXNWH9OGTrNj2wptbu9t3Gp3k3bGKFzT9zrffjY7",
+	"lCv5cd0ukgBy+fWO9WvyOa1f+wrtOzKMfatz7GnVTIULonPeyCj+u1jBevSX20bse+U6jryOtGsFeI35",
+	"SIsGF2wuswZtI8v+6KCVVv/wYoJ294fvJ8nTD+/HydMPv43jyZPrnuqRX011f29T3fjJnU1uob0WvHYH",
+	"C1+bXITyvPD65A52s50+hnF0MJ3e97O+Of1Xq2T7td3q9L/bNgnvP77LMncbwrftmid5XhsebzVs+vJA",
+	"iXROSKfsJaEoz3UcARu54AXQvbLuvnVNVYNMQvGTCUhSdFmqpOnCPRfbpPTlj91vtHDRz6Imn+QoPRfb",
+	"hsdS5InSiWP17eskhiaOXft7QJj9305YgpWi8S2aTQ/oRrlNajZzTT0a+FIkdIu7FkjuhkhQdDBk872O",
+	"yRf68DfMB7hu+UQ3pcBIOOK58R4vaW2SZGdbFHnqkk1O2/ghDAWKBoar1nF8l7IoyDi01hciZ1qxQ/aD",
+	"mJPKPh0/Go9S9Q5Utj8+f8twto0YkGBeISerzz8FIdSAdORj1A/GB1ldtsCgTLxlmZ8ZxnVTDtzjg8Nh",
+	"zLLTSmGiCF58cvj0gBIEeKqcl9PZwZ3hVPe6D5fCfop89Rr24m/u47tZyvm7CS+NLbhtpOajd3T+nfrt",
+	"+RI9gHFEWHo7ENT/BTHk4LO33abi1z1o+0p7ErTizkLlEpx22q67+O6v6P2lovdXR/X/u47qPwrb8CQP",
+	"ahFj2CfdXTeLWSHfbJaxev8BGCRZDImrdhTWUucVelzvVnzpYoKhm6HXDFUUvY67455avqR6YO1BDV0f",
+	"3WfwD2HV+2s3mmYdp2BjGPk6kbMAr+sP1/8nAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

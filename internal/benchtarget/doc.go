@@ -10,6 +10,10 @@
 //     memory store, no other middleware.
 //   - floor: net/http alone: no framework, no validation, the same store and
 //     JSON shapes.
+//
+// make bench-peer measures a third, the peer, that is not here: oapi-codegen's
+// own examples/petstore-expanded/echo, on its own spec, built from its public
+// source by .ci/bench.sh (build_peer) with .ci/peer/main.go.
 package benchtarget
 
 import (

@@ -21,23 +21,7 @@ import (
 // a loopback port until the test ends.
 func serve(t *testing.T, max int, h http.Handler) (*connlimit.Limiter, string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := connlimit.New(max)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: time.Minute}
-	lln := l.Wrap(srv, ln)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.Serve(lln)
-	}()
-	t.Cleanup(func() {
-		srv.Close()
-		<-done
-	})
-	return l, ln.Addr().String()
+	return serveRule(t, max, connlimit.BodyRule{}, h)
 }
 
 // dial opens a connection and sends head (part of a request, or all of it).

@@ -7,10 +7,14 @@ func Closable(l *Limiter) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for e := l.waits.Front(); e != nil; e = e.Next() {
-		if e.Value.(*conn).closable(time.Now()) {
+	for c := l.conns.front(); c != nil; c = l.conns.after(c) {
+		if c.closable(time.Now()) {
 			n++
 		}
 	}
 	return n
 }
+
+// Deadline is r's deadline for the byte after the first n of a body first
+// read at start.
+func Deadline(r BodyRule, start time.Time, n int64) time.Time { return r.deadline(start, n) }

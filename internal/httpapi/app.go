@@ -82,8 +82,10 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// AccessLog, when set, receives the access log: one JSON line a
 	// request, the line Logger's slog.JSONHandler would write, appended by
-	// hand. When nil, the lines go to Logger.
-	AccessLog io.Writer
+	// hand; or with AccessLogText, slog.TextHandler's line. When nil, the
+	// lines go to Logger.
+	AccessLog     io.Writer
+	AccessLogText bool
 	// Draining, once closed, makes /readyz answer 503: the server is shutting
 	// down and goes on serving only until the load balancer has seen it go.
 	// Nil: never.
@@ -187,8 +189,8 @@ func withDefaults(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
-// The security headers' values on every answer: the app's (Echo's Secure
-// middleware) and those Listener writes for net/http's own.
+// The security headers' values on every answer: the app's (securityHeaders)
+// and those Listener writes for net/http's own.
 const (
 	contentTypeOptions = "nosniff" // X-Content-Type-Options
 	frameOptions       = "DENY"    // X-Frame-Options
@@ -196,14 +198,23 @@ const (
 
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
-// error that it returns to observe, which renders, counts and logs it.
+// error that it returns to observe, which renders, counts and logs it; the
+// security headers, CORS, and the answer to a method a path does not
+// support. It is one middleware for Echo: Echo wraps its global middleware
+// around the route's handler again on every request (a closure each), so
+// the chain inside observe is composed here once, around dispatch, which
+// calls the route's handler observe put on the call.
 func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
-	mw := []echo.MiddlewareFunc{observe(m, handle, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
+	access := accessLog{h: log.Handler(), json: cfg.AccessLog}
+	if cfg.AccessLog != nil && cfg.AccessLogText {
+		access = accessLog{h: slog.NewTextHandler(cfg.AccessLog, nil)}
+	}
+	var mw []echo.MiddlewareFunc
 	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
 		mw = append(mw, cfg.Trace)
 	}
-	return append(mw,
+	mw = append(mw,
 		requestID(),
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			DisablePrintStack:   true,
@@ -215,10 +226,44 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 				return err
 			},
 		}),
-		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: contentTypeOptions, XFrameOptions: frameOptions}),
+		securityHeaders,
 		cors(),
 		methodNotAllowed,
 	)
+	inner := dispatch
+	for i := len(mw) - 1; i >= 0; i-- {
+		inner = mw[i](inner)
+	}
+	return []echo.MiddlewareFunc{observe(m, handle, access, cfg.TraceID, inner)}
+}
+
+// dispatch runs the route's handler of the call (observe's).
+func dispatch(c echo.Context) error {
+	cl := callOf(c)
+	if cl == nil {
+		return errNoCall
+	}
+	return cl.route(c)
+}
+
+// The security headers' values, made once: net/http only reads a header's
+// values, and a Set elsewhere replaces the slice.
+var (
+	contentTypeOptionsValue = []string{contentTypeOptions}
+	frameOptionsValue       = []string{frameOptions}
+)
+
+// securityHeaders sets X-Content-Type-Options and X-Frame-Options on every
+// answer, as Echo's Secure middleware did with these two settings alone
+// (and nothing else: its other headers are off by default), without a
+// slice a request.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h[echo.HeaderXContentTypeOptions] = contentTypeOptionsValue
+		h[echo.HeaderXFrameOptions] = frameOptionsValue
+		return next(c)
+	}
 }
 
 // registerOperational adds the endpoints for operators, outside the

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,6 +28,12 @@ type call struct {
 	// series is the request's metrics series: its operation, or its route
 	// (observe, from the operation table).
 	series *series
+	// route is the handler Echo routed the request to, with its
+	// operation's chain (dispatch runs it).
+	route echo.HandlerFunc
+	// query is the query strictParams parsed and checked; nil before, or
+	// for an empty one.
+	query url.Values
 	// caller is the key authenticate accepted; nil before, or without one.
 	caller *apikey.Key
 	// newPet is createPet's body, decoded and checked (decodeBody).
@@ -42,6 +49,15 @@ var _ echo.Context = (*call)(nil)
 // Error renders err through the app's error mapper with this call, so that
 // what the call knows (its caller, its body) shapes the answer.
 func (cl *call) Error(err error) { cl.handle(err, cl) }
+
+// QueryParams is the request's query as strictParams parsed it, for the
+// generated binder: parsed once, not again by Echo.
+func (cl *call) QueryParams() url.Values {
+	if cl.query != nil {
+		return cl.query
+	}
+	return cl.Context.QueryParams()
+}
 
 // callOf returns the call c is, or nil when c did not come through observe.
 func callOf(c echo.Context) *call {

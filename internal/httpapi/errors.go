@@ -39,7 +39,11 @@ const (
 	codeNotAcceptable       = gen.ErrorCodeNotAcceptable
 	codeNotImplemented      = gen.ErrorCodeNotImplemented
 	codeVersionNotSupported = gen.ErrorCodeHttpVersionNotSupported
+	codeRequestTimeout      = gen.ErrorCodeRequestTimeout
 )
+
+// msgRequestTimeout is the message of a body cut off for arriving too slowly.
+const msgRequestTimeout = "body: arrived too slowly and was cut off; nothing was written, send the request again"
 
 // The messages of a 503 to a create whose outcome is unknown (the store
 // failed after the create was sent), with and without an Idempotency-Key.
@@ -132,6 +136,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if c.Request().Method == http.MethodHead {
 			werr = c.NoContent(e.Status)
 		} else {
+			if _, set := h[echo.HeaderContentType]; !set {
+				h[echo.HeaderContentType] = jsonValue // Echo's, without a slice a request
+			}
 			werr = c.JSON(e.Status, body)
 		}
 		if werr != nil {

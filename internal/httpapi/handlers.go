@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -25,6 +26,14 @@ const (
 	sunsetHeader      = "Thu, 05 Dec 2030 00:00:00 GMT"
 )
 
+// Header values made once, for headers every answer of a kind carries:
+// net/http only reads them, and a Set elsewhere replaces the slice.
+var (
+	deprecationValue = []string{deprecationHeader}
+	sunsetValue      = []string{sunsetHeader}
+	jsonValue        = []string{echo.MIMEApplicationJSON}
+)
+
 // handler implements the generated ServerInterface over a pets.Store.
 type handler struct {
 	store pets.Store
@@ -35,6 +44,9 @@ type handler struct {
 	base string
 	// plain answers through Echo's default JSON serializer (Handlers).
 	plain bool
+	// successorLink is getPet's Link, made once (successor).
+	successorOnce sync.Once
+	successorLink []string
 }
 
 var _ gen.ServerInterface = (*handler)(nil)
@@ -234,14 +246,20 @@ func idempotencyKey(v string) (string, error) {
 // GetPet answers GET /v1/pets/{petId}, a deprecated operation.
 func (h *handler) GetPet(c echo.Context, petID gen.PetId) error {
 	hdr := c.Response().Header()
-	hdr.Set("Deprecation", deprecationHeader)
-	hdr.Set("Sunset", sunsetHeader)
-	hdr.Set("Link", "<"+h.base+`/pets>; rel="successor-version"`)
+	hdr["Deprecation"] = deprecationValue
+	hdr["Sunset"] = sunsetValue
+	hdr["Link"] = h.successor()
 	p, err := h.store.Get(c.Request().Context(), petID)
 	if err != nil {
 		return err
 	}
 	return h.json(c, http.StatusOK, p)
+}
+
+// successor is getPet's Link header: its successor, the list.
+func (h *handler) successor() []string {
+	h.successorOnce.Do(func() { h.successorLink = []string{"<" + h.base + `/pets>; rel="successor-version"`} })
+	return h.successorLink
 }
 
 // json answers a pet or a page of them: through the app's petJSON, or,
@@ -250,6 +268,9 @@ func (h *handler) GetPet(c echo.Context, petID gen.PetId) error {
 // pets with no other members; as json.Marshalers (petBody) when one has.
 func (h *handler) json(c echo.Context, code int, v any) error {
 	if !h.plain {
+		if hdr := c.Response().Header(); hdr[echo.HeaderContentType] == nil {
+			hdr[echo.HeaderContentType] = jsonValue // Echo's, without a slice a request
+		}
 		return c.JSON(code, v)
 	}
 	switch v := v.(type) {

@@ -76,8 +76,12 @@ func strictParams(rules paramRules) echo.MiddlewareFunc {
 					}
 				}
 			}
-			if err := rules.query.Check(c.Request().URL.RawQuery); err != nil {
+			query, err := rules.query.Values(c.Request().URL.RawQuery)
+			if err != nil {
 				return err
+			}
+			if cl := callOf(c); cl != nil {
+				cl.query = query // parsed once, for the validator and the binder
 			}
 			return next(c)
 		}

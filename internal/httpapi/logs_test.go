@@ -101,3 +101,22 @@ func TestStorePanicLogged(t *testing.T) {
 		t.Fatalf("/metrics lacks %s", want)
 	}
 }
+
+// TestAccessLogText: with AccessLogText the access lines go to AccessLog as
+// slog's TextHandler writes them (the text log's format), not to Logger.
+func TestAccessLogText(t *testing.T) {
+	var access, log syncbuf.Buffer
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(testKey)),
+		Logger: slog.New(slog.NewTextHandler(&log, nil)), AccessLog: &access, AccessLogText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/nowhere", nil))
+	line := access.String()
+	if !strings.HasPrefix(line, "time=") || !strings.Contains(line, " level=INFO msg=request method=GET path=/nowhere route=\"\" status=404 ") || strings.Count(line, "\n") != 1 {
+		t.Errorf("access line: got %q, want one slog text line of the 404", line)
+	}
+	if log.String() != "" {
+		t.Errorf("the logger got %q, want nothing", log.String())
+	}
+}

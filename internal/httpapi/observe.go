@@ -25,20 +25,23 @@ import (
 // request, 404s and 405s included (Echo routes before this chain runs): an
 // error that comes back, a recovered panic included, is rendered here
 // through the mapper, with the call, before it is counted and logged.
-func observe(m *metrics, handle echo.HTTPErrorHandler, log accessLog, traceID func(context.Context) string) echo.MiddlewareFunc {
+//
+// inner is the rest of the global chain, composed once (globalMiddleware):
+// it ends in dispatch, which runs the route's handler, next.
+func observe(m *metrics, handle echo.HTTPErrorHandler, log accessLog, traceID func(context.Context) string, inner echo.HandlerFunc) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			m.inFlight.Inc()
 			defer m.inFlight.Dec()
 			req := c.Request()
-			cl := &call{Context: c, handle: handle, series: m.lookup(c.Path(), req.Method)}
+			cl := &call{Context: c, handle: handle, series: m.lookup(c.Path(), req.Method), route: next}
 			if req.ContentLength != 0 && !cl.series.operation {
 				// Nothing but an operation reads a body: the connection
 				// ends after the answer (bodyUnread).
 				c.Response().Header().Set(echo.HeaderConnection, "close")
 			}
-			err := next(cl)
+			err := inner(cl)
 			if err != nil {
 				cl.Error(err) // the mapper writes nothing once committed
 			}
@@ -193,6 +196,10 @@ func (l accessLog) write(ctx context.Context, e *accessEntry) {
 		bufs.Put(buf)
 	}
 }
+
+// uuid's pool of randomness: request ids read the system's random source
+// once every 16, not once each.
+func init() { uuid.EnableRandPool() }
 
 // requestID gives each request its id in X-Request-Id, with Echo's RequestID
 // middleware: the client's own when it is a short token (saneID), else a

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -23,21 +27,140 @@ import (
 // The route is handed over without its security requirement: authenticate
 // has enforced it before the validator runs (requireBearer checked at start
 // that it is the bearer key alone), and kin-openapi would only call back for
-// that verdict. The body is decodeBody's.
+// that verdict. strictParams has held every integer parameter to its
+// format already; one whose schema says nothing more but its bounds
+// (checkedByStrict) is not parsed and checked again: its bounds are
+// compared here, and only a request that breaks one goes to kin-openapi
+// with every parameter, for the same verdict, in the same order, as ever.
+// Otherwise kin-openapi gets the other parameters, and not even that when
+// the request sends none of them. The body is decodeBody's; the query,
+// strictParams' parse of it.
 func validate(route *routers.Route) echo.MiddlewareFunc {
-	op, own := *route.Operation, *route
-	op.Security = &openapi3.SecurityRequirements{}
-	own.Operation = &op
+	whole := withoutSecurity(*route)
+	left := whole
+	op, item := *whole.Operation, *whole.PathItem
+	op.Parameters, item.Parameters = leftToValidate(op.Parameters), leftToValidate(item.Parameters)
+	left.Operation, left.PathItem = &op, &item
+	bounded := boundedByStrict(append(slices.Clone(route.PathItem.Parameters), route.Operation.Parameters...))
+	rest := append(slices.Clone(item.Parameters), op.Parameters...)
 	opts := &openapi3filter.Options{ExcludeRequestBody: true, SkipSettingDefaults: true}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			in := &openapi3filter.RequestValidationInput{Request: c.Request(), PathParams: pathParams(c), Route: &own, Options: opts}
+			r := &left
+			switch {
+			case outOfBounds(c, bounded):
+				r = &whole
+			case noneSent(c, rest):
+				return next(c) // kin-openapi has nothing left to check
+			}
+			in := &openapi3filter.RequestValidationInput{Request: c.Request(), PathParams: pathParams(c), Route: r, Options: opts}
+			if cl := callOf(c); cl != nil {
+				in.QueryParams = cl.query
+			}
 			if err := openapi3filter.ValidateRequest(c.Request().Context(), in); err != nil {
 				return err
 			}
 			return next(c)
 		}
 	}
+}
+
+// withoutSecurity is route with an operation of no security requirement.
+func withoutSecurity(route routers.Route) routers.Route {
+	op := *route.Operation
+	op.Security = &openapi3.SecurityRequirements{}
+	route.Operation = &op
+	return route
+}
+
+// boundedByStrict is the parameters of params that strictParams decides
+// alone (checkedByStrict) and whose schema has a minimum or maximum.
+func boundedByStrict(params openapi3.Parameters) []*openapi3.Parameter {
+	var out []*openapi3.Parameter
+	for _, ref := range params {
+		if p := ref.Value; p != nil && checkedByStrict(p) && (p.Schema.Value.Min != nil || p.Schema.Value.Max != nil) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// outOfBounds reports whether a parameter of params that c's request sends
+// breaks its schema's minimum or maximum, compared as kin-openapi compares
+// them (float64). strictParams has checked that each is an integer.
+func outOfBounds(c echo.Context, params []*openapi3.Parameter) bool {
+	for _, p := range params {
+		var v string
+		switch p.In {
+		case openapi3.ParameterInPath:
+			v = c.Param(p.Name)
+		case openapi3.ParameterInQuery:
+			if cl := callOf(c); cl != nil {
+				v = cl.query.Get(p.Name)
+			}
+		}
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return true // kin-openapi says what
+		}
+		s, f := p.Schema.Value, float64(n)
+		if s.Min != nil && !(*s.Min <= f) || s.Max != nil && !(*s.Max >= f) {
+			return true
+		}
+	}
+	return false
+}
+
+// noneSent reports whether c's request has none of params, every one of
+// them optional and in its query or headers: kin-openapi would check
+// nothing.
+func noneSent(c echo.Context, params openapi3.Parameters) bool {
+	for _, ref := range params {
+		p := ref.Value
+		switch {
+		case p == nil || p.Required:
+			return false
+		case p.In == openapi3.ParameterInHeader:
+			if _, ok := c.Request().Header[http.CanonicalHeaderKey(p.Name)]; ok {
+				return false
+			}
+		case p.In == openapi3.ParameterInQuery:
+			if cl := callOf(c); cl == nil || cl.query.Has(p.Name) || cl.query == nil && c.Request().URL.RawQuery != "" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// leftToValidate is params less those strictParams decides alone.
+func leftToValidate(params openapi3.Parameters) openapi3.Parameters {
+	var left openapi3.Parameters
+	for _, ref := range params {
+		if ref.Value == nil || !checkedByStrict(ref.Value) {
+			left = append(left, ref)
+		}
+	}
+	return left
+}
+
+// checkedByStrict reports whether strictParams alone decides p: an integer
+// in the path, or an optional one in the query, whose schema says nothing
+// but its type, format and bounds (intRuleOf, which strict.Int checks to the
+// letter, bounds included).
+func checkedByStrict(p *openapi3.Parameter) bool {
+	if p.Content != nil || p.Schema == nil || !(p.In == openapi3.ParameterInPath || p.In == openapi3.ParameterInQuery && !p.Required) {
+		return false
+	}
+	s := p.Schema.Value
+	return intRuleOf(s) != nil && s.Enum == nil && s.Const == nil && s.MultipleOf == nil &&
+		!s.ExclusiveMin.IsSet() && !s.ExclusiveMax.IsSet() && !s.Nullable && s.Not == nil &&
+		len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0 && (s.Format == "" || s.Format == "int32" || s.Format == "int64")
 }
 
 // pathParams are the path parameters Echo bound, unescaped.
@@ -68,7 +191,9 @@ func decodeBody(body *openapi3.RequestBody, bind bindFunc, check bool) echo.Midd
 			if cl == nil {
 				return errNoCall
 			}
-			data, err := readBody(cl)
+			buf := bodyBufs.Get().(*[]byte)
+			defer putBodyBuf(buf)
+			data, err := readBody(cl, buf)
 			if err != nil {
 				return err
 			}
@@ -97,9 +222,24 @@ func decodeBody(body *openapi3.RequestBody, bind bindFunc, check bool) echo.Midd
 	}
 }
 
-// readBody reads a request's body, up to MaxBodyBytes, and marks it read
-// once it has read it to its end.
-func readBody(cl *call) ([]byte, error) {
+// bodyBufs holds the buffers bodies are read into (readBody): a body is
+// decoded, its values copied out, before its buffer goes back.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxPooledBody is the largest body buffer that goes back to bodyBufs.
+const maxPooledBody = 64 << 10
+
+func putBodyBuf(buf *[]byte) {
+	if cap(*buf) <= maxPooledBody {
+		*buf = (*buf)[:0]
+		bodyBufs.Put(buf)
+	}
+}
+
+// readBody reads a request's body into *buf, up to MaxBodyBytes, and marks
+// it read once it has read it to its end. It reads as io.ReadAll of an
+// http.MaxBytesReader does, into a pooled buffer.
+func readBody(cl *call, buf *[]byte) ([]byte, error) {
 	r := cl.Request()
 	if r.ContentLength > MaxBodyBytes {
 		return nil, &http.MaxBytesError{Limit: MaxBodyBytes}
@@ -108,14 +248,42 @@ func readBody(cl *call) ([]byte, error) {
 		cl.bodyRead = true
 		return nil, nil
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	data, err := readAtMost(r.Body, MaxBodyBytes, (*buf)[:0])
+	*buf = data
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// Cut off for arriving too slowly (connlimit's BodyRule, the
+		// contract's body-rate).
+		return nil, &apiError{Status: http.StatusRequestTimeout, Code: codeRequestTimeout, Message: msgRequestTimeout}
 	case err != nil:
 		return nil, invalid("body: invalid")
 	}
 	cl.bodyRead = true
 	return data, nil
+}
+
+// readAtMost appends what r gives to b, to its end, failing with an
+// http.MaxBytesError once it has read more than max bytes.
+func readAtMost(r io.Reader, max int64, b []byte) ([]byte, error) {
+	lr := io.LimitedReader{R: r, N: max + 1}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // room to read into
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	if int64(len(b)) > max {
+		return b, &http.MaxBytesError{Limit: max}
+	}
+	return b, nil
 }

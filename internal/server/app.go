@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -17,7 +18,7 @@ import (
 // newApp builds the API's handler from the configuration. From the first
 // signal on, /readyz answers 503: ctx.Done() is closed before cancel
 // returns, so no probe after the signal sees 200.
-func newApp(ctx context.Context, cfg Config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, out *logOut, collectors []prometheus.Collector) (http.Handler, error) {
+func newApp(ctx context.Context, cfg Config, keys serveKeys, store pets.Store, tracing *telemetry.Tracing, log *slog.Logger, access io.Writer, collectors []prometheus.Collector) (http.Handler, error) {
 	hcfg := httpapi.Config{Store: store, Keys: keys.source, Logger: log, IdempotencyTTL: cfg.IdempotencyTTL, Draining: ctx.Done(), Collectors: collectors}
 	hcfg.Version, hcfg.Revision = cfg.Version, cfg.Revision // petstore_build_info says what petstore version says
 	if keys.reloader != nil {
@@ -26,9 +27,8 @@ func newApp(ctx context.Context, cfg Config, keys serveKeys, store pets.Store, t
 	if err := tracing.Apply(&hcfg); err != nil { // tracing hooks: nothing when off
 		return nil, err
 	}
-	if cfg.LogFormat == "json" {
-		hcfg.AccessLog = out // the same lines, appended without slog's machinery
-	}
+	// The access lines, in the log's format, go through the buffer.
+	hcfg.AccessLog, hcfg.AccessLogText = access, cfg.LogFormat == "text"
 	if cfg.RateLimit != nil {
 		hcfg.RateLimit = ratelimit.New(*cfg.RateLimit, time.Now)
 	}

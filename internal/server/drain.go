@@ -46,9 +46,9 @@ func skipDelay(ctx context.Context) <-chan struct{} {
 }
 
 // serveUntilDrained serves on ln until ctx ends; then, after shutdownDelay
-// (cut short by a second signal), it stops accepting and lets the requests
-// in flight finish.
-func serveUntilDrained(ctx context.Context, srv *http.Server, ln net.Listener, shutdownDelay time.Duration, log *slog.Logger) error {
+// (cut short by a second signal), it stops accepting, lets the requests in
+// flight finish, and writes the access lines still buffered.
+func serveUntilDrained(ctx context.Context, srv *http.Server, ln net.Listener, shutdownDelay time.Duration, log *slog.Logger, access interface{ Flush() error }) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -78,6 +78,7 @@ func serveUntilDrained(ctx context.Context, srv *http.Server, ln net.Listener, s
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	<-served
+	access.Flush() // every request's line before "stopped"
 	log.Info("stopped")
 	return nil
 }

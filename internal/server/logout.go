@@ -7,7 +7,8 @@ import (
 )
 
 // logOut is where the server's log lines go: each line is written through
-// to w at once, one Write a line, so that a crash loses none. A failed write
+// to w at once, one Write a line, so that a crash loses none; the access
+// lines come in batches, through a logbuf.Writer. A failed write
 // is reported on stderr when writes start failing, once, not for every
 // line; the lines go on being written, and the report is made again only
 // after a write has succeeded in between.

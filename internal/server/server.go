@@ -20,6 +20,7 @@ import (
 
 	"github.com/petstore/petstore/internal/connlimit"
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/logbuf"
 	"github.com/petstore/petstore/internal/telemetry"
 )
 
@@ -27,10 +28,20 @@ import (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 15 * time.Second
-	writeTimeout      = 15 * time.Second
-	idleTimeout       = 60 * time.Second
-	shutdownTimeout   = 10 * time.Second
-	maxHeaderBytes    = 64 << 10
+	// The contract's body-rate: a body's k-th byte within bodyGrace plus
+	// k / bodyMinRate seconds of its first read, all of it within
+	// bodyTimeout (connlimit.BodyRule).
+	bodyGrace       = 5 * time.Second
+	bodyMinRate     = 240 // bytes a second
+	bodyTimeout     = 15 * time.Second
+	writeTimeout    = 15 * time.Second
+	idleTimeout     = 60 * time.Second
+	shutdownTimeout = 10 * time.Second
+	maxHeaderBytes  = 64 << 10
+	// The access log's buffer (logbuf): 256 KiB, about a thousand lines,
+	// written at least ten times a second.
+	accessBuffer   = 256 << 10
+	accessInterval = 100 * time.Millisecond
 )
 
 // Usage is serve's description, for petstore help serve (the flags follow
@@ -82,7 +93,12 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	defer store.close()
 	conns := connlimit.New(cfg.MaxConnections)
-	app, err := newApp(ctx, cfg, keys, store.Store, tracing, log, out, conns.Collectors())
+	conns.Body = connlimit.BodyRule{Grace: bodyGrace, MinRate: bodyMinRate, Max: bodyTimeout}
+	// The access log, buffered and bounded: written at least every
+	// accessInterval, and on the drain before "stopped".
+	access := logbuf.New(out, accessBuffer, accessInterval)
+	defer access.Close()
+	app, err := newApp(ctx, cfg, keys, store.Store, tracing, log, access, append(conns.Collectors(), access.Collectors()...))
 	if err != nil {
 		return err
 	}
@@ -105,7 +121,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// and the connection cap (after srv is set up, before it serves).
 	ln = conns.Wrap(srv, httpapi.Listener(ln, log, maxHeaderBytes))
 	logListening(log, ln, cfg, store.name, keys, tracing)
-	return serveUntilDrained(ctx, srv, ln, cfg.ShutdownDelay, log)
+	return serveUntilDrained(ctx, srv, ln, cfg.ShutdownDelay, log, access)
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {

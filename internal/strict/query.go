@@ -2,6 +2,7 @@ package strict
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -18,32 +19,41 @@ type Query map[string]*Int
 // the order they first appear, so a query with two faults is always
 // answered about the same one.
 func (q Query) Check(raw string) error {
+	_, err := q.Values(raw)
+	return err
+}
+
+// Values is Check that also returns the query it parsed (nil for an empty
+// one), for the readers after it: parsed once, not once a reader.
+func (q Query) Values(raw string) (url.Values, error) {
 	if raw == "" {
-		return nil
+		return nil, nil
 	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {
-		return refuse("query: %v", err)
+		return nil, refuse("query: %v", err)
 	}
+	var buf [8]string
+	seen := buf[:0] // the names checked: values stays whole for the readers after
 	for pair := range strings.SplitSeq(raw, "&") {
 		name, _, _ := strings.Cut(pair, "=")
 		name, _ = url.QueryUnescape(name) // as ParseQuery did, without error
 		vs, ok := values[name]
-		if !ok {
+		if !ok || slices.Contains(seen, name) {
 			continue // an empty pair, or a name already checked
 		}
-		delete(values, name)
+		seen = append(seen, name)
 		rule, defined := q[name]
 		switch {
 		case !defined:
-			return refuse("%.64q: unknown query parameter", name)
+			return nil, refuse("%.64q: unknown query parameter", name)
 		case len(vs) > 1:
-			return refuse("%s: must be given once", name)
+			return nil, refuse("%s: must be given once", name)
 		case rule != nil:
 			if err := rule.Check(name, vs[0]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return values, nil
 }
