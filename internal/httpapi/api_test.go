@@ -437,8 +437,13 @@ func testConcurrentCreates(t *testing.T, c *apitest.Client) {
 	}
 }
 
-// failingStore fails every call with err, or panics when err is nil.
-type failingStore struct{ err error }
+// failingStore fails every call it writes out with err, or panics when
+// err is nil. pets.Store, nil, is embedded so that a method added to the
+// interface needs no edit here: a call to it panics.
+type failingStore struct {
+	pets.Store
+	err error
+}
 
 func (s failingStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return s.fail() }
 func (s failingStore) CreateOnce(context.Context, pets.NewPet, pets.IdempotencyKey) (pets.Pet, bool, error) {
@@ -470,7 +475,7 @@ func TestStoreFailures(t *testing.T) {
 		{"deadline", context.DeadlineExceeded, 503, gen.ErrorCodeUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, failingStore{tc.err})
+			c := newClient(t, failingStore{err: tc.err})
 			for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
 				res := c.Do(t, r[0], r[1], r[2])
 				wantError(t, res, tc.status, tc.code, "")
