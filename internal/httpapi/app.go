@@ -152,7 +152,7 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
 		}
 	}
-	e.Use(globalMiddleware(cfg, m, e.HTTPErrorHandler)...)
+	e.Use(globalMiddleware(cfg, m, ops, e.HTTPErrorHandler)...)
 	registerOperational(e, cfg, m)
 	if err := registerDocs(e, base); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
@@ -197,7 +197,7 @@ const (
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
 // error that it returns to observe, which renders, counts and logs it.
-func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
+func globalMiddleware(cfg Config, m *metrics, ops *operations, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
 	mw := []echo.MiddlewareFunc{observe(m, handle, accessLog{h: log.Handler(), json: cfg.AccessLog}, cfg.TraceID)}
 	if cfg.Trace != nil { // tracing hook (issue 34): just inside observe
@@ -216,7 +216,7 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 			},
 		}),
 		middleware.SecureWithConfig(middleware.SecureConfig{ContentTypeNosniff: contentTypeOptions, XFrameOptions: frameOptions}),
-		cors(),
+		cors(ops),
 		methodNotAllowed,
 	)
 }
