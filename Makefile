@@ -68,11 +68,12 @@ test-plants:
 	.ci/plants/run
 
 ## evolve-drill: the evolution drill (docs/evolving-the-contract.md#the-drill): in a copy of the tree, each change of
-## EVOLVE_DRILL made to openapi.yaml alone (a: a string member with a pattern, b: an array, c: an object, d: a new PetStatus
-## value; letters together: their changes at once; :full, :vet or :none after one, its tests), then what a user runs:
-## generate, changelog, the gate (it must name the raise), build, the tests, both stores and the kit through the
-## binary (PostgreSQL: root, as test-postgres); fails unless every change needed no hand-written file beside the spec
-EVOLVE_DRILL ?= a b c d
+## EVOLVE_DRILL made to openapi.yaml (a: a string member with a pattern, b: an array, c: an object, d: a new PetStatus
+## value, e: an operation, DELETE /pets/{petId}, with its code; letters together: their changes at once; :full, :vet or
+## :none after one, its tests), then what a user runs: generate, changelog, the gate (it must name the raise), build,
+## the tests, both stores and the kit through the binary (PostgreSQL: root, as test-postgres); fails unless every change
+## of data needed no hand-written file beside the spec, and the operation only its handler, stores and migration
+EVOLVE_DRILL ?= a b c d e
 DRILL_JOBS ?= 1
 evolve-drill:
 	DRILL_JOBS=$(DRILL_JOBS) .ci/evolve-drill $(EVOLVE_DRILL)
@@ -218,13 +219,15 @@ lint:
 # Two lanes at once (.ci/timed): CI's work is mostly CPU (-race), and one
 # lane in turn left a core idle for about half the run. The drill and the
 # fuzzing, neither of which measures time, make the second lane. The drill
-# in CI (EVOLVE_DRILL_CI) runs make test once, on a tree with all four
-# changes at once (abcd), and each change alone through everything else but
-# the tests: the combined tree compiles and tests every package with all
-# four, and four make test runs cost four times make test, past CI's budget
+# in CI (EVOLVE_DRILL_CI) runs make test once, on a tree with all five
+# changes at once (abcde: the members, the new PetStatus value and the
+# operation with its code, whose no-op plant its tests must fail), and each
+# change alone through everything else but the tests: the combined tree
+# compiles and tests every package with all five, and five make test runs
+# cost five times make test, past CI's budget
 # (docs/evolving-the-contract.md#the-drill gives the figures). make
 # evolve-drill runs make test on each.
-EVOLVE_DRILL_CI ?= abcd:full a:none b:none c:none d:none
+EVOLVE_DRILL_CI ?= abcde:full a:none b:none c:none d:none e:none
 CI_LANE1 = check-compat lint test test-plants test-postgres test-docs test-image lint-spec conformance test-browser chaos-short deploy-test-short
 CI_LANE2 = evolve-drill fuzz
 ci:

@@ -205,6 +205,8 @@ func TestConformCannotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := []string{"-key", conformKey}
+	// The operation a BASE_URL ending in a path is told of: the first on it.
+	pets, pet := apitest.OpOn("/pets"), apitest.OpOn("/pets/{petId}")
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -229,8 +231,8 @@ func TestConformCannotRun(t *testing.T) {
 		{"environment key refused", map[string]string{"PETSTORE_CONFORM_KEY": "wrong-key-0123456789abcdef0123456789"}, []string{base + apitest.Base()}, "cannot run: the target refused the key"},
 		{"unreachable", nil, append(key, closed), "cannot run: target unreachable"},
 		{"base path left out", nil, append(key, base), "cannot run: GET /pets answered 404: is " + base + " the API's base address"},
-		{"BASE_URL ends in an operation's path", nil, append(key, base+apitest.Path("/pets")), "cannot run: BASE_URL " + base + apitest.Path("/pets") + " ends in the path of listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
-		{"BASE_URL ends in a templated path", nil, append(key, base+apitest.Path("/pets/7/")), "ends in the path of getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
+		{"BASE_URL ends in an operation's path", nil, append(key, base+apitest.Path("/pets")), "cannot run: BASE_URL " + base + apitest.Path("/pets") + " ends in the path of " + pets.ID + " (" + pets.Method + " /pets): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
+		{"BASE_URL ends in a templated path", nil, append(key, base+apitest.Path("/pets/7/")), "ends in the path of " + pet.ID + " (" + pet.Method + " /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try " + base + apitest.Base()},
 		{"two BASE_URLs, flags between", nil, []string{base + apitest.Base(), "-key", conformKey, base + apitest.Base()}, "cannot run: want one BASE_URL argument, got 2; flags go before or after it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

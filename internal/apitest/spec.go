@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -73,6 +74,37 @@ func Op(id string) Operation {
 		}
 	}
 	panic(fmt.Sprintf("apitest: the spec has no operation %q", id))
+}
+
+// OpOn returns the first operation of the spec on path (a path template
+// under the base path: "/pets/{petId}"), in Operations' order. A path the
+// spec does not have panics.
+func OpOn(path string) Operation {
+	for _, op := range mustSpec().ops {
+		if op.Path == Path(path) {
+			return op
+		}
+	}
+	panic(fmt.Sprintf("apitest: the spec has no path %q", path))
+}
+
+// Target is the operation's path with every path parameter written v:
+// "/vN/pets/7" for "/vN/pets/{petId}" and "7".
+func (op Operation) Target(v string) string { return pathParam.ReplaceAllLiteralString(op.Path, v) }
+
+var pathParam = regexp.MustCompile(`\{[^{}]+\}`)
+
+// Methods returns the methods of the spec's operations on path (a path
+// template, base path included), sorted: what Allow lists for it.
+func Methods(path string) []string {
+	var out []string
+	for _, op := range mustSpec().ops {
+		if op.Path == path {
+			out = append(out, op.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func operations(doc *openapi3.T, base string) []Operation {

@@ -15,12 +15,14 @@ import (
 func TestBaseURLEndingInAnOperationPath(t *testing.T) {
 	t.Parallel()
 	addr := apitest.RefusedAddr(t) // nothing listens: a request would fail otherwise
+	// The operation named is the first on the path, in the spec's order.
+	pets, pet := named(apitest.OpOn("/pets")), named(apitest.OpOn("/pets/{petId}"))
 	for _, tc := range []struct{ base, want string }{
-		{"http://" + addr + apitest.Path("/pets"), "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
-		{"http://" + addr + apitest.Path("/pets/"), "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
-		{"http://" + addr + apitest.Path("/pets/42"), "getPet (GET /pets/{petId}): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
-		{"https://api.example/shop" + apitest.Base() + "/pets?x=1", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try https://api.example/shop" + apitest.Base()},
-		{"http://" + addr + "/pets", "listPets (GET /pets): BASE_URL is the API's base address, the part before the operation's path; try http://" + addr},
+		{"http://" + addr + apitest.Path("/pets"), pets + ": BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"http://" + addr + apitest.Path("/pets/"), pets + ": BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"http://" + addr + apitest.Path("/pets/42"), pet + ": BASE_URL is the API's base address, the part before the operation's path; try http://" + addr + apitest.Base()},
+		{"https://api.example/shop" + apitest.Base() + "/pets?x=1", pets + ": BASE_URL is the API's base address, the part before the operation's path; try https://api.example/shop" + apitest.Base()},
+		{"http://" + addr + "/pets", pets + ": BASE_URL is the API's base address, the part before the operation's path; try http://" + addr},
 	} {
 		_, err := conform.Run(context.Background(), conform.Config{BaseURL: tc.base, Key: "k"})
 		if !errors.Is(err, conform.ErrCannotRun) || !strings.HasSuffix(err.Error(), tc.want) {
@@ -35,4 +37,10 @@ func TestBaseURLEndingInAnOperationPath(t *testing.T) {
 			t.Errorf("BASE_URL %s: got %v, want only the unreachable target", base, err)
 		}
 	}
+}
+
+// named is an operation as the kit names it in a message: "listPets (GET
+// /pets)", its path without the base path.
+func named(op apitest.Operation) string {
+	return op.ID + " (" + op.Method + " " + strings.TrimPrefix(op.Path, apitest.Base()) + ")"
 }

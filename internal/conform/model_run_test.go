@@ -222,11 +222,14 @@ func TestDeterministicUnderSeed(t *testing.T) {
 }
 
 // unplanned are the skips of rep but the sentences the kit does not
-// exercise by design.
+// exercise by design, and the operations its model does not follow (an
+// operation added to the spec, as the drill's variant e adds deletePet):
+// those are judged on form only, and named so (TestAddedOperation);
+// these tests are about the sentences.
 func unplanned(rep *conform.Report) []conform.Skip {
 	var out []conform.Skip
 	for _, s := range rep.Skipped {
-		if !strings.HasPrefix(s.Reason, "not exercised: ") {
+		if !strings.HasPrefix(s.Reason, "not exercised: ") && !strings.HasPrefix(s.Reason, "meaning not modelled: ") {
 			out = append(out, s)
 		}
 	}

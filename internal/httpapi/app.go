@@ -154,7 +154,7 @@ func newApp(cfg Config, spec *openapi3.T) (*echo.Echo, error) {
 			return nil, fmt.Errorf("httpapi: Config.Collectors: %w", err)
 		}
 	}
-	e.Use(globalMiddleware(cfg, m, e.HTTPErrorHandler)...)
+	e.Use(globalMiddleware(cfg, m, ops, e.HTTPErrorHandler)...)
 	registerOperational(e, cfg, m)
 	if err := registerDocs(e, base); err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
@@ -199,12 +199,13 @@ const (
 // globalMiddleware is what every request goes through, in order: observe
 // outermost (see there), then the request id; Recover turns a panic into an
 // error that it returns to observe, which renders, counts and logs it; the
-// security headers, CORS, and the answer to a method a path does not
-// support. It is one middleware for Echo: Echo wraps its global middleware
-// around the route's handler again on every request (a closure each), so
-// the chain inside observe is composed here once, around dispatch, which
-// calls the route's handler observe put on the call.
-func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
+// security headers, CORS (the methods of the spec's operations), and the
+// answer to a method a path does not support. It is one middleware for
+// Echo: Echo wraps its global middleware around the route's handler again
+// on every request (a closure each), so the chain inside observe is
+// composed here once, around dispatch, which calls the route's handler
+// observe put on the call.
+func globalMiddleware(cfg Config, m *metrics, ops *operations, handle echo.HTTPErrorHandler) []echo.MiddlewareFunc {
 	log := cfg.Logger
 	access := accessLog{h: log.Handler(), json: cfg.AccessLog}
 	if cfg.AccessLog != nil && cfg.AccessLogText {
@@ -227,7 +228,7 @@ func globalMiddleware(cfg Config, m *metrics, handle echo.HTTPErrorHandler) []ec
 			},
 		}),
 		securityHeaders,
-		cors(),
+		cors(ops),
 		methodNotAllowed,
 	)
 	inner := dispatch

@@ -169,7 +169,7 @@ func TestIdempotencyErrors(t *testing.T) {
 		{"deadline before sending", context.DeadlineExceeded, true, 503, gen.ErrorCodeUnavailable, "nothing was written"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, failingStore{tc.err})
+			c := newClient(t, failingStore{err: tc.err})
 			var header []string
 			if tc.key {
 				header = []string{"Idempotency-Key", "k"}

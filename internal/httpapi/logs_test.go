@@ -69,7 +69,7 @@ func (stackError) Stack() []byte { return []byte("goroutine 7 [running]:\nwrite.
 func TestStorePanicLogged(t *testing.T) {
 	var log syncbuf.Buffer
 	err := fmt.Errorf("pgstore: create: %w: %w: %w", pets.ErrUnavailable, pets.ErrOutcomeUnknown, stackError{})
-	app, aerr := httpapi.New(httpapi.Config{Store: failingStore{err}, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	app, aerr := httpapi.New(httpapi.Config{Store: failingStore{err: err}, Keys: apikey.NewSet(apikey.Hash(testKey)), Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	if aerr != nil {
 		t.Fatal(aerr)
 	}

@@ -192,18 +192,11 @@ func inContract(r router) echo.MiddlewareFunc {
 // Allow; this API supports no OPTIONS, so both are corrected here.
 func methodNotAllowed(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		allow, _ := c.Get(echo.ContextKeyHeaderAllow).(string)
+		allow := allowed(c)
 		if allow == "" {
 			return next(c)
 		}
-		methods := strings.Split(allow, ", ")
-		kept := methods[:0]
-		for _, m := range methods {
-			if m != http.MethodOptions {
-				kept = append(kept, m)
-			}
-		}
-		c.Response().Header().Set(echo.HeaderAllow, strings.Join(kept, ", "))
+		c.Response().Header().Set(echo.HeaderAllow, allow)
 		return echo.ErrMethodNotAllowed
 	}
 }

@@ -27,22 +27,39 @@ func TestNewFailsClosed(t *testing.T) {
 		t.Fatalf("the embedded spec: %v", err)
 	}
 
-	added := spec(t)
-	added.Paths.Value("/pets/{petId}").Delete = &openapi3.Operation{
-		OperationID: "deletePet",
-		Responses:   openapi3.NewResponses(openapi3.WithStatus(204, &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("Deleted.")})),
-	}
-	_, err := newApp(testConfig(), added)
-	if err == nil || !strings.Contains(err.Error(), "DELETE "+apitest.Base()+"/pets/:petId (deletePet): no generated handler") {
-		t.Errorf("an operation added to the spec, not to gen/: got %v, want New to refuse", err)
-	}
+	// Each operation of the spec, and a method its path lacks: the spec
+	// gains an operation there, and loses the operation.
+	for _, op := range apitest.Operations() {
+		path := strings.TrimPrefix(op.Path, apitest.Base())
+		route := apitest.Base() + echoPath.Replace(path)
+		method := unusedMethod(spec(t).Paths.Value(path))
+		added := spec(t)
+		added.Paths.Value(path).SetOperation(method, &openapi3.Operation{
+			OperationID: "testOnlyAdded",
+			Responses:   openapi3.NewResponses(openapi3.WithStatus(204, &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("Done.")})),
+		})
+		_, err := newApp(testConfig(), added)
+		if err == nil || !strings.Contains(err.Error(), method+" "+route+" (testOnlyAdded): no generated handler") {
+			t.Errorf("%s %s, an operation added to the spec, not to gen/: got %v, want New to refuse", method, path, err)
+		}
 
-	removed := spec(t)
-	removed.Paths.Value("/pets/{petId}").Get = nil
-	_, err = newApp(testConfig(), removed)
-	if err == nil || !strings.Contains(err.Error(), "GET "+apitest.Base()+"/pets/:petId: a generated route that is no operation of the spec") {
-		t.Errorf("an operation gone from the spec, still in gen/: got %v, want New to refuse", err)
+		removed := spec(t)
+		removed.Paths.Value(path).SetOperation(op.Method, nil)
+		_, err = newApp(testConfig(), removed)
+		if err == nil || !strings.Contains(err.Error(), op.Method+" "+route+": a generated route that is no operation of the spec") {
+			t.Errorf("%s (%s %s) gone from the spec, still in gen/: got %v, want New to refuse", op.ID, op.Method, path, err)
+		}
 	}
+}
+
+// unusedMethod is a method none of item's operations has.
+func unusedMethod(item *openapi3.PathItem) string {
+	for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost, http.MethodGet} {
+		if item.GetOperation(m) == nil {
+			return m
+		}
+	}
+	panic("a path with every method")
 }
 
 // TestRequireOperations: a route under the base path that did not get an

@@ -26,8 +26,13 @@ func TestStoreBehaviour(t *testing.T) {
 	})
 }
 
-// erringStore fails every call with err.
-type erringStore struct{ err error }
+// erringStore fails every call it writes out with err. pets.Store, nil, is
+// embedded so that a method added to the interface needs no edit here (a
+// call to it panics: no test here makes one).
+type erringStore struct {
+	pets.Store
+	err error
+}
 
 func (s erringStore) Create(context.Context, pets.NewPet) (pets.Pet, error) { return pets.Pet{}, s.err }
 func (s erringStore) CreateOnce(context.Context, pets.NewPet, pets.IdempotencyKey) (pets.Pet, bool, error) {
@@ -94,11 +99,11 @@ func TestOutcomes(t *testing.T) {
 		{&pets.KeysFullError{Wait: time.Minute}, "full"},
 		{fmt.Errorf("create: %w: %w: %w", pets.ErrUnavailable, pets.ErrOutcomeUnknown, pets.ErrPanic), "panic"},
 	} {
-		if _, err := storemetrics.Instrument(erringStore{tc.err}, reg); err == nil {
+		if _, err := storemetrics.Instrument(erringStore{err: tc.err}, reg); err == nil {
 			t.Fatal("a second Instrument on one registry: got nil error, want a duplicate registration error")
 		}
 		r := prometheus.NewRegistry()
-		f, err := storemetrics.Instrument(erringStore{tc.err}, r)
+		f, err := storemetrics.Instrument(erringStore{err: tc.err}, r)
 		if err != nil {
 			t.Fatal(err)
 		}

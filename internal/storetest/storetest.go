@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) pets.Store) {
 		{"IdempotentExpiry", testIdempotentExpiry},
 		{"IdempotentConcurrent", testIdempotentConcurrent},
 		{"RoundTrip", testRoundTrip},
+		{"Operations", testOperations},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newStore(t)) })
 	}

@@ -15,16 +15,19 @@ import (
 // server span: "store create", "store get", "store list". No library traces a
 // pets.Store; on PostgreSQL otelpgx's query spans are its children. A span
 // carries the operation and, for a get, the pet's id: never a pet's fields,
-// an idempotency key or its owner.
+// an idempotency key or its owner. The store is embedded: a method added to
+// pets.Store with an operation passes through without an edit here, in the
+// span of its request (named by its operation), until a method of its own
+// here gives it a span of the store.
 type store struct {
-	s      pets.Store
+	pets.Store
 	tracer trace.Tracer
 }
 
 var opAttr = attribute.Key("petstore.store.operation")
 
 func wrapStore(s pets.Store, tracer trace.Tracer) pets.Store {
-	return store{s: s, tracer: tracer}
+	return store{Store: s, tracer: tracer}
 }
 
 func (s store) start(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
@@ -35,7 +38,7 @@ func (s store) start(ctx context.Context, op string, attrs ...attribute.KeyValue
 func (s store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 	ctx, span := s.start(ctx, "create")
 	defer span.End()
-	p, err := s.s.Create(ctx, n)
+	p, err := s.Store.Create(ctx, n)
 	end(span, err)
 	return p, err
 }
@@ -43,7 +46,7 @@ func (s store) Create(ctx context.Context, n pets.NewPet) (pets.Pet, error) {
 func (s store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.IdempotencyKey) (pets.Pet, bool, error) {
 	ctx, span := s.start(ctx, "create", attribute.Bool("petstore.idempotent", true))
 	defer span.End()
-	p, replayed, err := s.s.CreateOnce(ctx, n, k)
+	p, replayed, err := s.Store.CreateOnce(ctx, n, k)
 	if err == nil {
 		span.SetAttributes(attribute.Bool("petstore.replayed", replayed))
 	}
@@ -54,7 +57,7 @@ func (s store) CreateOnce(ctx context.Context, n pets.NewPet, k pets.Idempotency
 func (s store) Get(ctx context.Context, id int64) (pets.Pet, error) {
 	ctx, span := s.start(ctx, "get", attribute.Int64("petstore.pet.id", id))
 	defer span.End()
-	p, err := s.s.Get(ctx, id)
+	p, err := s.Store.Get(ctx, id)
 	end(span, err)
 	return p, err
 }
@@ -62,7 +65,7 @@ func (s store) Get(ctx context.Context, id int64) (pets.Pet, error) {
 func (s store) List(ctx context.Context, q pets.Query) (pets.Page, error) {
 	ctx, span := s.start(ctx, "list")
 	defer span.End()
-	page, err := s.s.List(ctx, q)
+	page, err := s.Store.List(ctx, q)
 	end(span, err)
 	return page, err
 }

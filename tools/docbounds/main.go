@@ -1,23 +1,28 @@
 // Command docbounds writes the figures the documents derive from the
 // memory store's worst case (internal/memstore's WorstAt, computed from
 // openapi.yaml's bounds through gen/shape) into the documents' marked
-// blocks, `<!-- bounds:NAME -->…<!-- /bounds:NAME -->`. `make generate`
-// runs it after gen/shape is written, so a member added to the spec moves
-// the figures with no hand edit; its test fails `make test` when a
-// document and the computation disagree. -check only reports.
+// blocks, `<!-- bounds:NAME -->…<!-- /bounds:NAME -->`, and the lists of
+// the spec's operations into theirs, `<!-- spec:NAME -->…`. `make
+// generate` runs it after gen/ is written, so a member or an operation
+// added to the spec moves the documents with no hand edit; its test fails
+// `make test` when a document and the spec disagree. -check only reports.
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/gen/shape"
+	"github.com/petstore/petstore/internal/contract"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/pets"
 )
@@ -41,7 +46,11 @@ func main() {
 // returns the documents whose blocks were not what they should be.
 func update(root string, write bool) (stale []string, err error) {
 	w := memstore.WorstAt(memstore.DefaultMaxPets, memstore.DefaultMaxKeys)
-	for file, blocks := range documents(w) {
+	ops, err := operations()
+	if err != nil {
+		return nil, err
+	}
+	for file, blocks := range documents(w, ops) {
 		path := filepath.Join(root, file)
 		old, err := os.ReadFile(path)
 		if err != nil {
@@ -66,24 +75,61 @@ func update(root string, write bool) (stale []string, err error) {
 	return stale, nil
 }
 
-// replace puts text between the markers of the block name.
+// replace puts text between the markers of the block name ("bounds:NAME"
+// or "spec:NAME").
 func replace(doc []byte, name, text string) ([]byte, error) {
-	re := regexp.MustCompile(`(?s)(<!-- bounds:` + regexp.QuoteMeta(name) + ` -->)(.*?)(<!-- /bounds:` + regexp.QuoteMeta(name) + ` -->)`)
+	re := regexp.MustCompile(`(?s)(<!-- ` + regexp.QuoteMeta(name) + ` -->)(.*?)(<!-- /` + regexp.QuoteMeta(name) + ` -->)`)
 	m := re.FindSubmatchIndex(doc)
 	if m == nil {
-		return nil, fmt.Errorf("no block bounds:%s", name)
+		return nil, fmt.Errorf("no block %s", name)
 	}
 	out := append([]byte(nil), doc[:m[3]]...)
 	out = append(out, text...)
 	return append(out, doc[m[5]:]...), nil
 }
 
-// documents are the blocks of each document, by file and name.
-func documents(w memstore.Worst) map[string]map[string]string {
-	return map[string]map[string]string{
-		"docs/operating.md": {"operating": "\n" + operating(w) + "\n"},
-		"docs/deploying.md": {"deploying": deploying(w)},
+// documents are the blocks of each document, by file and marker name.
+func documents(w memstore.Worst, ops []op) map[string]map[string]string {
+	var list, ids []string
+	for _, o := range ops {
+		about := "`" + o.id + "`"
+		if o.deprecated {
+			about += ", deprecated"
+		}
+		list = append(list, fmt.Sprintf("`%s %s` (%s)", o.method, o.path, about))
+		ids = append(ids, "`"+o.id+"`")
 	}
+	return map[string]map[string]string{
+		"docs/operating.md": {"bounds:operating": "\n" + operating(w) + "\n", "spec:operation-ids": strings.Join(ids, ", ")},
+		"docs/deploying.md": {"bounds:deploying": deploying(w)},
+		"docs/contract.md":  {"spec:operations": strings.Join(list, ", ")},
+	}
+}
+
+// op is an operation of the spec, its path under the base path.
+type op struct {
+	id, method, path string
+	deprecated       bool
+}
+
+// operations are the embedded spec's operations, by path, then method.
+func operations() ([]op, error) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []op
+	for _, path := range spec.Paths.InMatchingOrder() {
+		for method, o := range spec.Paths.Value(path).Operations() {
+			out = append(out, op{id: o.OperationID, method: method, path: base + path, deprecated: o.Deprecated})
+		}
+	}
+	slices.SortFunc(out, func(a, b op) int { return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.method, b.method)) })
+	return out, nil
 }
 
 // operating is the paragraph of docs/operating.md's Bounds.

@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
 // blindCmd serves, on listen, a proxy to target that forgets the variant's
-// member in every answer that carries it (forget), or with blind false one
+// member in every answer that carries it (forget), and its operation, which
+// it answers done without sending it on (noop); or with blind false one
 // that forgets nothing (a relay). The kit, run through each with the same
 // seed, must fail a check through the first that it passes through the
 // second: else it never judged whether the member is kept. (A proxy is no
@@ -46,12 +48,18 @@ func blindCmd(v variant, listen, target string, blind bool) error {
 	if err != nil {
 		return err
 	}
+	var h http.Handler = rp
 	if blind {
-		fmt.Printf("blind: %s forgets %s on its way from %s\n", ln.Addr(), v.memberNames(), target)
+		fmt.Printf("blind: %s forgets %s on its way from %s\n", ln.Addr(), v.forgotten(), target)
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !noop(v, u, w, r) {
+				rp.ServeHTTP(w, r)
+			}
+		})
 	} else {
 		fmt.Printf("relay: %s relays %s\n", ln.Addr(), target)
 	}
-	srv := &http.Server{Handler: rp}
+	srv := &http.Server{Handler: h}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	go func() { <-stop; srv.Close() }()
@@ -59,6 +67,18 @@ func blindCmd(v variant, listen, target string, blind bool) error {
 		return err
 	}
 	return nil
+}
+
+// forgotten names what drill blind forgets of v: its members, its operation.
+func (v variant) forgotten() string {
+	var what []string
+	if len(v.Members) > 0 {
+		what = append(what, v.memberNames())
+	}
+	if v.Op != nil {
+		what = append(what, v.Op.ID)
+	}
+	return strings.Join(what, ",")
 }
 
 // forget returns body with the variant's members forgotten in each pet it

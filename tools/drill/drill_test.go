@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -25,7 +29,7 @@ func repoSpec(t *testing.T) []byte {
 // file stays, in order, as it was.
 func TestEdits(t *testing.T) {
 	orig := repoSpec(t)
-	for _, id := range []string{"a", "b", "c", "d", "abcd"} {
+	for _, id := range []string{"a", "b", "c", "d", "e", "abcde"} {
 		v, err := variantByName(id)
 		if err != nil {
 			t.Fatal(err)
@@ -56,6 +60,11 @@ func TestEdits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: the edited spec: %v", id, err)
 		}
+		if op := v.Op; op != nil {
+			if o := doc.Paths.Value(op.Path).GetOperation(op.Method); o == nil || o.OperationID != op.ID {
+				t.Errorf("%s: %s %s is not %s", id, op.Method, op.Path, op.ID)
+			}
+		}
 		for _, m := range v.Members {
 			if m.Name == "status" {
 				if enum := doc.Components.Schemas["PetStatus"].Value.Enum; !slices.Contains(enum, any("reserved")) {
@@ -76,11 +85,14 @@ func TestEdits(t *testing.T) {
 }
 
 // applied reports whether spec already has one of v's members (or
-// PetStatus its value).
+// PetStatus its value, or its operation).
 func applied(t *testing.T, spec []byte, v variant) bool {
 	doc, err := openapi3.NewLoader().LoadFromData(spec)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v.Op != nil && doc.Paths.Value(v.Op.Path).GetOperation(v.Op.Method) != nil {
+		return true
 	}
 	for _, m := range v.Members {
 		if m.Name == "status" {
@@ -116,14 +128,18 @@ func TestEnumEditBlock(t *testing.T) {
 }
 
 func TestVariantNames(t *testing.T) {
-	for _, bad := range []string{"e", "aa", "ab?", ""} {
+	for _, bad := range []string{"z", "aa", "ab?", ""} {
 		if _, err := variantByName(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
 	v, err := variantByName("db")
-	if err != nil || v.Raise != "major" || v.memberNames() != "status,tags" || v.Filter != "status=reserved" {
+	if err != nil || v.Raise != "major" || v.memberNames() != "status,tags" || v.Filter != "status=reserved" || v.Op != nil {
 		t.Errorf("db: %+v %v", v, err)
+	}
+	v, err = variantByName("ae")
+	if err != nil || v.Raise != "minor" || v.memberNames() != "chip" || v.Op == nil || v.Op.ID != "deletePet" {
+		t.Errorf("ae: %+v %v", v, err)
 	}
 }
 
@@ -174,5 +190,98 @@ func TestDocShowsTheEdit(t *testing.T) {
 	}
 	if want := "```yaml\ntags:\n" + indentBy(tagsSchema, 2) + "```\n"; !strings.Contains(string(doc), want) {
 		t.Errorf("docs/evolving-the-contract.md does not show the member as drill edit tags adds it:\n%s", want)
+	}
+}
+
+// The code of an added operation may touch the handler, the stores and a
+// migration, nothing else; a change of data, nothing at all. The files
+// variant e's code brings pass; one more does not, nor the same for a.
+func TestFiles(t *testing.T) {
+	t.Chdir("../..") // the patches' paths are the repository's
+	e, _ := variantByName("e")
+	code, err := patchFiles(e.Op.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := filesCmd(&out, e, code); err != nil {
+		t.Errorf("variant e's own code: %v", err)
+	}
+	for _, f := range code {
+		if !strings.Contains(out.String(), f+" (") {
+			t.Errorf("%s not named with its kind:\n%s", f, out.String())
+		}
+	}
+	if err := filesCmd(io.Discard, e, append(code, "internal/httpapi/cors.go")); err == nil || !strings.Contains(err.Error(), "internal/httpapi/cors.go") {
+		t.Errorf("cors.go beside e's code: %v, want it named", err)
+	}
+	if err := filesCmd(io.Discard, e, []string{"internal/httpapi/handlers.go"}); err != nil {
+		t.Errorf("a part of e's code: %v", err)
+	}
+	a, _ := variantByName("a")
+	if err := filesCmd(io.Discard, a, []string{"internal/httpapi/handlers.go"}); err == nil {
+		t.Error("a hand-written file beside variant a's spec passes")
+	}
+	if err := filesCmd(io.Discard, a, nil); err != nil {
+		t.Errorf("variant a with none: %v", err)
+	}
+	for file, kind := range map[string]string{
+		"internal/httpapi/handlers.go": "the handler", "internal/pgstore/migrations/006_x.sql": "a migration",
+		"internal/memstore/memstore_test.go": "", "internal/httpapi/cors.go": "", "internal/pgstore/pgstore.go": "the PostgreSQL store",
+	} {
+		if got := kindOf(file); got != kind {
+			t.Errorf("kindOf(%s) = %q, want %q", file, got, kind)
+		}
+	}
+}
+
+// drill blind answers the operation done without sending it on, on any
+// base path, when the server would carry it out (its GET answers 200);
+// everything else goes through.
+func TestNoop(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.Header.Get("Authorization") != "Bearer k" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if !strings.HasSuffix(r.URL.Path, "/pets/7") {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Deprecation", "@1")
+		w.Header().Set("X-Request-Id", "r1")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL)
+	e, _ := variantByName("e")
+	for _, tc := range []struct {
+		method, path, key string
+		swallowed         bool
+	}{
+		{"DELETE", "/base/pets/7", "k", true},
+		{"DELETE", "/shop/api/pets/7", "k", true},
+		{"DELETE", "/base/pets/8", "k", false}, // absent: the server answers
+		{"DELETE", "/base/pets/7", "", false},  // refused: the server answers
+		{"GET", "/base/pets/7", "k", false},
+		{"DELETE", "/base/pets", "k", false},
+		{"DELETE", "/base/pets/7/x", "k", false},
+		{"DELETE", "/base/pets/", "k", false},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		if tc.key != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.key)
+		}
+		got := noop(e, target, rec, req)
+		if got != tc.swallowed || got && (rec.Code != http.StatusNoContent || rec.Header().Get("X-Request-Id") != "r1" || rec.Header().Get("Deprecation") != "") {
+			t.Errorf("%s %s: swallowed %v (%d %v), want %v", tc.method, tc.path, got, rec.Code, rec.Header(), tc.swallowed)
+		}
+	}
+	a, _ := variantByName("a")
+	req := httptest.NewRequest("DELETE", "/base/pets/7", nil)
+	req.Header.Set("Authorization", "Bearer k")
+	if noop(a, target, httptest.NewRecorder(), req) {
+		t.Error("variant a swallows a DELETE")
 	}
 }

@@ -144,3 +144,43 @@ func indentBy(text string, n int) string {
 	}
 	return b.String()
 }
+
+// operationEdit adds the operation method, its YAML, to the path item of
+// route, after the item's operations: before the line of the next path, or
+// of the key after paths when route is the last.
+func operationEdit(spec []byte, route, method, op string) ([]byte, error) {
+	root, err := parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	paths := path(root, "paths")
+	item := path(paths, route)
+	if item == nil || item.Kind != yaml.MappingNode || len(item.Content) == 0 || item.Style&yaml.FlowStyle != 0 {
+		return nil, fmt.Errorf("paths.%s: not a block mapping with operations", route)
+	}
+	if path(item, method) != nil {
+		return nil, fmt.Errorf("paths.%s already has %s", route, method)
+	}
+	end := after(paths, route)
+	if end == nil {
+		end = after(root, "paths")
+	}
+	if end == nil {
+		return nil, errors.New("paths is the last key of the file: nothing to insert before")
+	}
+	first := item.Content[0]
+	return insert(spec, []insertion{{line: end.Line - 1, indent: first.Column - 1, text: method + ":\n" + indentBy(op, 2)}}), nil
+}
+
+// after is the key node that follows key in the mapping n, or nil.
+func after(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+3 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+2]
+		}
+	}
+	return nil
+}

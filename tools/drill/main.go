@@ -7,18 +7,26 @@
 //	drill stores VARIANT URL STATE      create, get, list and replay a pet with the members, through the server
 //	                                    at URL (its base path included; the key in PETSTORE_CONFORM_KEY): each
 //	                                    answer must carry them as sent, and the key with one left out is refused
-//	                                    422. STATE keeps the pet and its key: run again with the same STATE
-//	                                    (after a restart) to read and replay it again
-//	drill blind VARIANT LISTEN URL      a proxy to URL that forgets the members in every answer: the kit run
-//	                                    through it must fail a check it passes through the relay, or it did not
-//	                                    judge them
+//	                                    422; then the flow of the variant's operation (deletePet: a pet deleted,
+//	                                    then 404, listed no more, its keyed create replayed). STATE keeps the
+//	                                    pets and their keys: run again with the same STATE (after a restart) to
+//	                                    read and replay them again
+//	drill blind VARIANT LISTEN URL      a proxy to URL that forgets the members in every answer, and answers the
+//	                                    variant's operation done without sending it on: the kit run through it
+//	                                    must fail a check it passes through the relay, or it did not judge them
 //	drill relay VARIANT LISTEN URL      the same proxy, forgetting nothing
+//	drill files VARIANT FILE...         hold the hand-written files the change needed beside the spec to what it
+//	                                    may need: none, or for an operation its code's files, each the handler,
+//	                                    a store or a migration
 //
 // The variants: a (pattern, chip) an optional string member with a
 // pattern; b (array, tags) an optional array of strings with maxItems and
 // uniqueItems; c (object, size) an optional object of two scalars; d (enum)
-// a new value of PetStatus, reserved. Several letters (abcd) are their
-// changes made together.
+// a new value of PetStatus, reserved; e (delete) the operation DELETE
+// /pets/{petId}, deletePet, with the code a person writes for it
+// (testdata/e: the handler, the stores, a migration) and its plant, the
+// operation made a no-op. Several letters (abcde) are their changes made
+// together.
 package main
 
 import (
@@ -36,7 +44,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: drill edit|show|stores|blind|relay ARGS... (see go doc ./tools/drill)")
+		return fmt.Errorf("usage: drill edit|show|stores|blind|relay|files ARGS... (see go doc ./tools/drill)")
 	}
 	cmd, args := args[0], args[1:]
 	v, err := variantByName(args[0])
@@ -52,12 +60,10 @@ func run(args []string) error {
 		}
 		return editFile(v, file)
 	case cmd == "show" && len(args) == 0:
-		var values []string
-		for _, m := range v.Members {
-			values = append(values, m.Name+"="+m.Value)
-		}
-		fmt.Printf("members=%s raise=%s %s\n", v.memberNames(), v.Raise, strings.Join(values, " "))
+		fmt.Println(v.show())
 		return nil
+	case cmd == "files":
+		return filesCmd(os.Stdout, v, args)
 	case cmd == "stores" && len(args) == 2:
 		return storesCmd(os.Stdout, v, args[0], os.Getenv("PETSTORE_CONFORM_KEY"), args[1])
 	case (cmd == "blind" || cmd == "relay") && len(args) == 2:
@@ -82,8 +88,32 @@ func editFile(v variant, file string) error {
 	return nil
 }
 
+// show is the variant in one line of NAME=VALUE words, as the drill's
+// script reads it: the members, the raise, what drill blind forgets; with
+// an operation, its id, the patches of its code and of its plant, the
+// packages whose tests must catch the plant, and whether the kit must
+// judge it; then each member's value.
+func (v variant) show() string {
+	words := []string{"members=" + v.memberNames(), "raise=" + v.Raise, "forgets=" + v.forgotten()}
+	if v.Op != nil {
+		kit := "pending"
+		if v.Op.KitJudges {
+			kit = "judges"
+		}
+		words = append(words, "operation="+v.Op.ID, "code="+v.Op.Code, "plant="+v.Op.Plant,
+			"plantpkgs="+strings.Join(v.Op.PlantPackages, ","), "kit="+kit)
+	}
+	for _, m := range v.Members {
+		words = append(words, m.Name+"="+m.Value)
+	}
+	return strings.Join(words, " ") + " "
+}
+
 func (v variant) describe() string {
 	var says []string
+	if v.Op != nil {
+		says = append(says, fmt.Sprintf("%s gains the operation %s (%s)", v.Op.Path, v.Op.ID, v.Op.Method))
+	}
 	for _, m := range v.Members {
 		if m.Name == "status" {
 			says = append(says, "PetStatus gains the value "+strings.Trim(m.Value, `"`))

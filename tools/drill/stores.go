@@ -27,7 +27,8 @@ type kept struct {
 // Idempotency-Key (unless state already holds one), then reads it by
 // getPet and listPets and replays its create: each answer must carry the
 // members as sent. The same key with one member left out must be refused
-// 422: each member is part of the request.
+// 422: each member is part of the request. A variant that adds an
+// operation then runs its flow (flows), its state beside state.
 func storesCmd(w io.Writer, v variant, base, key, state string) error {
 	if key == "" {
 		return errors.New("stores: no key: set PETSTORE_CONFORM_KEY")
@@ -57,7 +58,14 @@ func storesCmd(w io.Writer, v variant, base, key, state string) error {
 		return err
 	}
 	fmt.Fprintf(w, "stores: pet %d: getPet, listPets, the replay of its create: %s as sent; the key with each left out: 422\n", k.ID, v.memberNames())
-	return nil
+	if v.Op == nil {
+		return nil
+	}
+	flow := flows[v.Op.ID]
+	if flow == nil {
+		return fmt.Errorf("stores: no check of the operation %s", v.Op.ID)
+	}
+	return flow(w, c, v, state+"."+v.Op.ID)
 }
 
 type client struct {
