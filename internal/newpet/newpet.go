@@ -47,9 +47,11 @@ func (m *Mapper) NewPet(body any) (pets.NewPet, error) {
 	if obj == nil {
 		return pets.NewPet{}, errors.New("newpet: the body is not an object")
 	}
-	if _, err := value.Normalize(obj, m.schema); err != nil {
+	v, err := value.Normalize(obj, m.schema)
+	if err != nil {
 		return pets.NewPet{}, err
 	}
+	obj, _ = v.(map[string]any)
 	var n pets.NewPet
 	n.Name, _ = obj["name"].(string)
 	num, _ := obj["categoryId"].(json.Number)
@@ -68,28 +70,38 @@ func (m *Mapper) NewPet(body any) (pets.NewPet, error) {
 	n.Extra = rest
 	// What the fingerprint hashes: the members at their defaults left out,
 	// at every depth, of the whole object (a schema's oneOf may need it).
-	if _, err := value.Plain(obj, m.schema); err != nil {
+	plain, err := value.Plain(obj, m.schema)
+	if err != nil {
 		return pets.NewPet{}, err
 	}
-	if n.Plain, err = other(obj); err == nil && n.Plain == "" {
+	pm, _ := plain.(map[string]any)
+	if n.Plain, err = other(pm); err == nil && n.Plain == "" {
 		n.Plain = "{}"
 	}
 	return n, err
 }
 
+// typed are the members of a NewPet with fields of their own.
+var typed = [...]string{"name", "categoryId", "status"}
+
 // other is obj's members but name, categoryId and status, normalised, in
 // canonical JSON; "" for none.
 func other(obj map[string]any) (pets.Extra, error) {
-	rest := make(map[string]any, len(obj))
-	for k, v := range obj {
-		switch k {
-		case "name", "categoryId", "status":
-		default:
-			rest[k] = v
+	n := len(obj)
+	for _, k := range typed {
+		if _, ok := obj[k]; ok {
+			n--
 		}
 	}
-	if len(rest) == 0 {
+	if n == 0 {
 		return "", nil
+	}
+	rest := make(map[string]any, n)
+	for k, v := range obj {
+		rest[k] = v
+	}
+	for _, k := range typed {
+		delete(rest, k)
 	}
 	b, err := value.Append(nil, rest)
 	return pets.Extra(b), err

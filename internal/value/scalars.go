@@ -17,7 +17,7 @@ import (
 // number is n, a value of the facets, in its canonical form: an integer
 // (held to the letter in a request) in plain digits, a float or a double
 // rounded to its type, any other number its exact value.
-func (w walker) number(n json.Number, facets []*openapi3.Schema, path string) (any, error) {
+func (w walker) number(n json.Number, facets []*openapi3.Schema, path string) (json.Number, error) {
 	kind, format := numberKind(facets)
 	if kind == "integer" && w.mode == answer && !bigInt(n) {
 		return n, nil // an integer is answered in plain digits: 1.0 is not one
@@ -27,14 +27,18 @@ func (w walker) number(n json.Number, facets []*openapi3.Schema, path string) (a
 		if format == "int32" {
 			rule = strict.Int32
 		}
-		if _, err := rule.JSON(path, n); err != nil && (format != "" || !bigInt(n)) {
-			return nil, err
+		_, err := rule.JSON(path, n)
+		if err != nil && (format != "" || !bigInt(n)) {
+			return "", err
+		}
+		if len(n) <= canon.MaxIntegerDigits && n != "-0" {
+			return n, nil // plain digits (JSON allows no leading zero): canonical
 		}
 	}
 	d, err := canon.ParseDecimal(string(n))
 	if err != nil {
 		if w.mode == request {
-			return nil, refuse(path, "not a number a program can hold")
+			return "", refuse(path, "not a number a program can hold")
 		}
 		return n, nil
 	}
@@ -49,7 +53,7 @@ func (w walker) number(n json.Number, facets []*openapi3.Schema, path string) (a
 		f, err := strconv.ParseFloat(string(n), bits)
 		if err != nil || math.IsInf(f, 0) {
 			if w.mode == request {
-				return nil, refuse(path, "number must be within the range of a %s: at most %s in magnitude", format, most)
+				return "", refuse(path, "number must be within the range of a %s: at most %s in magnitude", format, most)
 			}
 			break
 		}
@@ -92,7 +96,7 @@ func bigInt(n json.Number) bool {
 
 // str is s, a value of the facets, in its canonical form: a date-time the
 // instant it names, in UTC; any other string as it is.
-func (w walker) str(s string, facets []*openapi3.Schema, path string) (any, error) {
+func (w walker) str(s string, facets []*openapi3.Schema, path string) (string, error) {
 	for _, f := range facets {
 		if f.Format != "date-time" || !f.Type.Permits("string") {
 			continue
@@ -100,7 +104,7 @@ func (w walker) str(s string, facets []*openapi3.Schema, path string) (any, erro
 		t, err := ParseDateTime(s)
 		if err != nil {
 			if w.mode == request {
-				return nil, refuse(path, "%v", err)
+				return "", refuse(path, "%v", err)
 			}
 			return s, nil
 		}

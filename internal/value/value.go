@@ -73,7 +73,16 @@ func Decode(data []byte) (any, error) {
 // beyond its format; a float or double beyond its range; a date-time that
 // names no instant canon can write. s nil: every number is its exact value.
 func Normalize(v any, s *openapi3.Schema) (any, error) {
-	return walker{mode: request}.walk(v, schemas(s), "")
+	one := [1]*openapi3.Schema{s}
+	return walker{mode: request}.walk(v, one[:s2n(s)], "")
+}
+
+// s2n is the number of schemas s makes: none for nil.
+func s2n(s *openapi3.Schema) int {
+	if s == nil {
+		return 0
+	}
+	return 1
 }
 
 // Answered is v, an answer's value of s, in the form it is compared with a
@@ -237,9 +246,15 @@ func (w walker) walk(v any, ss []*openapi3.Schema, path string) (any, error) {
 		}
 		return x, nil
 	case json.Number:
-		return w.number(x, facets, path)
+		n, err := w.number(x, facets, path)
+		if err != nil || n == x {
+			return v, err // unchanged: v, not a new interface value
+		}
+		return n, nil
 	case string:
-		return w.str(x, facets, path)
+		if s, err := w.str(x, facets, path); err != nil || s != x {
+			return s, err
+		}
 	}
 	return v, nil
 }
@@ -249,6 +264,10 @@ func (w walker) walk(v any, ss []*openapi3.Schema, path string) (any, error) {
 // oneOf and anyOf among them that v, as it came, validates against.
 func (w walker) facets(v any, ss []*openapi3.Schema) []*openapi3.Schema {
 	facets := flatten(ss)
+	if !slices.ContainsFunc(facets, func(f *openapi3.Schema) bool { return len(f.OneOf) > 0 || len(f.AnyOf) > 0 }) {
+		return facets
+	}
+	facets = slices.Clone(facets)      // flatten may have returned ss itself
 	for i := 0; i < len(facets); i++ { // branches add facets, walked in turn
 		f := facets[i]
 		if b := w.branch(v, f.OneOf, true); b != nil {
@@ -268,21 +287,42 @@ const maxFacets = 64
 // flatten is ss and their allOf's schemas, recursively, each before its
 // allOf.
 func flatten(ss []*openapi3.Schema) []*openapi3.Schema {
-	var out []*openapi3.Schema
-	var add func(s *openapi3.Schema)
-	add = func(s *openapi3.Schema) {
-		if s == nil || len(out) >= maxFacets {
-			return
+	if len(ss) == 1 && ss[0] != nil {
+		if len(ss[0].AllOf) == 0 {
+			return ss // the common case, without allocating
 		}
-		out = append(out, s)
-		for _, a := range s.AllOf {
-			if a != nil {
-				add(a.Value)
-			}
+		if c, ok := flatOf.Load(ss[0]); ok && c.(flat).allOf == len(ss[0].AllOf) {
+			return c.(flat).facets
 		}
 	}
+	var out []*openapi3.Schema
 	for _, s := range ss {
-		add(s)
+		out = appendFlat(out, s)
+	}
+	if len(ss) == 1 && ss[0] != nil {
+		flatOf.Store(ss[0], flat{out, len(ss[0].AllOf)})
+	}
+	return out
+}
+
+// flatOf caches flatten of one schema with an allOf, by schema (read again
+// when its allOf changes).
+var flatOf sync.Map // *openapi3.Schema → flat
+
+type flat struct {
+	facets []*openapi3.Schema
+	allOf  int
+}
+
+func appendFlat(out []*openapi3.Schema, s *openapi3.Schema) []*openapi3.Schema {
+	if s == nil || len(out) >= maxFacets {
+		return out
+	}
+	out = append(out, s)
+	for _, a := range s.AllOf {
+		if a != nil {
+			out = appendFlat(out, a.Value)
+		}
 	}
 	return out
 }
@@ -374,20 +414,40 @@ func additionalSchemas(facets []*openapi3.Schema) []*openapi3.Schema {
 }
 
 // propertyNamesOf caches the sorted names of a schema's properties.
-var propertyNamesOf sync.Map // *openapi3.Schema → []string
+// propertyNamesOf caches the sorted names of a schema's properties, and
+// one-element slices of their schemas, by schema: a request walks the
+// same schemas every time. A schema whose properties change (a test's,
+// evolving a spec) is read again.
+var propertyNamesOf sync.Map // *openapi3.Schema → *properties
+
+type properties struct {
+	names   []string
+	schemas map[string][]*openapi3.Schema
+}
+
+func propertiesOf(f *openapi3.Schema) *properties {
+	if c, ok := propertyNamesOf.Load(f); ok && len(c.(*properties).schemas) == len(f.Properties) {
+		return c.(*properties)
+	}
+	c := &properties{names: slices.Sorted(maps.Keys(f.Properties)), schemas: map[string][]*openapi3.Schema{}}
+	for name, p := range f.Properties {
+		c.schemas[name] = []*openapi3.Schema{nil}
+		if p != nil {
+			c.schemas[name][0] = p.Value
+		}
+	}
+	propertyNamesOf.Store(f, c)
+	return c
+}
 
 // propertyNames are the names of the facets' properties, sorted.
 func propertyNames(facets []*openapi3.Schema) []string {
+	if len(facets) == 1 {
+		return propertiesOf(facets[0]).names
+	}
 	var out []string
 	for _, f := range facets {
-		names, ok := propertyNamesOf.Load(f)
-		if !ok {
-			names, _ = propertyNamesOf.LoadOrStore(f, slices.Sorted(maps.Keys(f.Properties)))
-		}
-		if len(facets) == 1 {
-			return names.([]string)
-		}
-		out = append(out, names.([]string)...)
+		out = append(out, propertiesOf(f).names...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -395,6 +455,12 @@ func propertyNames(facets []*openapi3.Schema) []string {
 
 // memberSchemas are the schemas the facets give member name.
 func memberSchemas(facets []*openapi3.Schema, name string) []*openapi3.Schema {
+	if len(facets) == 1 {
+		if ms := propertiesOf(facets[0]).schemas[name]; len(ms) == 1 && ms[0] != nil {
+			return ms
+		}
+		return nil
+	}
 	var out []*openapi3.Schema
 	for _, f := range facets {
 		if p := f.Properties[name]; p != nil && p.Value != nil {
