@@ -365,8 +365,9 @@ func items(s *openapi3.Schema, n int) ([]any, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if c := value.NormalText(value.Answered(value.Copy(v), item)); !seen[c] {
-			seen[c] = true
+		c, err := value.Canonical(v, item) // distinct values once stored, not spellings
+		if err == nil && !seen[string(c)] {
+			seen[string(c)] = true
 			out = append(out, v)
 		}
 	}
