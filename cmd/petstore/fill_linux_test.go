@@ -23,6 +23,7 @@ import (
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/schemagen"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // rssBoundMiB is the documented bound on the real binary's resident memory
@@ -55,7 +56,7 @@ func largestPet(t *testing.T) []byte {
 		}
 		longest := 0
 		for _, c := range cases {
-			if b, _ := schemagen.Canonical(c.Value); len(b) > longest {
+			if b, _ := value.Canonical(c.Value, props[name].Value); len(b) > longest {
 				longest, body[name] = len(b), c.Value
 			}
 		}

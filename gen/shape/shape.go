@@ -33,12 +33,8 @@ const (
 
 // ExtraMembers are the members of NewPet without behaviour of their own
 // (all but name, categoryId and status), which the server keeps as one
-// object of canonical JSON (internal/canon).
+// object of canonical JSON (internal/value).
 var ExtraMembers = []string{}
-
-// ExtraDefaults are the defaults of those members that have one, in
-// canonical JSON, by name.
-var ExtraDefaults = map[string]string{}
 
 // The most bytes a pet's members take where the memory store keeps them:
 // the name in UTF-8 (MaxNameLength characters of up to 4 bytes), and the

@@ -6,7 +6,9 @@
 // a saved file (Replay), the same code either way. Check's promises:
 //
 //   - lost: every acknowledged create (201) is stored, as acknowledged,
-//     and as it was sent: every member, defaults applied;
+//     and as it was sent: every member, defaults applied at every depth,
+//     each value compared by the contract's rules (package value: a
+//     float as its float32, a date-time as its instant);
 //   - doubled: an Idempotency-Key made at most one pet, and every answer to
 //     it named the same pet;
 //   - phantom: every stored pet comes from a create that was acknowledged
@@ -41,6 +43,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/petstore/petstore/internal/history"
 )
 
@@ -48,10 +52,11 @@ import (
 type Options struct {
 	MinAcked  int // acknowledged creates, at least
 	MinFaults int // faults injected, at least
-	// Defaults are the defaults of NewPet's members, by name, as JSON
-	// values (schemagen.Defaults): a member a create left out is stored
-	// with its default. Without them, only what was sent is expected.
-	Defaults map[string]any
+	// NewPet is the schema of a create's body: a member a create left out
+	// is stored with its default, at every depth, and each value compared
+	// by the contract's rules (package value). Without it, only what was
+	// sent is expected, each member as sent.
+	NewPet *openapi3.Schema
 }
 
 // Result is what the audit found.
@@ -173,7 +178,7 @@ type ack struct {
 // audit is the state of one Check: the history indexed, and the result.
 type audit struct {
 	r        *Result
-	defaults map[string]any
+	newPet   *openapi3.Schema
 	ops      []history.Op
 	requests []*request
 	byKey    map[string]*request
@@ -192,8 +197,8 @@ func Check(ops []history.Op, state []history.Pet, opt Options) *Result {
 			Ops: map[string]map[string]int{}, Answers: map[string]map[string]int{},
 			Faults: map[string]int{}, Stored: len(state),
 		},
-		defaults: opt.Defaults,
-		ops:      ops, byKey: map[string]*request{}, byName: map[string][]*request{},
+		newPet: opt.NewPet,
+		ops:    ops, byKey: map[string]*request{}, byName: map[string][]*request{},
 		acks: map[int64]*ack{}, stored: map[int64]history.Pet{},
 	}
 	for _, row := range Rows {
@@ -358,7 +363,7 @@ func (a *audit) auditCreate(req *request) {
 			switch {
 			case !ok:
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d acknowledged (attempt %d, replica %s) is not stored", what, op.Pet.ID, op.Attempt, op.Replica))
-			case p != *op.Pet:
+			case !a.samePet(p, *op.Pet):
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d acknowledged as %+v is stored as %+v", what, op.Pet.ID, *op.Pet, p))
 			case op.Body != nil && !a.sameAsSent(p, *op.Body):
 				r.Lost = append(r.Lost, fmt.Sprintf("%s: pet %d stored as %+v, but the request was %+v", what, op.Pet.ID, p, *op.Body))

@@ -7,8 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/gen"
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/history"
+	"github.com/petstore/petstore/internal/schemagen/schematest"
 )
 
 // The members the crafted histories of TestMemberAnomalies send beside the
@@ -18,7 +22,16 @@ const (
 	petRest = `{"size":{"height":3,"unit":"cm"},"tags":["x","y"],"vaccinated":false}`
 )
 
-var memberDefaults = map[string]any{"status": "available", "vaccinated": false}
+// evolvedNewPet is openapi.yaml's NewPet evolved (schematest.Evolve): its
+// defaults are status's (available) and vaccinated's (false).
+func evolvedNewPet(t *testing.T) *openapi3.Schema {
+	t.Helper()
+	spec, err := schematest.Evolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec.Components.Schemas["NewPet"].Value
+}
 
 func petWith(id int64, name, status, rest string) history.Pet {
 	return history.Pet{ID: id, Name: name, CategoryID: 1, Status: status, Rest: rest}
@@ -46,7 +59,7 @@ func withMembers() ([]history.Op, []history.Pet) {
 
 func TestMembersClean(t *testing.T) {
 	ops, state := withMembers()
-	r := Check(ops, state, Options{Defaults: memberDefaults})
+	r := Check(ops, state, Options{NewPet: evolvedNewPet(t)})
 	var out bytes.Buffer
 	r.Print(&out)
 	if !r.OK() || r.Reads != 4 {
@@ -125,7 +138,7 @@ func TestMemberAnomalies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o, s := withMembers()
 			o, s = tc.plant(o, s)
-			r := Check(o, s, Options{Defaults: memberDefaults})
+			r := Check(o, s, Options{NewPet: evolvedNewPet(t)})
 			var out bytes.Buffer
 			r.Print(&out)
 			got := r.Of(tc.kind)
@@ -153,8 +166,12 @@ func TestOldHistoryReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The defaults of openapi.yaml 1.2.0's NewPet.
-	if r := Check(ops, state, Options{Defaults: map[string]any{"status": "available"}}); !r.OK() {
+	// openapi.yaml's NewPet, whose members are 1.2.0's.
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Check(ops, state, Options{NewPet: spec.Components.Schemas["NewPet"].Value}); !r.OK() {
 		var out bytes.Buffer
 		r.Print(&out)
 		t.Fatalf("an old history fails:\n%s", out.String())
@@ -163,5 +180,50 @@ func TestOldHistoryReads(t *testing.T) {
 	b, _ := json.Marshal(petWith(1, "a", "sold", `{"tags":["x"]}`))
 	if string(b) != `{"id":1,"name":"a","categoryId":1,"status":"sold","tags":["x"]}` {
 		t.Errorf("a pet is written as %s", b)
+	}
+}
+
+// withCare is the evolved NewPet with an object member whose own member
+// has a default, a float and a date-time.
+func withCare(t *testing.T) *openapi3.Schema {
+	t.Helper()
+	s := evolvedNewPet(t)
+	for name, text := range map[string]string{
+		"care":  `{"type": "object", "properties": {"level": {"type": "integer", "default": 3}}}`,
+		"ratio": `{"type": "number", "format": "float"}`,
+		"seen":  `{"type": "string", "format": "date-time"}`,
+	} {
+		var m openapi3.Schema
+		if err := json.Unmarshal([]byte(text), &m); err != nil {
+			t.Fatal(err)
+		}
+		s.Properties[name] = openapi3.NewSchemaRef("", &m)
+	}
+	return s
+}
+
+// TestValuesBySchema (issue 59, findings 1 and 2): a pet is stored as sent
+// when each member is the same value by the schema's rules: a default
+// nested in a member applies ({"care":{}} is stored as {"care":{"level":3}}),
+// a float is its float32, a date-time its instant. A store that drops the
+// nested default, or keeps another float32 or instant, loses the pet.
+func TestValuesBySchema(t *testing.T) {
+	sent := `{"care":{},"ratio":3.4028234663852886e+38,"seen":"2020-01-01T01:00:00.500+01:00"}`
+	for _, tc := range []struct{ stored, lost string }{
+		{`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, ""},
+		{`{"care":{"level":3},"ratio":340282346638528860000000000000000000000,"seen":"2020-01-01T01:00:00.5+01:00","vaccinated":false}`, ""},
+		{`{"care":{},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, "lost"},
+		{`{"care":{"level":3},"ratio":3.4028233e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, "lost"},
+		{`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.6Z","vaccinated":false}`, "lost"},
+	} {
+		p := petWith(1, "a", "available", tc.stored)
+		ops := []history.Op{{Kind: history.Create, Invoke: 1, Complete: 2, Key: "k", Body: &history.Body{Name: "a", CategoryID: 1, Rest: sent},
+			Attempt: 1, Outcome: history.OK, Status: 201, Pet: &p, Requests: 1, Answered: 1}}
+		r := Check(ops, []history.Pet{p}, Options{NewPet: withCare(t)})
+		var out bytes.Buffer
+		r.Print(&out)
+		if got := len(r.Lost) > 0; got != (tc.lost != "") || r.Anomalies() != len(r.Lost) {
+			t.Errorf("sent %s, stored %s: lost %v, want %v:\n%s", sent, tc.stored, got, tc.lost != "", out.String())
+		}
 	}
 }

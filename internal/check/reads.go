@@ -190,7 +190,7 @@ func (a *audit) auditReads() {
 				absentOrder = append(absentOrder, p.ID)
 			}
 			absent[p.ID].n++
-		case s != p:
+		case !a.samePet(s, p):
 			if wrong[p] == nil {
 				wrong[p] = &read{first: s, by: by}
 				wrongOrder = append(wrongOrder, p)

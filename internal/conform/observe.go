@@ -26,10 +26,15 @@ func (r *run) tenant(h http.Header) int {
 }
 
 // AnswerPet decodes a pet in an answer: its id and its other members that
-// the contract's pet names. The objects a server sends are open (a later
-// minor version may add members, and a client must ignore those it does
-// not know), so a member more is not judged: docs/conformance-kit.md.
-func (r *run) AnswerPet(m map[string]string) (int64, map[string]string, bool) {
+// the contract's pet names, each in the form the model compares it in
+// (AnswerMembers). The objects a server sends are open (a later minor
+// version may add members, and a client must ignore those it does not
+// know), so a member more is not judged: docs/conformance-kit.md.
+func (r *run) AnswerPet(body []byte) (int64, map[string]string, bool) {
+	m, ok := r.AnswerMembers(body)
+	if !ok {
+		return 0, nil, false
+	}
 	id, err := strconv.ParseInt(m["id"], 10, 64)
 	if err != nil {
 		return 0, nil, false

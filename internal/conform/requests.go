@@ -7,20 +7,18 @@ import (
 	"slices"
 
 	"github.com/petstore/petstore/internal/conform/cases"
-	"github.com/petstore/petstore/internal/conform/judge"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Defaults are the defaults of the created resource's members, as canonical
-// JSON.
+// JSON (value.Defaults).
 func (r *run) Defaults() map[string]string {
 	d := map[string]string{}
 	if r.roles.Create == nil {
 		return d
 	}
-	for name, ref := range r.roles.Create.Body.Properties {
-		if s := cases.Flat(ref.Value); s != nil && s.Default != nil {
-			d[name] = judge.Canonical(s.Default)
-		}
+	for name, v := range value.Defaults(r.roles.Create.Body) {
+		d[name] = value.NormalText(v)
 	}
 	return d
 }

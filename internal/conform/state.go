@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 
@@ -102,7 +101,7 @@ func (r *run) useAfterCreate(ctx context.Context) error {
 			return err
 		}
 		var page []json.RawMessage
-		ok := json.Unmarshal(y.Body, &page) == nil && len(page) == 1 && sameJSON(page[0], x.Body)
+		ok := json.Unmarshal(y.Body, &page) == nil && len(page) == 1 && r.samePet(page[0], x.Body)
 		r.Expect("use_after_create", y, y.Status == http.StatusOK && ok, "the pet first in the listing after the id before it: "+created)
 	}
 	return nil
@@ -114,20 +113,17 @@ func (r *run) readAt(ctx context.Context, target string, body []byte, want strin
 	if err != nil {
 		return err
 	}
-	r.Expect("use_after_create", y, y.Status == http.StatusOK && sameJSON(y.Body, body), want)
+	r.Expect("use_after_create", y, y.Status == http.StatusOK && r.samePet(y.Body, body), want)
 	return nil
 }
 
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b []byte) bool {
-	va, ok1 := decodeAny(a)
-	vb, ok2 := decodeAny(b)
-	return ok1 && ok2 && reflect.DeepEqual(va, vb)
-}
-
-func decodeAny(b []byte) (any, bool) {
-	var v any
-	return v, json.Unmarshal(b, &v) == nil
+// samePet reports whether a and b are the same pet: every member the same
+// value by the contract's rules (AnswerMembers: a float as its float32, a
+// date-time as its instant, a number whatever its spelling).
+func (r *run) samePet(a, b []byte) bool {
+	ma, ok1 := r.AnswerMembers(a)
+	mb, ok2 := r.AnswerMembers(b)
+	return ok1 && ok2 && maps.Equal(ma, mb)
 }
 
 // defaultStatus: a create without the filter member takes its default, and
@@ -141,7 +137,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pet, _ := judge.Members(x.Body)
+	pet, _ := r.AnswerMembers(x.Body)
 	r.Expect("default_status", x, ok && pet[r.roles.Filter] == def, fmt.Sprintf("%s left out: %s, the contract's default", r.roles.Filter, def))
 	if !ok || r.roles.Get == nil {
 		return nil
@@ -150,7 +146,7 @@ func (r *run) defaultStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	got, _ := judge.Members(y.Body)
+	got, _ := r.AnswerMembers(y.Body)
 	r.Expect("default_status", y, y.Status == http.StatusOK && got[r.roles.Filter] == def, fmt.Sprintf("stored with %s %s", r.roles.Filter, def))
 	return nil
 }

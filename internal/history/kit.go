@@ -37,8 +37,11 @@ const (
 	Paging = "paging"
 )
 
-// Members is a JSON object's members, each as canonical JSON text
-// (schemagen.Canonical: members sorted, integers exact).
+// Members is a JSON object's members, each as canonical JSON text in the
+// form the contract's value rules give it (package value): a create's Sent
+// normalised by the request's schema, a pet an answer showed as an
+// answer's value of it (value.Answered), so that two members are the same
+// value exactly when their texts are equal.
 type Members map[string]string
 
 // Contract is what the checker must know of the spec to judge a kit's

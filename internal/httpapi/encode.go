@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petstore/petstore/internal/canon"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/value/canon"
 )
 
 // petJSON is Echo's JSONSerializer: a pets.Pet or a list of them, the
@@ -20,7 +20,7 @@ import (
 // members are written as encoding/json writes gen.Pet's (TestPetJSON): the
 // same escaping (HTML characters, U+2028, U+2029, invalid UTF-8), and the
 // newline its Encoder ends a value with; its Extra's members, kept in
-// canonical JSON (package canon), are spliced in as they are stored, in
+// canonical JSON (package value), are spliced in as they are stored, in
 // canonical order among the others. So a pet without Extra is the bytes
 // encoding/json writes for gen.Pet, and one with Extra is the same members
 // in the same order, its other members as canonical JSON writes them.

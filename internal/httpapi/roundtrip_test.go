@@ -21,6 +21,7 @@ import (
 	"github.com/petstore/petstore/internal/schemagen"
 	"github.com/petstore/petstore/internal/schemagen/schematest"
 	"github.com/petstore/petstore/internal/storetest"
+	jsonvalue "github.com/petstore/petstore/internal/value"
 )
 
 // TestRoundTrip runs the round trip through HTTP on the memory store.
@@ -94,7 +95,7 @@ var roundTripKeys atomic.Int64
 // each variant under the same key.
 func (rt *roundTrip) check(t storetest.TB, g *schemagen.Generator, body map[string]any, label string) {
 	t.Helper()
-	want, err := schemagen.Canonical(schemagen.WithDefaults(body, rt.schema))
+	want, err := jsonvalue.Canonical(body, rt.schema)
 	if err != nil {
 		t.Fatalf("%s: %v", label, err)
 	}
@@ -156,8 +157,75 @@ func (rt *roundTrip) pet(t storetest.TB, body []byte, want []byte, label string)
 		t.Fatalf("%s: %s: no id", label, body)
 	}
 	delete(p, "id")
-	if got, err := schemagen.Canonical(p); err != nil || !bytes.Equal(got, want) {
+	if got := jsonvalue.NormalText(jsonvalue.Answered(p, rt.schema)); got != string(want) {
 		t.Fatalf("%s:\ngot  %s\nwant %s", label, got, want)
 	}
 	return id
+}
+
+// TestValuesOneMeaning (issue 59, findings 1 and 4): the app on the evolved
+// spec stores and answers each value in the one form its schema gives it,
+// and a keyed retry that spells the same value otherwise replays the first
+// answer: a number is its exact decimal value (1000000000000000000000 is
+// 1e21, 9007199254740993.0 is 9007199254740993 and not 9007199254740992), a
+// float its float32, a date-time its instant. A float past float32's range
+// is refused 400, naming the member.
+func TestValuesOneMeaning(t *testing.T) {
+	spec := storetest.Specs(t)["evolved"]
+	for _, schema := range []string{"NewPet", "Pet"} {
+		for name, text := range map[string]string{
+			"score": `{"type": "number"}`,
+			"ratio": `{"type": "number", "format": "float"}`,
+			"seen":  `{"type": "string", "format": "date-time"}`,
+		} {
+			var m openapi3.Schema
+			if err := json.Unmarshal([]byte(text), &m); err != nil {
+				t.Fatal(err)
+			}
+			spec.Components.Schemas[schema].Value.Properties[name] = openapi3.NewSchemaRef("", &m)
+		}
+	}
+	rt := newRoundTrip(t, spec, memstore.New())
+	for i, tc := range []struct {
+		member, first, stored string
+		same, other           []string
+	}{
+		{"score", "1000000000000000000000", "1e+21", []string{"1e21", "1E+21", "10e20", "1000000000000000000000.000"}, []string{"1000000000000000000001"}},
+		{"score", "9007199254740993", "9007199254740993", []string{"9007199254740993.0", "90071992547409930e-1"}, []string{"9007199254740992", "9007199254740994"}},
+		{"score", "0.1", "0.1", []string{"1e-1", "0.10"}, []string{"0.1000000000000000055511151231257827"}},
+		{"ratio", "3.4028234663852886e+38", "3.4028235e+38", []string{"3.4028235e+38", "340282346638528860000000000000000000000"}, []string{"3.4028233e+38"}},
+		{"ratio", "0.1", "0.1", []string{"0.100000001", "0.10000000149011612"}, []string{"0.1000001"}},
+		{"seen", `"2020-01-01T01:00:00.500+01:00"`, `"2020-01-01T00:00:00.5Z"`, []string{`"2020-01-01T00:00:00.5Z"`, `"2019-12-31T23:00:00.5000-01:00"`, `"2020-01-01T00:00:00.500-00:00"`},
+			[]string{`"2020-01-01T00:00:00.5001Z"`}},
+	} {
+		key := fmt.Sprintf("one-meaning-%d", i)
+		body := func(v string) []byte {
+			return []byte(fmt.Sprintf(`{"name":"one-meaning-%d","categoryId":1,%q:%s}`, i, tc.member, v))
+		}
+		first := rt.c.DoBytes(rt.t, "POST", rt.pets, body(tc.first), "Idempotency-Key", key)
+		want := fmt.Sprintf(`%q:%s`, tc.member, tc.stored)
+		if first.Status != http.StatusCreated {
+			t.Fatalf("%s %s: %d %s, want 201", tc.member, tc.first, first.Status, first.Body)
+		}
+		if !bytes.Contains(first.Body, []byte(want)) {
+			t.Errorf("%s %s: stored and answered as %s, want %s", tc.member, tc.first, first.Body, want)
+		}
+		for _, v := range tc.same {
+			res := rt.c.DoBytes(rt.t, "POST", rt.pets, body(v), "Idempotency-Key", key)
+			if res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(res.Body, first.Body) {
+				t.Errorf("%s %s, then %s (the same value): %d %s, want the first answer replayed", tc.member, tc.first, v, res.Status, res.Body)
+			}
+		}
+		for _, v := range tc.other {
+			if res := rt.c.DoBytes(rt.t, "POST", rt.pets, body(v), "Idempotency-Key", key); res.Status != http.StatusUnprocessableEntity {
+				t.Errorf("%s %s, then %s (another value): %d %s, want 422", tc.member, tc.first, v, res.Status, res.Body)
+			}
+		}
+	}
+	for _, v := range []string{"3.5e38", "-1e39", "1e400"} {
+		res := rt.c.DoBytes(rt.t, "POST", rt.pets, []byte(`{"name":"too-far","categoryId":1,"ratio":`+v+`}`))
+		if res.Status != http.StatusBadRequest || !bytes.Contains(res.Body, []byte(`"message":"ratio: `)) {
+			t.Errorf("ratio %s: %d %s, want 400 naming ratio", v, res.Status, res.Body)
+		}
+	}
 }

@@ -1,24 +1,24 @@
 // Package newpet maps the body of a create, decoded (strict.DecodeJSON)
 // and valid against a spec's NewPet schema, to a pets.NewPet: the members
 // with behaviour (name, categoryId, status) to their fields, and every
-// other member, whatever the spec names, to its Extra in canonical JSON.
-// It applies the schema's defaults, at any depth, and holds every integer
-// to the letter (no fraction or exponent, within its format), which a
-// validator that reads numbers as float64 cannot. A member added to
-// NewPet needs no code here.
+// other member, whatever the spec names, to its Extra in canonical JSON,
+// and to its Plain, what the fingerprint hashes. The meaning of each value
+// is package value's: the schema's defaults at every depth, integers to the
+// letter (no fraction or exponent, within their format, which a validator
+// that reads numbers as float64 cannot hold), each scalar in the form its
+// schema gives it. A member added to NewPet needs no code here.
 package newpet
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/canon"
 	"github.com/petstore/petstore/internal/pets"
 	"github.com/petstore/petstore/internal/strict"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Mapper maps bodies valid against one NewPet schema.
@@ -47,9 +47,11 @@ func (m *Mapper) NewPet(body any) (pets.NewPet, error) {
 	if obj == nil {
 		return pets.NewPet{}, errors.New("newpet: the body is not an object")
 	}
-	if err := normalize(obj, m.schema, ""); err != nil {
+	v, err := value.Normalize(obj, m.schema)
+	if err != nil {
 		return pets.NewPet{}, err
 	}
+	obj, _ = v.(map[string]any)
 	var n pets.NewPet
 	n.Name, _ = obj["name"].(string)
 	num, _ := obj["categoryId"].(json.Number)
@@ -61,116 +63,46 @@ func (m *Mapper) NewPet(body any) (pets.NewPet, error) {
 	if s, ok := obj["status"].(string); ok {
 		n.Status = pets.Status(s)
 	}
-	delete(obj, "name")
-	delete(obj, "categoryId")
-	delete(obj, "status")
-	if len(obj) > 0 {
-		b, err := canon.Append(nil, obj)
-		if err != nil {
-			return pets.NewPet{}, err
-		}
-		n.Extra = pets.Extra(b)
+	rest, err := other(obj)
+	if err != nil || rest == "" {
+		return n, err
 	}
-	return n, nil
+	n.Extra = rest
+	// What the fingerprint hashes: the members at their defaults left out,
+	// at every depth, of the whole object (a schema's oneOf may need it).
+	plain, err := value.Plain(obj, m.schema)
+	if err != nil {
+		return pets.NewPet{}, err
+	}
+	pm, _ := plain.(map[string]any)
+	if n.Plain, err = other(pm); err == nil && n.Plain == "" {
+		n.Plain = "{}"
+	}
+	return n, err
 }
 
-// normalize applies s's defaults to v, where v lacks them, and checks its
-// integers, at path (for the message).
-func normalize(v any, s *openapi3.Schema, path string) error {
-	if s == nil {
-		return nil
-	}
-	for _, a := range s.AllOf {
-		if err := normalize(v, a.Value, path); err != nil {
-			return err
-		}
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for name, p := range s.Properties {
-			if p.Value == nil {
-				continue
-			}
-			if _, ok := v[name]; !ok {
-				if d := defaultOf(p.Value); d != nil {
-					v[name] = copyJSON(d)
-				}
-				continue
-			}
-			if err := normalize(v[name], p.Value, join(path, name)); err != nil {
-				return err
-			}
-		}
-	case []any:
-		if s.Items != nil {
-			for i, e := range v {
-				if err := normalize(e, s.Items.Value, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-					return err
-				}
-			}
-		}
-	case json.Number:
-		if s.Type != nil && s.Type.Is("integer") {
-			rule := strict.Int64
-			if s.Format == "int32" {
-				rule = strict.Int32
-			}
-			if _, err := rule.JSON(path, v); err != nil && (s.Format != "" || !bigInt(v)) {
-				return err
-			}
-		}
-	}
-	return nil
-}
+// typed are the members of a NewPet with fields of their own.
+var typed = [...]string{"name", "categoryId", "status"}
 
-// defaultOf is s's default, or its allOf's first.
-func defaultOf(s *openapi3.Schema) any {
-	if s.Default != nil {
-		return s.Default
-	}
-	for _, a := range s.AllOf {
-		if a.Value != nil {
-			if d := defaultOf(a.Value); d != nil {
-				return d
-			}
+// other is obj's members but name, categoryId and status, normalised, in
+// canonical JSON; "" for none.
+func other(obj map[string]any) (pets.Extra, error) {
+	n := len(obj)
+	for _, k := range typed {
+		if _, ok := obj[k]; ok {
+			n--
 		}
 	}
-	return nil
-}
-
-// copyJSON copies a default, so that no two pets share its maps or slices.
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := maps.Clone(v)
-		for k, e := range m {
-			m[k] = copyJSON(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(v))
-		for i, e := range v {
-			s[i] = copyJSON(e)
-		}
-		return s
+	if n == 0 {
+		return "", nil
 	}
-	return v
-}
-
-// bigInt reports whether n is an integer literal (no fraction, no
-// exponent) beyond int64: an integer without a format may be one.
-func bigInt(n json.Number) bool {
-	for i, c := range []byte(n) {
-		if !(c >= '0' && c <= '9' || c == '-' && i == 0) {
-			return false
-		}
+	rest := make(map[string]any, n)
+	for k, v := range obj {
+		rest[k] = v
 	}
-	return len(n) > 0
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
+	for _, k := range typed {
+		delete(rest, k)
 	}
-	return path + "." + name
+	b, err := value.Append(nil, rest)
+	return pets.Extra(b), err
 }

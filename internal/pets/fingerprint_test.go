@@ -65,41 +65,58 @@ func TestNormalizeExtra(t *testing.T) {
 			t.Errorf("Extra %s: got %q, %v", e, got.Extra, err)
 		}
 	}
-	for _, e := range []pets.Extra{`[1]`, `{"b":1,"a":2}`, `{"name":"x"}`, `{"id":1}`, `{"status":"sold"}`, `{"a": 1}`, `{"a":1`} {
+	for _, e := range []pets.Extra{`[1]`, `{"b":1,"a":2}`, `{"name":"x"}`, `{"id":1}`, `{"status":"sold"}`, `{"a": 1}`, `{"a":1`, `{"a":1.0}`} {
 		n := ok
 		n.Extra = e
 		var verr *pets.ValidationError
 		if _, err := n.Normalize(); !errors.As(err, &verr) {
 			t.Errorf("Extra %s: got %v, want a *ValidationError", e, err)
 		}
+		n.Extra, n.Plain = `{"tags":[]}`, e // Plain is held to the same form
+		if _, err := n.Normalize(); !errors.As(err, &verr) {
+			t.Errorf("Plain %s: got %v, want a *ValidationError", e, err)
+		}
+	}
+	// Plain goes with Extra: none without it.
+	n := ok
+	n.Extra, n.Plain = "{}", "{}"
+	if got, err := n.Normalize(); err != nil || got.Extra != "" || got.Plain != "" {
+		t.Errorf("Extra {} and Plain {}: got %+v, %v", got, err)
 	}
 }
 
-// TestFingerprintOfDefaults: a member at its default is what a request
-// without it means, and is hashed as such, so a member added to the spec
-// with a default leaves the fingerprints of older requests as they were:
-// an outcome kept before that upgrade replays after it.
+// TestFingerprintOfDefaults: a member at its default, at any depth, is what
+// a request without it means, and is hashed as such: the fingerprint hashes
+// Plain (Extra without those members, which the HTTP layer makes by the
+// schema) in Extra's place, so a default added to the spec later leaves the
+// fingerprints of older requests as they were: an outcome kept before that
+// upgrade replays after it.
 func TestFingerprintOfDefaults(t *testing.T) {
-	defer pets.SetExtraDefaults(map[string]string{"vaccinated": "false", "size": `{"unit":"cm"}`})()
 	old := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}
 	for _, e := range []pets.Extra{`{"vaccinated":false}`, `{"size":{"unit":"cm"},"vaccinated":false}`} {
 		n := old
-		n.Extra = e
+		n.Extra, n.Plain = e, "{}"
 		if n.Fingerprint() != old.Fingerprint() {
 			t.Errorf("Extra %s at its defaults: the fingerprint changed", e)
 		}
+	}
+	before := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available, Extra: `{"care":{}}`}
+	after := before
+	after.Extra, after.Plain = `{"care":{"level":3}}`, `{"care":{}}`
+	if after.Fingerprint() != before.Fingerprint() {
+		t.Error("a nested default: the fingerprint changed")
 	}
 	base := old
 	base.Extra = `{"tags":["a"]}`
 	for _, e := range []pets.Extra{`{"vaccinated":true}`, `{"size":{"unit":"in"}}`, `{"tags":["a"],"vaccinated":true}`} {
 		n := old
-		n.Extra = e
+		n.Extra, n.Plain = e, e
 		if n.Fingerprint() == old.Fingerprint() || n.Fingerprint() == base.Fingerprint() {
 			t.Errorf("Extra %s: fingerprints as a request without it", e)
 		}
 	}
 	n := base
-	n.Extra = `{"tags":["a"],"vaccinated":false}`
+	n.Extra, n.Plain = `{"tags":["a"],"vaccinated":false}`, base.Extra
 	if n.Fingerprint() != base.Fingerprint() {
 		t.Error("a member at its default beside another: the fingerprint changed")
 	}

@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petstore/petstore/gen/shape"
-	"github.com/petstore/petstore/internal/canon"
+	"github.com/petstore/petstore/internal/value/canon"
 )
 
 // Status is the availability of a pet: one of openapi.yaml's PetStatus.
@@ -73,13 +73,21 @@ type NewPet struct {
 	CategoryID int64
 	Status     Status // empty means DefaultStatus
 	Extra      Extra
+	// Plain is Extra with every member at its schema default left out, at
+	// every depth (package value's Plain), "{}" when that leaves none: what
+	// Fingerprint hashes in Extra's place. Only the HTTP layer, which maps
+	// a request by the spec's schema (package newpet), knows the defaults;
+	// "" stands for Extra itself (a NewPet made otherwise, whose defaults
+	// nobody said).
+	Plain Extra
 }
 
 // Extra is the members of a pet that have no behaviour of their own: every
 // member of openapi.yaml's NewPet but name, categoryId and status, with
-// their schema defaults applied, as one JSON object in canonical form
-// (package canon: members sorted, strings minimally escaped, numbers
-// exact), or "" when there are none. The domain and the stores keep it as
+// their schema defaults applied at every depth, as one JSON object in the
+// canonical form of its schema (package value: members sorted, strings
+// minimally escaped, numbers exact, a float as its float32, a date-time in
+// UTC), or "" when there are none. The domain and the stores keep it as
 // it is, byte for byte; the HTTP layer makes it from the request body and
 // splices it into every answer, so a member added to the spec needs no Go.
 type Extra string
@@ -102,6 +110,9 @@ func (n NewPet) Normalize() (NewPet, error) {
 	if n.Extra == "{}" {
 		n.Extra = ""
 	}
+	if n.Extra == "" {
+		n.Plain = ""
+	}
 	switch {
 	case !validNameLength(n.Name):
 		return n, &ValidationError{Field: "name", Reason: nameLengthRule}
@@ -112,7 +123,13 @@ func (n NewPet) Normalize() (NewPet, error) {
 	case !n.Status.Valid():
 		return n, &ValidationError{Field: "status", Reason: statusRule}
 	}
-	return n, checkExtra(n.Extra)
+	if err := checkExtra(n.Extra); err != nil {
+		return n, err
+	}
+	if n.Plain != "{}" {
+		return n, checkExtra(n.Plain)
+	}
+	return n, nil
 }
 
 // statusRule is the rule on a status, in the spec's values.
@@ -234,16 +251,23 @@ type IdempotencyKey struct {
 // same when they describe the same pet, whatever their JSON looked like.
 // What is hashed is the canonical JSON of the whole NewPet, every member
 // (AppendCanonical), but for two things that keep outcomes kept before an
-// upgrade replaying after it. A member of Extra at its schema default
-// (extraDefaults) is left out: it is what a request without it means, so
-// leaving it out tells no two requests apart, and a member added to the
-// spec with a default leaves older requests' fingerprints as they were. A
-// pet with no other Extra hashes as before pets had other members (1.2.0):
-// its name, categoryId in base 10 and status, separated by NUL bytes. The
-// two forms never meet: canonical JSON holds no raw control character, so
-// never a NUL byte, and the older form always holds two.
+// upgrade replaying after it. Of the members in Extra, those at their
+// schema defaults, at any depth, are left out (Plain): a member at its
+// default is what a request without it means, so leaving it out tells no
+// two requests apart, and a default added to the spec later, at any depth,
+// leaves older requests' fingerprints as they were. A pet with no other
+// member left hashes as before pets had other members (1.2.0): its name,
+// categoryId in base 10 and status, separated by NUL bytes. The two forms
+// never meet: canonical JSON holds no raw control character, so never a
+// NUL byte, and the older form always holds two.
 func (n NewPet) Fingerprint() [sha256.Size]byte {
-	n.Extra = withoutDefaults(n.Extra)
+	switch n.Plain {
+	case "{}":
+		n.Extra = ""
+	case "":
+	default:
+		n.Extra = n.Plain
+	}
 	if n.Extra == "" {
 		b := make([]byte, 0, len(n.Name)+40)
 		b = append(b, n.Name...)
@@ -254,31 +278,6 @@ func (n NewPet) Fingerprint() [sha256.Size]byte {
 		return sha256.Sum256(b)
 	}
 	return sha256.Sum256(n.AppendCanonical(make([]byte, 0, 64+len(n.Name)+len(n.Extra))))
-}
-
-// extraDefaults are the defaults of the members kept in Extra, in
-// canonical JSON, by name (gen/shape).
-var extraDefaults = shape.ExtraDefaults
-
-// withoutDefaults is e without its members at their defaults.
-func withoutDefaults(e Extra) Extra {
-	if e == "" || len(extraDefaults) == 0 {
-		return e
-	}
-	b := []byte{'{'}
-	m := canon.MembersOf(string(e))
-	for _, name := range canon.Names(string(e)) {
-		member := m.AppendFirst(nil)
-		if d, ok := extraDefaults[name]; ok && string(member) == string(canon.AppendString(nil, name))+":"+d {
-			continue
-		}
-		b = append(append(b, member...), ',')
-	}
-	if len(b) == 1 {
-		return ""
-	}
-	b[len(b)-1] = '}'
-	return Extra(b)
 }
 
 // AppendCanonical appends n as one JSON object in canonical form: its

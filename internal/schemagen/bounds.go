@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Case is a value of a schema at one of its bounds, and which.
@@ -38,8 +40,8 @@ func (g *Generator) bounds(s *openapi3.Schema, depth int) ([]Case, error) {
 	if len(flat.Enum) > 0 {
 		var cs []Case
 		for _, e := range flat.Enum {
-			c, _ := Canonical(jsonValue(e))
-			cs = append(cs, Case{"enum " + string(c), jsonValue(e)})
+			v := value.FromSpec(e)
+			cs = append(cs, Case{"enum " + value.Text(v), v})
 		}
 		return cs, nil
 	}
@@ -50,6 +52,9 @@ func (g *Generator) bounds(s *openapi3.Schema, depth int) ([]Case, error) {
 		return g.intBounds(s, flat)
 	case openapi3.TypeNumber:
 		lo, hi := floatBounds(flat)
+		if flat.Format == "float" {
+			lo, hi = float32Within(lo, lo, hi), float32Within(hi, lo, hi)
+		}
 		return g.cases(s, []labelled{
 			{"minimum", func() (any, error) { return floatNumber(lo), nil }},
 			{"maximum", func() (any, error) { return floatNumber(hi), nil }},
@@ -165,7 +170,7 @@ func (g *Generator) arrayBounds(s, flat *openapi3.Schema, depth int) ([]Case, er
 	}
 	for _, c := range inner {
 		v, err := g.valid(s, func() (any, error) {
-			rest, err := g.arrayOf(&openapi3.Schema{MinItems: uint64(max(lo, 1) - 1), MaxItems: ptr(uint64(max(lo, 1) - 1)), UniqueItems: flat.UniqueItems}, itemsFewest, depth,
+			rest, err := g.arrayOf(&openapi3.Schema{MinItems: uint64(max(lo, 1) - 1), MaxItems: ptr(uint64(max(lo, 1) - 1)), UniqueItems: flat.UniqueItems, Items: flat.Items}, itemsFewest, depth,
 				func() (any, error) { return g.value(item, depth+1) })
 			return append([]any{c.Value}, rest...), err
 		})

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/value"
 )
 
 // The sizes an array may be drawn at.
@@ -65,7 +67,7 @@ func (g *Generator) arrayOf(s *openapi3.Schema, mode items, depth int, draw func
 	out := make([]any, 0, n)
 	seen := map[string]bool{}
 	for len(out) < n {
-		v, ok, err := g.fresh(draw, seen, s.UniqueItems)
+		v, ok, err := g.fresh(draw, seen, s.UniqueItems, itemSchema(s))
 		if err != nil {
 			return nil, err
 		}
@@ -80,9 +82,9 @@ func (g *Generator) arrayOf(s *openapi3.Schema, mode items, depth int, draw func
 	return out, nil
 }
 
-// fresh draws an item; with unique, one not in seen (ok false when none
-// came in a few draws), and adds it.
-func (g *Generator) fresh(draw func() (any, error), seen map[string]bool, unique bool) (any, bool, error) {
+// fresh draws an item of item; with unique, one not in seen, another value
+// of item (ok false when none came in a few draws), and adds it.
+func (g *Generator) fresh(draw func() (any, error), seen map[string]bool, unique bool, item *openapi3.Schema) (any, bool, error) {
 	for range tries {
 		v, err := draw()
 		if err != nil {
@@ -91,7 +93,7 @@ func (g *Generator) fresh(draw func() (any, error), seen map[string]bool, unique
 		if !unique {
 			return v, true, nil
 		}
-		c, err := Canonical(v)
+		c, err := value.Canonical(v, item)
 		if err != nil {
 			return nil, false, err
 		}
@@ -127,62 +129,4 @@ func (g *Generator) object(s *openapi3.Schema, members Members, depth int) (map[
 		out[name] = v
 	}
 	return out, nil
-}
-
-// Defaults returns the defaults of an object schema's members, by name, as
-// JSON-ready values.
-func Defaults(s *openapi3.Schema) map[string]any {
-	s = Flat(s)
-	out := map[string]any{}
-	if s == nil {
-		return out
-	}
-	for name, ref := range s.Properties {
-		if ref == nil || ref.Value == nil {
-			continue
-		}
-		if p := Flat(ref.Value); p.Default != nil {
-			out[name] = jsonValue(p.Default)
-		}
-	}
-	return out
-}
-
-// WithDefaults returns v, a value of s, with the defaults of every member
-// it leaves out, at every depth (in objects and in the items of arrays),
-// as a validator that applies defaults (kin-openapi's openapi3filter) does.
-// v is not changed.
-func WithDefaults(v any, s *openapi3.Schema) any {
-	s = Flat(s)
-	if s == nil {
-		return v
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for name, ref := range s.Properties {
-			if ref == nil || ref.Value == nil {
-				continue
-			}
-			if m, ok := v[name]; ok {
-				out[name] = WithDefaults(m, ref.Value)
-			} else if d := Flat(ref.Value).Default; d != nil {
-				out[name] = jsonValue(d)
-			}
-		}
-		for name, m := range v {
-			if _, ok := out[name]; !ok {
-				out[name] = m
-			}
-		}
-		return out
-	case []any:
-		item := itemSchema(s)
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = WithDefaults(e, item)
-		}
-		return out
-	}
-	return v
 }

@@ -176,7 +176,7 @@ func (g *Generator) number(s *openapi3.Schema) json.Number {
 		}
 	}
 	if s.Format == "float" {
-		f = float64(float32(f))
+		f = float32Within(f, lo, hi)
 	}
 	return floatNumber(f)
 }
@@ -184,4 +184,18 @@ func (g *Generator) number(s *openapi3.Schema) json.Number {
 // floatNumber is f as a JSON number, in its shortest form.
 func floatNumber(f float64) json.Number {
 	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+// float32Within is f rounded to a float32, moved by one step of float32
+// when rounding took it past lo or hi: the value a float member is stored
+// as (package value) keeps the schema's bounds too.
+func float32Within(f, lo, hi float64) float64 {
+	r := float32(f)
+	switch {
+	case float64(r) > hi:
+		r = math.Nextafter32(r, float32(math.Inf(-1)))
+	case float64(r) < lo:
+		r = math.Nextafter32(r, float32(math.Inf(1)))
+	}
+	return float64(r)
 }

@@ -15,20 +15,22 @@
 // schema with kin-openapi's VisitJSON before it is returned: a schema the
 // generator cannot satisfy is an error, never an invalid value.
 //
-// Values are JSON-ready Go values: nil, bool, json.Number (integers exact),
-// string, []any and map[string]any; encoding/json writes them, Canonical
-// writes them in one form (RFC 8785, integers exact).
+// Values are JSON-ready Go values: nil, bool, json.Number (exact), string,
+// []any and map[string]any; encoding/json writes them, and package value
+// says what they mean. The generator draws only values whose round trip
+// the contract defines (package value): a float within float32's range, a
+// date-time naming an instant RFC 3339 can write in UTC.
 package schemagen
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Source gives the generator its choices: IntN returns a number in [0, n),
@@ -114,7 +116,7 @@ func (g *Generator) value(s *openapi3.Schema, depth int) (any, error) {
 		return nil, errors.New("schemagen: no schema")
 	}
 	if len(s.Enum) > 0 {
-		return jsonValue(s.Enum[g.pick(len(s.Enum))]), nil
+		return value.FromSpec(s.Enum[g.pick(len(s.Enum))]), nil
 	}
 	switch typeOf(s, g) {
 	case openapi3.TypeBoolean:
@@ -178,7 +180,8 @@ func Flat(s *openapi3.Schema) *openapi3.Schema {
 	return &out
 }
 
-// merge narrows s by t, keeping s's own default, pattern and format.
+// merge narrows s by t, keeping s's own pattern and format (a default is
+// package value's to read, never the generator's).
 func merge(s, t *openapi3.Schema) {
 	if s.Type == nil || len(*s.Type) == 0 {
 		s.Type = t.Type
@@ -189,15 +192,12 @@ func merge(s, t *openapi3.Schema) {
 	if s.Pattern == "" {
 		s.Pattern = t.Pattern
 	}
-	if s.Default == nil {
-		s.Default = t.Default
-	}
 	switch {
 	case len(s.Enum) == 0:
 		s.Enum = t.Enum
 	case len(t.Enum) > 0:
 		s.Enum = slices.DeleteFunc(slices.Clone(s.Enum), func(v any) bool {
-			return !slices.ContainsFunc(t.Enum, func(w any) bool { return sameJSON(v, w) })
+			return !slices.ContainsFunc(t.Enum, func(w any) bool { return value.Equal(value.FromSpec(v), value.FromSpec(w), nil) })
 		})
 	}
 	s.MinLength = max(s.MinLength, t.MinLength)
@@ -249,37 +249,4 @@ func minPtr(a, b *uint64) *uint64 {
 		return a
 	}
 	return b
-}
-
-// jsonValue is a value of a loaded spec (an enum value, a default) as the
-// generator gives values: numbers as json.Number, integers exact.
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case float64:
-		return json.Number(strconv.FormatFloat(v, 'f', -1, 64))
-	case int:
-		return json.Number(strconv.Itoa(v))
-	case int64:
-		return json.Number(strconv.FormatInt(v, 10))
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = jsonValue(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = jsonValue(e)
-		}
-		return out
-	}
-	return v
-}
-
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b any) bool {
-	ca, err1 := Canonical(a)
-	cb, err2 := Canonical(b)
-	return err1 == nil && err2 == nil && string(ca) == string(cb)
 }

@@ -10,10 +10,14 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // A kept pet: what stores created, for a later run to read and replay.
@@ -196,10 +200,16 @@ func (c *client) readBack(v variant, k kept) error {
 type pet struct{ id int64 }
 
 // asSent decodes a pet and holds each of its members to the variant's
-// value: the same JSON value (numbers exact, arrays in order, objects by
-// member).
+// value: the same value by the contract's rules (package value: numbers
+// exact, arrays in order, objects by member, a float as its float32, a
+// date-time as its instant, defaults applied at every depth), each by its
+// schema in the variant's spec.
 func asSent(v variant, body []byte) (pet, error) {
-	x, err := decode(string(body))
+	schemas, err := v.memberSchemas()
+	if err != nil {
+		return pet{}, err
+	}
+	x, err := value.Decode(body)
 	m, ok := x.(map[string]any)
 	if err != nil || !ok {
 		return pet{}, fmt.Errorf("not a pet: %s", body)
@@ -210,15 +220,39 @@ func asSent(v variant, body []byte) (pet, error) {
 		return pet{}, fmt.Errorf("no id: %s", body)
 	}
 	for _, mem := range v.Members {
-		want, _ := decode(mem.Value)
+		want, _ := value.Decode([]byte(mem.Value))
 		got, ok := m[mem.Name]
 		if !ok {
 			return pet{id}, fmt.Errorf("pet %d without %s, sent %s: %s", id, mem.Name, mem.Value, body)
 		}
-		if !reflect.DeepEqual(got, want) {
+		if !value.Shows(got, want, schemas[mem.Name]) {
 			g, _ := json.Marshal(got)
 			return pet{id}, fmt.Errorf("pet %d with %s %s, sent %s", id, mem.Name, g, mem.Value)
 		}
 	}
 	return pet{id}, nil
+}
+
+// memberSchemas are the schemas of v's members in NewPet of openapi.yaml
+// as v edits it (the spec the drill's copy serves).
+func (v variant) memberSchemas() (map[string]*openapi3.Schema, error) {
+	edited, err := v.edit(gen.SpecYAML)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := openapi3.NewLoader().LoadFromData(edited)
+	if err != nil {
+		return nil, err
+	}
+	newPet := spec.Components.Schemas["NewPet"]
+	if newPet == nil || newPet.Value == nil {
+		return nil, errors.New("the edited spec has no NewPet")
+	}
+	out := map[string]*openapi3.Schema{}
+	for _, m := range v.Members {
+		if p := newPet.Value.Properties[m.Name]; p != nil {
+			out[m.Name] = p.Value
+		}
+	}
+	return out, nil
 }

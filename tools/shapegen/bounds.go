@@ -8,7 +8,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/canon"
+	"github.com/petstore/petstore/internal/value"
+	"github.com/petstore/petstore/internal/value/canon"
 )
 
 // Bytes a character takes at most: in UTF-8, and in a canonical JSON
@@ -18,9 +19,13 @@ const (
 	canonMax = 6
 )
 
-// doubleMax is the longest form canon writes a double in that is not an
-// integer literal: -1.7976931348623157e+308.
-const doubleMax = 24
+// The longest forms package value writes a double and a float in:
+// -1.7976931348623157e+308 and -1.17549435e-38 (17 and 9 digits at most,
+// a sign, a point, and the longest exponents).
+const (
+	doubleMax = 24
+	floatMax  = 15
+)
 
 // extraBytes is the most bytes NewPet's members without behaviour take as
 // one canonical JSON object (0 when there are none), or -1 and where the
@@ -89,7 +94,7 @@ func ownBytes(s *openapi3.Schema, at string) (int, string) {
 	if len(s.Enum) > 0 {
 		n := 0
 		for _, v := range s.Enum {
-			b, err := canon.Append(nil, v)
+			b, err := value.Canonical(value.FromSpec(v), nil)
 			if err != nil {
 				return -1, at + ": an enum value canon cannot write"
 			}
@@ -131,8 +136,18 @@ func ownBytes(s *openapi3.Schema, at string) (int, string) {
 }
 
 // numberBytes bounds an integer or a number: an integer literal by its
-// bounds' digits (or its format's), any other by a double's longest form.
+// bounds' digits (or its format's), a float or a double by its longest
+// form; a number without a format is kept exactly, however long its digits.
 func numberBytes(s *openapi3.Schema, at string) (int, string) {
+	if s.Type.Is("number") {
+		switch s.Format {
+		case "float":
+			return floatMax, ""
+		case "double":
+			return doubleMax, ""
+		}
+		return -1, at + ": a number without format float or double (kept exactly, however many its digits)"
+	}
 	digits := -1
 	switch {
 	case s.Min != nil && s.Max != nil:
@@ -146,10 +161,7 @@ func numberBytes(s *openapi3.Schema, at string) (int, string) {
 	if digits < 0 {
 		return -1, at + ": no minimum and maximum (or integer format)"
 	}
-	if s.Type.Is("integer") {
-		return digits, ""
-	}
-	return max(digits, doubleMax), ""
+	return digits, ""
 }
 
 // objectBytes bounds an object by its properties, when it takes no other.

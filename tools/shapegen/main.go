@@ -19,13 +19,14 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/template"
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/canon"
+	"github.com/petstore/petstore/internal/value"
 )
 
 func main() {
@@ -71,16 +72,11 @@ type facts struct {
 	MaxKey             int
 	MaxNameBytes       int
 	Extra              []string // NewPet's members kept as canonical JSON
-	Defaults           []extraDefault
-	MaxExtraBytes      int    // -1: unbounded
-	Unbounded          string // where, when MaxExtraBytes is -1
+	MaxExtraBytes      int      // -1: unbounded
+	Unbounded          string   // where, when MaxExtraBytes is -1
 }
 
 type status struct{ Const, Value string }
-
-// extraDefault is a member kept as canonical JSON that has a default, and
-// the default in canonical JSON.
-type extraDefault struct{ Name, JSON string }
 
 func factsOf(doc *openapi3.T) (*facts, error) {
 	schemas := doc.Components.Schemas
@@ -112,7 +108,8 @@ func factsOf(doc *openapi3.T) (*facts, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	def, _ := defaultOf(props["status"].Value).(string)
+	d, _ := value.Default(props["status"].Value)
+	def, _ := d.(string)
 	f.DefaultStatus = def
 	need("NewPet.properties.status.default", def != "")
 	name := props["name"].Value
@@ -122,21 +119,16 @@ func factsOf(doc *openapi3.T) (*facts, error) {
 		f.MaxNameBytes = f.MaxName * utf8Max
 	}
 	limit := parameter(doc, "Limit")
-	need("components.parameters.Limit (default, minimum, maximum)", limit != nil && limit.Default != nil && limit.Min != nil && limit.Max != nil)
-	if limit != nil && limit.Default != nil && limit.Min != nil && limit.Max != nil {
-		d, _ := limit.Default.(float64)
-		f.DefaultLimit, f.MinLimit, f.MaxLimit = int(d), int(*limit.Min), int(*limit.Max)
+	var limitDefault int
+	if limit != nil {
+		d, _ := value.Default(limit)
+		limitDefault, _ = strconv.Atoi(value.NormalText(d))
+	}
+	need("components.parameters.Limit (default, minimum, maximum)", limit != nil && limitDefault != 0 && limit.Min != nil && limit.Max != nil)
+	if limit != nil && limitDefault != 0 && limit.Min != nil && limit.Max != nil {
+		f.DefaultLimit, f.MinLimit, f.MaxLimit = limitDefault, int(*limit.Min), int(*limit.Max)
 	}
 	f.MaxExtraBytes, f.Unbounded = extraBytes(np.Value, &f.Extra)
-	for _, name := range f.Extra {
-		if d := defaultOf(props[name].Value); d != nil {
-			b, err := canon.Append(nil, d)
-			if err != nil {
-				return nil, fmt.Errorf("NewPet.properties.%s.default: %w", name, err)
-			}
-			f.Defaults = append(f.Defaults, extraDefault{name, string(b)})
-		}
-	}
 	return &f, errors.Join(errs...)
 }
 
@@ -147,19 +139,6 @@ func parameter(doc *openapi3.T, name string) *openapi3.Schema {
 		return nil
 	}
 	return p.Value.Schema.Value
-}
-
-// defaultOf is s's default, or its allOf's first.
-func defaultOf(s *openapi3.Schema) any {
-	if s.Default != nil {
-		return s.Default
-	}
-	for _, a := range s.AllOf {
-		if d := defaultOf(a.Value); d != nil {
-			return d
-		}
-	}
-	return nil
 }
 
 // goName makes an enum value a part of a Go name: "on-hold" is OnHold.
@@ -215,12 +194,8 @@ const (
 
 // ExtraMembers are the members of NewPet without behaviour of their own
 // (all but name, categoryId and status), which the server keeps as one
-// object of canonical JSON (internal/canon).
+// object of canonical JSON (internal/value).
 var ExtraMembers = []string{ {{- range .Extra}}{{printf "%q" .}}, {{end -}} }
-
-// ExtraDefaults are the defaults of those members that have one, in
-// canonical JSON, by name.
-var ExtraDefaults = map[string]string{ {{- range .Defaults}}{{printf "%q" .Name}}: {{printf "%q" .JSON}}, {{end -}} }
 
 // The most bytes a pet's members take where the memory store keeps them:
 // the name in UTF-8 (MaxNameLength characters of up to 4 bytes), and the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/petstore/petstore/internal/chaos/lazyfs"
 	"github.com/petstore/petstore/internal/history"
-	"github.com/petstore/petstore/internal/schemagen"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Postgres restarts the throwaway cluster of .ci/with-postgres, which
@@ -203,7 +203,7 @@ func ReadState(ctx context.Context, dbURL string) ([]history.Pet, error) {
 			return p, err
 		}
 		if extra != "" {
-			c, err := schemagen.CanonicalJSON([]byte(extra))
+			c, err := value.TextOf([]byte(extra))
 			if err != nil {
 				return p, fmt.Errorf("pet %d: extra %.40q: %w", p.ID, extra, err)
 			}

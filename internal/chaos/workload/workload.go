@@ -356,10 +356,11 @@ func createBody(spec *openapi3.T) (*openapi3.Schema, error) {
 	return mt.Schema.Value, nil
 }
 
-// Audit is check.Check under the defaults of the embedded spec's NewPet:
-// a member a create left out is expected with its default.
+// Audit is check.Check by the embedded spec's NewPet: a member a create
+// left out is expected with its default, at every depth, each value by the
+// contract's rules.
 func Audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Result {
-	if opt.Defaults == nil {
+	if opt.NewPet == nil {
 		spec, err := gen.GetSpec()
 		if err != nil {
 			panic(err) // the embedded spec: its tests load it
@@ -368,7 +369,7 @@ func Audit(ops []history.Op, state []history.Pet, opt check.Options) *check.Resu
 		if err != nil {
 			panic(err)
 		}
-		opt.Defaults = schemagen.Defaults(newPet)
+		opt.NewPet = newPet
 	}
 	return check.Check(ops, state, opt)
 }

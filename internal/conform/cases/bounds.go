@@ -1,7 +1,10 @@
 package cases
 
 import (
+	"strconv"
 	"time"
+
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Bounds are the limits the spec being checked sets, read from it, never
@@ -32,8 +35,9 @@ func FindBounds(roles Roles, number func(name, key string) float64) Bounds {
 				b.LimitMax = int(hi.Int64())
 			}
 			b.LimitDefault = b.LimitMax
-			if d, ok := s.Default.(float64); ok && d >= 1 && d <= float64(b.LimitMax) {
-				b.LimitDefault = int(d)
+			d, _ := value.Default(p.Schema.Value)
+			if n, err := strconv.Atoi(value.NormalText(d)); err == nil && n >= 1 && n <= b.LimitMax {
+				b.LimitDefault = n
 			}
 		}
 	}

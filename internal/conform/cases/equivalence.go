@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/petstore/petstore/internal/check"
-	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/schemagen"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // Key equivalence over every member: two creates are the same request when
@@ -81,7 +83,7 @@ func EveryMember(t T, prefix string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("the create's body is not an object")
 	}
-	for k, v := range schemagen.Defaults(create) {
+	for k, v := range value.Defaults(create) {
 		body[k] = v // spelt out: the retry leaves them out
 	}
 	body[t.NameMember()] = t.Name(prefix)
@@ -89,16 +91,25 @@ func EveryMember(t T, prefix string) (map[string]any, error) {
 }
 
 // defaultsLeftOut is body without the members whose value is their
-// default.
+// default (by the contract's value rules).
 func defaultsLeftOut(t T, body map[string]any) map[string]any {
+	create := t.Requests().Roles.Create.Body
 	out := map[string]any{}
-	d := t.Defaults()
+	d := value.Defaults(create)
 	for k, v := range body {
-		if def, ok := d[k]; !ok || judge.Canonical(v) != def {
+		if def, ok := d[k]; !ok || !value.Equal(v, def, memberSchema(create, k)) {
 			out[k] = v
 		}
 	}
 	return out
+}
+
+// memberSchema is the schema of object schema s's member name, or nil.
+func memberSchema(s *openapi3.Schema, name string) *openapi3.Schema {
+	if p := s.Properties[name]; p != nil {
+		return p.Value
+	}
+	return nil
 }
 
 // ChangeMember is body with member name changed alone, to another valid
@@ -113,7 +124,7 @@ func ChangeMember(t T, body map[string]any, name string) (map[string]any, string
 	if ref == nil || ref.Value == nil {
 		return nil, ""
 	}
-	was := judge.Canonical(body[name])
+	was := value.Text(body[name])
 	_, hasDefault := t.Defaults()[name]
 	candidates := t.Valid(ref.Value)
 	for range 8 { // random values after the bounds, for a schema whose bounds are all one value
@@ -122,9 +133,8 @@ func ChangeMember(t T, body map[string]any, name string) (map[string]any, string
 		}
 	}
 	for _, v := range candidates {
-		c := judge.Canonical(v.JSON)
-		if c != was {
-			return With(body, name, v.JSON), "changed to " + check.CutText(c)
+		if !value.Equal(v.JSON, body[name], ref.Value) { // another value, not another spelling
+			return With(body, name, v.JSON), "changed to " + check.CutText(value.Text(v.JSON))
 		}
 	}
 	if !slices.Contains(create.Required, name) && !hasDefault && !isEmpty(was) {

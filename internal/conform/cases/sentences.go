@@ -62,6 +62,7 @@ func sentences() []Sentence {
 		{Name: "json-object", Where: "info.description", Quote: "Request bodies must be exactly one JSON object: malformed JSON, trailing data, duplicate member names, invalid UTF-8, a missing or non-JSON Content-Type are answered 400.", Cases: JSONObject},
 		{Name: "body-size", Where: "info.description", Quote: "Bodies larger than", Cases: BodySize},
 		{Name: "content-type", Where: "info.description", Quote: "with no parameter but an optional charset of utf-8 (in any case, quoted or not)", Cases: ContentType},
+		{Name: "values", Where: "info.description", Quote: "A member is stored and answered as it was sent: as the same value, which is not always the same text.", Cases: ValueRules},
 		{Name: "integers", Where: "info.description", Quote: "for int64, 9223372036854775807 is accepted where the schema allows it", Cases: IntegerSentence},
 		{Name: "bearer", Where: "info.description", Quote: "Every operation requires Authorization: Bearer <API_KEY>. The scheme name is case-insensitive", Cases: Bearer},
 		{Name: "auth-first", Where: "info.description", Quote: "Authentication is decided before any other validation", Cases: AuthFirstCases},

@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/internal/schemagen"
+	"github.com/petstore/petstore/internal/value"
 )
 
 // HeaderSendable reports whether v can be sent as a header field value:
@@ -36,14 +37,12 @@ func HeaderSendable(v string) bool {
 
 // Flat resolves a schema that is only an allOf of one schema (plus a
 // default or a description), as OpenAPI 3.0 writes a $ref with siblings.
+// Its default is package value's to read (value.Default).
 func Flat(s *openapi3.Schema) *openapi3.Schema {
 	if s == nil || len(s.AllOf) != 1 || s.AllOf[0].Value == nil || s.Type != nil {
 		return s
 	}
 	inner := *s.AllOf[0].Value
-	if s.Default != nil {
-		inner.Default = s.Default
-	}
 	return &inner
 }
 
@@ -366,7 +365,8 @@ func items(s *openapi3.Schema, n int) ([]any, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if c, _ := schemagen.Canonical(v); !seen[string(c)] {
+		c, err := value.Canonical(v, item) // distinct values once stored, not spellings
+		if err == nil && !seen[string(c)] {
 			seen[string(c)] = true
 			out = append(out, v)
 		}

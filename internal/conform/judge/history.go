@@ -15,7 +15,6 @@ import (
 	"github.com/petstore/petstore/internal/conform/report"
 	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/history"
-	"github.com/petstore/petstore/internal/schemagen"
 )
 
 // The kit's history: every exchange is an op of internal/history, fed to
@@ -37,9 +36,10 @@ type Pets interface {
 	// SentMembers are a create's body's members, as canonical JSON text,
 	// the defaults of those it leaves out applied.
 	SentMembers(body []byte) (map[string]string, bool)
-	// AnswerPet is a pet of an answer: its id, and the other members the
-	// contract's pet names.
-	AnswerPet(m map[string]string) (int64, map[string]string, bool)
+	// AnswerPet decodes a pet of an answer: its id, and the other members
+	// the contract's pet names, as canonical JSON text in the form the
+	// model compares them in.
+	AnswerPet(body []byte) (int64, map[string]string, bool)
 	// ListQuery reads a listing's query; ok is false for one the contract
 	// refuses.
 	ListQuery(raw string) (history.Op, bool)
@@ -204,10 +204,8 @@ func (h *History) answered(op *history.Op, x *Exchange) {
 	if x.Status != http.StatusCreated && x.Status != http.StatusOK {
 		return
 	}
-	if m, ok := Members(x.Body); ok {
-		if id, rest, ok := h.pets.AnswerPet(m); ok {
-			op.GotID, op.Got = id, rest
-		}
+	if id, rest, ok := h.pets.AnswerPet(x.Body); ok {
+		op.GotID, op.Got = id, rest
 	}
 }
 
@@ -219,9 +217,8 @@ func (h *History) listed(op *history.Op, x *Exchange) bool {
 		return false
 	}
 	for _, raw := range page {
-		m, ok := Members(raw)
-		id, rest, ok2 := h.pets.AnswerPet(m)
-		if !ok || !ok2 {
+		id, rest, ok := h.pets.AnswerPet(raw)
+		if !ok {
 			return false
 		}
 		op.IDs, op.Answers = append(op.IDs, id), append(op.Answers, rest)
@@ -259,33 +256,6 @@ func IdempotencyKey(h http.Header) string {
 		k = k[1 : len(k)-1]
 	}
 	return k
-}
-
-// Members decodes a JSON object, each member as canonical JSON text.
-func Members(b []byte) (map[string]string, bool) {
-	m, ok := DecodeObject(b)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = Canonical(v)
-	}
-	return out, true
-}
-
-// Canonical is v, a decoded JSON value (numbers as json.Number), as
-// canonical JSON text: RFC 8785, integers exact (schemagen.Canonical).
-func Canonical(v any) string {
-	c, err := schemagen.Canonical(v)
-	if err != nil {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err)
-		}
-		return string(b)
-	}
-	return string(c)
 }
 
 var nextRE = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?next"?`)

@@ -26,7 +26,10 @@ func (s rapidSource) IntN(n int) int { return rapid.IntRange(0, n-1).Draw(s.t, "
 // Members are the optional members Evolve adds to NewPet and Pet, one of
 // each kind the drill of issue 50 adds and more: an array of distinct
 // strings, an object of two scalars, a string with a pattern, a date, a
-// number with an exclusive bound, and a boolean with a default.
+// number with an exclusive bound, and a boolean with a default; and one of
+// each kind whose value is not its text (issue 59): a float, a date-time, a
+// number without a format, an object whose member has a default, and a
+// nullable string.
 var Members = map[string]string{
 	"tags": `{"type": "array", "maxItems": 10, "uniqueItems": true,
 		"items": {"type": "string", "minLength": 1, "maxLength": 32}}`,
@@ -37,6 +40,12 @@ var Members = map[string]string{
 	"born":       `{"type": "string", "format": "date"}`,
 	"weight":     `{"type": "number", "format": "double", "minimum": 0, "exclusiveMinimum": true, "maximum": 1000}`,
 	"vaccinated": `{"type": "boolean", "default": false}`,
+	"ratio":      `{"type": "number", "format": "float"}`,
+	"seen":       `{"type": "string", "format": "date-time"}`,
+	"score":      `{"type": "number"}`,
+	"care": `{"type": "object", "additionalProperties": false,
+		"properties": {"level": {"type": "integer", "format": "int32", "default": 3}, "note": {"type": "string", "maxLength": 20}}}`,
+	"nick": `{"type": "string", "nullable": true, "maxLength": 10}`,
 }
 
 // Evolve adds Members to the NewPet and Pet schemas of spec, optional in

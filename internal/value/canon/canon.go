@@ -1,18 +1,19 @@
-// Package canon writes JSON values in one canonical form, so that two
-// values that mean the same are the same bytes: the form a pet's members
-// without behaviour are stored, answered and fingerprinted in.
+// Package canon writes JSON values in one canonical form, schema-free, so
+// that two values that are the same JSON value are the same bytes; package
+// value, its one user for values, first puts each in the form its schema
+// gives it (a float32, an instant, the defaults). Its members walker splices
+// canonical objects into others without decoding them.
 //
-// The form is RFC 8785's (JSON Canonicalization Scheme), with one
-// deviation. As in RFC 8785: no white space; the members of an object
-// sorted by their names' UTF-16 code units; a string escaped minimally
-// (`"`, `\` and the control characters U+0000 to U+001F only, as `\b`,
-// `\t`, `\n`, `\f`, `\r` or `\u00xx`, lower case; everything else as its
-// UTF-8 bytes). The deviation: RFC 8785 writes every number as its IEEE 754
-// double, which would round an int64 above 2^53. Here a number written
-// without fraction or exponent is written as its exact base-10 digits
-// (`-0` as `0`), however long; any other is RFC 8785's (ECMAScript's)
-// form of its double value, so `1.50`, `15e-1` and `1.5` are one value,
-// and `1.0` is `1`.
+// The form is RFC 8785's (JSON Canonicalization Scheme), but for numbers.
+// As in RFC 8785: no white space; the members of an object sorted by their
+// names' UTF-16 code units; a string escaped minimally (`"`, `\` and the
+// control characters U+0000 to U+001F only, as `\b`, `\t`, `\n`, `\f`,
+// `\r` or `\u00xx`, lower case; everything else as its UTF-8 bytes). A
+// number is its exact decimal value (Decimal), never rounded to a double,
+// in the layout RFC 8785 gives a double (ECMAScript's): 1, 1.0 and 1e0 are
+// 1; 1e21 and 1000000000000000000000 are 1e+21; 9007199254740993.0 is
+// 9007199254740993. A double's value whose shortest digits are its exact
+// ones is written as RFC 8785 writes it.
 //
 // Canonical JSON never holds a raw control character, so never a NUL byte.
 package canon
@@ -24,7 +25,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -32,7 +32,18 @@ import (
 // encoding/json with UseNumber) decodes: map[string]any, []any, string,
 // json.Number, bool or nil; float64 and the integer types are taken too
 // (a kin-openapi schema's default).
-func Append(b []byte, v any) ([]byte, error) {
+func Append(b []byte, v any) ([]byte, error) { return writer{}.append(b, v) }
+
+// AppendAsIs is Append, but it writes each json.Number as it is: for a
+// value whose numbers are each in a canonical form already (package value
+// writes an integer of a schema in plain digits, Decimal.AppendInteger).
+func AppendAsIs(b []byte, v any) ([]byte, error) { return writer{asRead: true}.append(b, v) }
+
+// writer writes canonical JSON; asRead writes each number as it is given
+// (Object checks its form apart).
+type writer struct{ asRead bool }
+
+func (w writer) append(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -44,9 +55,19 @@ func Append(b []byte, v any) ([]byte, error) {
 		}
 		return AppendString(b, v), nil
 	case json.Number:
-		return appendNumber(b, string(v))
+		if w.asRead {
+			return append(b, v...), nil
+		}
+		d, err := ParseDecimal(string(v))
+		if err != nil {
+			return b, err
+		}
+		return d.Append(b), nil
 	case float64:
-		return appendFloat(b, v)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return b, errors.New("canon: NaN and infinities are no JSON numbers")
+		}
+		return FloatDecimal(v, 64).Append(b), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case int64:
@@ -58,18 +79,18 @@ func Append(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = Append(b, e); err != nil {
+			if b, err = w.append(b, e); err != nil {
 				return b, err
 			}
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		return appendObject(b, v)
+		return w.appendObject(b, v)
 	}
 	return b, fmt.Errorf("canon: a %T is no JSON value", v)
 }
 
-func appendObject(b []byte, m map[string]any) ([]byte, error) {
+func (w writer) appendObject(b []byte, m map[string]any) ([]byte, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		if !utf8.ValidString(k) {
@@ -86,7 +107,7 @@ func appendObject(b []byte, m map[string]any) ([]byte, error) {
 		b = AppendString(b, k)
 		b = append(b, ':')
 		var err error
-		if b, err = Append(b, m[k]); err != nil {
+		if b, err = w.append(b, m[k]); err != nil {
 			return b, err
 		}
 	}
@@ -124,42 +145,6 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// appendNumber appends the JSON number n (valid JSON number syntax).
-func appendNumber(b []byte, n string) ([]byte, error) {
-	if n == "" {
-		return b, errors.New("canon: an empty number")
-	}
-	if !strings.ContainsAny(n, ".eE") {
-		if n == "-0" {
-			n = "0"
-		}
-		return append(b, n...), nil
-	}
-	f, err := strconv.ParseFloat(n, 64)
-	if err != nil {
-		return b, fmt.Errorf("canon: number %.32s: out of the range of a double", n)
-	}
-	return appendFloat(b, f)
-}
-
-// appendFloat appends f as ECMAScript's Number.prototype.toString writes
-// it (RFC 8785, 3.2.2.3): an integral value under 10^21 in plain digits.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return b, errors.New("canon: NaN and infinities are no JSON numbers")
-	}
-	if f == 0 {
-		return append(b, '0'), nil
-	}
-	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64) // 1e+21, 1.5e-07
-		i := strings.IndexByte(s, 'e')
-		b = append(b, s[:i+2]...)
-		return append(b, strings.TrimLeft(s[i+2:], "0")...), nil
-	}
-	return strconv.AppendFloat(b, f, 'f', -1, 64), nil
 }
 
 // Compare orders member names as RFC 8785 does: by their UTF-16 code

@@ -110,8 +110,11 @@ func skipString(s string, i int) int {
 	return len(s)
 }
 
-// Object returns s, a JSON object, when it is in canonical form, or an
-// error saying why not. "" (no object) is canonical too.
+// Object returns nil when s, a JSON object, is in canonical form, or an
+// error saying why not. "" (no object) is canonical too. A number may be
+// written in the layout of its value or, an integer, in plain digits
+// (Decimal.AppendInteger): the forms package value writes a number of a
+// schema in.
 func Object(s string) error {
 	if s == "" {
 		return nil
@@ -128,12 +131,39 @@ func Object(s string) error {
 	if d.More() || d.InputOffset() != int64(len(s)) {
 		return errors.New("canon: trailing data after the object")
 	}
-	b, err := Append(make([]byte, 0, len(s)), v)
+	if err := numbersCanonical(v); err != nil {
+		return err
+	}
+	b, err := writer{asRead: true}.append(make([]byte, 0, len(s)), v)
 	if err != nil {
 		return err
 	}
 	if !bytes.Equal(b, []byte(s)) {
 		return errors.New("canon: not in canonical form")
+	}
+	return nil
+}
+
+// numbersCanonical returns an error naming the first number of v that is
+// in no canonical form.
+func numbersCanonical(v any) error {
+	switch v := v.(type) {
+	case json.Number:
+		if !canonicalNumber(string(v)) {
+			return errors.New("canon: number " + cut(string(v)) + " is not in canonical form")
+		}
+	case []any:
+		for _, e := range v {
+			if err := numbersCanonical(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if err := numbersCanonical(e); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
