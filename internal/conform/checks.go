@@ -129,9 +129,9 @@ func (r *run) start(ctx context.Context) error {
 	if r.roles.Create == nil || r.roles.List == nil {
 		return nil
 	}
-	creates := false
+	creates := false // the read-back too: it reads the run's first pet
 	for _, p := range r.phases() {
-		creates = creates || p.name != "read back" && r.wants(p)
+		creates = creates || r.wants(p)
 	}
 	if !creates {
 		return nil
