@@ -3,8 +3,10 @@ package conform_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,5 +160,97 @@ func TestSilentTargetIsNoPass(t *testing.T) {
 	}
 	if rep.Verdict() != conform.Incomplete {
 		t.Fatalf("-checks ordering against a target that hangs: verdict %s, want incomplete:\n%s", rep.Verdict(), report(rep))
+	}
+}
+
+// countingUnknown counts the answers wrap gives that are 503 outcome_unknown.
+func countingUnknown(n *atomic.Int64, wrap func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(app http.Handler) http.Handler {
+		inner := wrap(app)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, r)
+			if rec.Code == http.StatusServiceUnavailable && strings.Contains(rec.Body.String(), `"outcome_unknown"`) {
+				n.Add(1)
+			}
+			copyResponse(w, rec)
+		})
+	}
+}
+
+// A 503 outcome_unknown is an answer the contract allows a create: a
+// target that stores each keyed create, answers it 503 outcome_unknown,
+// and replays the pet when the create is retried with its key, passes
+// whole: the kit retries each with its key and judges the retry (the
+// model holds the key to one pet). The same target that creates the pet
+// again on the retry fails idempotent_replay (mutants59).
+func TestOutcomeUnknownSettled(t *testing.T) {
+	t.Parallel()
+	var unknown atomic.Int64
+	rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, countingUnknown(&unknown, outcomeUnknownFirst(true)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d creates answered 503 outcome_unknown, in %d requests", unknown.Load(), rep.Requests)
+	if rep.Verdict() != conform.Pass || unknown.Load() < 10 {
+		t.Fatalf("a target that answers each keyed create 503 outcome_unknown, then replays it (%d such answers): verdict %s, want pass:\n%s", unknown.Load(), rep.Verdict(), report(rep))
+	}
+}
+
+// unknownAlways answers the nth create without a key (when keyless) or
+// with one, and every retry of that one, 503 outcome_unknown once the app
+// has stored it: the kit cannot learn its outcome.
+func unknownAlways(n int64, keyless bool) func(http.Handler) http.Handler {
+	return func(app http.Handler) http.Handler {
+		var seen atomic.Int64
+		var mu sync.Mutex
+		stuck := ""
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := r.Header.Get("Idempotency-Key")
+			if r.Method != http.MethodPost || r.URL.Path != opPath("createPet") || (key == "") != keyless {
+				app.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			again := key != "" && key == stuck
+			mu.Unlock()
+			rec := httptest.NewRecorder()
+			app.ServeHTTP(rec, r)
+			if again || rec.Code == http.StatusCreated && rec.Header().Get("Idempotent-Replayed") == "" && seen.Add(1) == n {
+				mu.Lock()
+				stuck = key
+				mu.Unlock()
+				writeOutcomeUnknown(w, rec.Header())
+				return
+			}
+			copyResponse(w, rec)
+		})
+	}
+}
+
+// A create whose outcome the kit cannot learn leaves the run incomplete,
+// never failed nor passed: one without a key (a retry would create
+// another pet), or one with a key still answered 503 outcome_unknown after
+// the kit's last retry.
+func TestOutcomeUnknownUnsettled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		keyless bool
+		words   string
+	}{
+		{"without a key", true, "without an Idempotency-Key"},
+		{"with a key, never settled", false, "and so were its"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := conform.Run(context.Background(), kitConfig(serveMutant(t, unknownAlways(3, tc.keyless))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict() != conform.Incomplete || !hasGap(rep, "", tc.words) {
+				t.Fatalf("verdict %s; want incomplete, the create's outcome named (%q):\n%s", rep.Verdict(), tc.words, report(rep))
+			}
+		})
 	}
 }
