@@ -63,7 +63,9 @@ func (r *run) judgeWalk(op *history.Op, last *judge.Exchange, check string) {
 	r.hist.Invoke(op)
 	found := r.hist.Complete(op)
 	for _, a := range found {
-		last.In.Record(a.Check, last.Op, r.Fail(last, a.Want, a.Got))
+		f := r.Fail(last, a.Want, a.Got)
+		f.Kind = a.Kind
+		last.In.Record(a.Check, last.Op, f)
 	}
 	if len(found) == 0 {
 		last.In.Record(check, last.Op, nil)
