@@ -53,7 +53,7 @@ func TestRawRequestTimeout(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	for _, scheme := range []string{"http", "https"} {
 		t.Run(scheme, func(t *testing.T) {
-			base, _ := url.Parse(scheme + "://" + holding(t) + "/v1")
+			base, _ := url.Parse(scheme + "://" + holding(t) + "/api")
 			obs := &notes{}
 			c := New(Config{Base: base, Timeout: timeout, MaxRequests: 10, Key: "k"}, obs)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
