@@ -39,9 +39,10 @@ func (r *run) gapsOf(sent wire.Stats) []Gap {
 // unjudged fails closed: a check the run was asked for (by -checks, or by
 // default) that judged no case leaves the run incomplete, unless the run
 // skipped it for a reason it states (the checks across keys without
-// -key2) and it was not named by -checks: a check named and not run was
-// asked for and not judged. It returns the skips that stand and a gap for
-// each check asked for and not judged; the caller holds mu.
+// -key2, deprecation on a spec that deprecates nothing) and it was not
+// named by -checks: a check named and not run was asked for and not
+// judged. It returns the skips that stand and a gap for each check asked
+// for and not judged; the caller holds mu.
 func (r *run) unjudged() ([]Skip, []Gap) {
 	judged := map[string]bool{}
 	for k, res := range r.results {
