@@ -41,6 +41,43 @@ func TestNamedCheckNotRunIsIncomplete(t *testing.T) {
 	}
 }
 
+// A check the spec gives nothing to judge (deprecation, on a spec that
+// deprecates no operation) is skipped for that reason when the run was not
+// asked for it by name, and leaves the run incomplete when it was.
+func TestNothingToJudgeSkipped(t *testing.T) {
+	t.Parallel()
+	spec := specFile(t)
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			op.Deprecated = false
+		}
+	}
+	var others []string
+	for _, c := range conform.Checks {
+		if c.Name != "deprecation" && c.Name != "unknown_path" {
+			others = append(others, c.Name)
+		}
+	}
+	for _, tc := range []struct {
+		name            string
+		checks, exclude []string
+		verdict         string
+	}{
+		{"not named", nil, others, conform.Pass},
+		{"named", []string{"deprecation", "unknown_path"}, nil, conform.Incomplete},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := conform.Run(context.Background(), conform.Config{BaseURL: serve(t, nil), Key: testKey, Seed: 3, Spec: spec, Checks: tc.checks, Exclude: tc.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict() != tc.verdict || tc.verdict == conform.Pass && !containsRow(report(rep), "deprecation", "skipped") {
+				t.Fatalf("deprecation on a spec that deprecates nothing, %s: verdict %s, want %s:\n%s", tc.name, rep.Verdict(), tc.verdict, report(rep))
+			}
+		})
+	}
+}
+
 // refusesCreates answers every create 503 unavailable, which the contract
 // allows (nothing was written): the kit has no pet to read back.
 func refusesCreates(app http.Handler) http.Handler {
