@@ -21,7 +21,7 @@ git archive "$base" | tar -x -C "$old"
 # The mutants and their helpers, with a configuration the older kit takes
 # (before issue 42 it has no second key) and a test server the older tree
 # can build (before httpapi.Listener, net/http's own answers).
-cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/mutants_edges_test.go internal/conform/mutants51_test.go internal/conform/letter_test.go "$old/internal/conform/"
+cp internal/conform/mutants_test.go internal/conform/mutants42_test.go internal/conform/mutants_edges_test.go internal/conform/mutants51_test.go internal/conform/mutants59_test.go internal/conform/letter_test.go "$old/internal/conform/"
 if grep -q 'Key2 ' "$old/internal/conform/conform.go"; then
 	cp internal/conform/kitconfig_test.go "$old/internal/conform/"
 else

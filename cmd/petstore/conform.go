@@ -29,18 +29,28 @@ It CREATES PETS on the target: point it at a server you may write to.
 BASE_URL is the API's base address, the part before the operations' paths:
 http://127.0.0.1:8080/v1, not …/v1/pets. Flags may come before or after it.
 
-Exit status: 0 pass: every check passed and the run judged all it should;
-1 fail: a check failed; 2 it could not run (bad flags, target unreachable,
-key refused); 3 incomplete: no check failed, but the run could not judge
-all it should (the request budget ran out, a walk of the listing or the
-read-back was cut short, a promise over time could not be exercised, the
-spec no longer states a sentence the kit judges by, the first create was
+Exit status: 0 pass: every check asked for judged at least one case and
+passed, and the run judged all it should; 1 fail: a check failed (a
+request that got no answer fails not_a_server_error); 2 it could not run
+(bad flags, target unreachable, key refused); 3 incomplete: no check
+failed, but the run could not judge all it should (a check asked for
+judged no case, -checks named one that cannot run, the request budget ran
+out, the target stopped answering, a walk of the listing or the read-back
+was cut short, a promise over time could not be exercised, the spec no
+longer states a sentence the kit judges by, the first create was
 refused): the report's "Incomplete" lists what and why. A JUnit report
 shows each such gap as a test case in error, never as passed.
 
+Each request has -timeout to be answered, the ones written byte for byte
+included (connecting, TLS, writing, the whole answer). Three requests in a
+row without an answer, and the kit takes the target for one that stopped
+answering: it sends no more, and says so (exit 1 when a check failed,
+else 3).
+
 With a second key (-key2, or PETSTORE_CONFORM_KEY2) it also checks what
 the contract promises across API keys (the scope of Idempotency-Key);
-without one those checks are skipped, and the report says so. -examples N
+without one those checks are skipped, and the report says so (named by
+-checks, they were asked for: the run is incomplete). -examples N
 adds N random sequences of operations judged against the kit's model of the
 contract; the first that fails is shrunk and printed as curl lines, in order.
 
@@ -87,7 +97,7 @@ func newConformFlags() *conformFlags {
 		seed:        fs.Uint64("seed", 0, "derive the cases from seed `N`, to replay a run (0: a random seed; the one used is printed)"),
 		examples:    fs.Int("examples", 0, "also run `N` random sequences of operations against the kit's model; the first that fails is shrunk and printed as curl lines"),
 		maxRequests: fs.Int("max-requests", 0, fmt.Sprintf("send at most `N` requests (default %d, and %d more a sequence of -examples plus %d for shrinking); a run cut short judges what it sent, and is incomplete (exit 3)", conform.DefaultMaxRequests, conform.ExamplesBudget, conform.ShrinkBudget)),
-		timeout:     fs.Duration("timeout", conform.DefaultTimeout, "time allowed for each request"),
+		timeout:     fs.Duration("timeout", conform.DefaultTimeout, "time allowed for each request, the ones written byte for byte included; three requests in a row without an answer end the run"),
 	}
 }
 
@@ -295,6 +305,9 @@ func conformCmd(ctx context.Context, args []string, getenv func(string) string, 
 	if rep.Verdict() == conform.Incomplete {
 		var what []string
 		for _, g := range rep.Incomplete {
+			if g.Check != "" {
+				g.What += " (" + g.Check + ")"
+			}
 			what = append(what, g.What)
 		}
 		return fmt.Errorf("conform: %w: not judged: %s", conform.ErrIncomplete, strings.Join(what, "; "))

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -336,6 +338,49 @@ func TestConformHelp(t *testing.T) {
 	}
 	if strings.Contains(stdout, conformKey) {
 		t.Errorf("-h prints the key from the environment")
+	}
+}
+
+// The help and docs/conformance-kit.md say the same: every flag in the
+// docs' table of flags, the timeout's default, the four exit statuses and
+// the rule that ends a run whose target stopped answering.
+func TestConformHelpMatchesDocs(t *testing.T) {
+	help, _, err := conformRun(nil, "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "conformance-kit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	timeoutRow := ""
+	for _, row := range apitest.READMETable(t, "| flag | does |") {
+		for _, f := range regexp.MustCompile("`(-[a-z0-9-]+)").FindAllStringSubmatch(row[0], -1) {
+			documented = append(documented, f[1])
+			if f[1] == "-timeout" {
+				timeoutRow = row[1]
+			}
+		}
+	}
+	var flags []string
+	newConformFlags().fs.VisitAll(func(f *flag.Flag) { flags = append(flags, "-"+f.Name) })
+	slices.Sort(documented)
+	slices.Sort(flags)
+	if !slices.Equal(documented, flags) {
+		t.Errorf("docs' table of flags: %v; conform's flags: %v", documented, flags)
+	}
+	if want := "(default " + conform.DefaultTimeout.String() + ")"; !strings.Contains(timeoutRow, want) || !strings.Contains(help, want) {
+		t.Errorf("-timeout's default %s: not both in the docs (%q) and the help", want, timeoutRow)
+	}
+	silent := []string{"", "one", "two", "three", "four", "five"}[conform.SilentRequests] + " requests in a row without an answer"
+	for _, text := range []struct{ name, text string }{{"help", help}, {"docs", string(docs)}} {
+		flat := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(text.text, "`", "")), " "))
+		for _, want := range []string{"0 pass", "1 fail", "2 it could not run", "3 incomplete", silent, "a check asked for judged"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("the %s does not say %q", text.name, want)
+			}
+		}
 	}
 }
 

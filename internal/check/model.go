@@ -228,6 +228,10 @@ type keyUse struct {
 	location    string
 	doneAt      int64 // when that answer came
 	fresh       int   // answers not marked Idempotent-Replayed: the one that created the pet
+	// unknown is the name whose count of unknown creates holds the pet an
+	// attempt with the key may have written, while no answer says which
+	// pet is the key's (model_unknown.go); nil: none.
+	unknown *nameUse
 }
 
 // model is the model of one scope.

@@ -29,13 +29,8 @@ func (m *model) created(o *history.Op) []Anomaly {
 	case o.Status == 409 && o.Key != "": // in flight: this request wrote nothing
 	case o.Status == 0 || o.Status >= 500 && !(o.Status == 503 && o.Code == "unavailable") && o.Status != 507:
 		// outcome_unknown, no answer, a fault: the pet may exist, and with a
-		// key its outcome may be kept.
-		if u != nil {
-			u.unknown++
-		}
-		if k := (keyID{o.Tenant, o.Key}); o.Key != "" && m.keys[k] == nil {
-			m.keys[k] = &keyUse{fingerprint: fingerprint(sent)}
-		}
+		// key its outcome may be kept (model_unknown.go).
+		m.unknownCreate(o, sent, u)
 	default: // refused (429 and 507 too), or 503 unavailable: nothing was written
 		if u != nil {
 			u.refused++
@@ -92,6 +87,7 @@ func (m *model) keyed(o *history.Op, sent history.Members, body string) (known b
 	rec := m.keys[k]
 	switch {
 	case rec == nil || rec.id == 0:
+		vs = m.settled(rec, o.GotID)
 		for other, r := range m.keys {
 			if other.key == o.Key && other.tenant != o.Tenant && r.id == o.GotID && r.id != 0 {
 				return true, []Anomaly{an(KindDoubled, "idempotency_scope", fmt.Sprintf("a pet of its own: pet %d, another API key's create with this Idempotency-Key, is not this key's answer", r.id), "")}
@@ -101,7 +97,7 @@ func (m *model) keyed(o *history.Op, sent history.Members, body string) (known b
 		if !o.Replayed {
 			m.keys[k].fresh++
 		}
-		return false, nil
+		return false, vs
 	case rec.fingerprint != fp:
 		return o.GotID == rec.id, []Anomaly{an(KindDoubled, "idempotent_replay", fmt.Sprintf("422 idempotency_key_reused: the key was used for another request (pet %d)", rec.id), "")}
 	}

@@ -47,6 +47,11 @@ const (
 	DefaultTimeout     = 10 * time.Second
 )
 
+// SilentRequests is how many requests in a row may go without an answer
+// before the run takes the target for one that stopped answering, and
+// sends no more.
+const SilentRequests = wire.DefaultSilent
+
 // Config says what to check and how.
 type Config struct {
 	BaseURL     string        // the API's base address: scheme, host and base path (the path of the spec's servers here), or no path for an API at the root
@@ -99,6 +104,7 @@ func (r *run) run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	r.noteUnmodelled()
+	r.noteNothingToJudge()
 	if err := r.startPromises(ctx); err != nil && !errors.Is(err, wire.ErrBudget) {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
@@ -319,9 +325,10 @@ func (r *run) report(elapsed time.Duration) *Report {
 	sent := r.wire.Stats()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	skipped, unjudged := r.unjudged()
 	rep := &Report{Seed: r.cfg.Seed, BaseURL: r.base.String(), Requests: sent.Sent, Raw: sent.Raw, Elapsed: elapsed, Examples: r.sequences,
-		Truncated: sent.Truncated, Throttled: sent.Throttled, Failures: r.failures, Skipped: r.skipped,
-		Incomplete: r.gapsOf(sent), Promises: r.promises}
+		Truncated: sent.Truncated, Throttled: sent.Throttled, Failures: r.failures, Skipped: skipped,
+		Incomplete: append(r.gapsOf(sent), unjudged...), Promises: r.promises}
 	for _, c := range Checks {
 		var rows []Result
 		for k, res := range r.results {

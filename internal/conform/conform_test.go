@@ -71,9 +71,47 @@ func referenceRun(t *testing.T) (*conform.Report, *requestLog) {
 	return reference.rep, &reference.log
 }
 
+// minCases is the fewest cases each check must judge in a run against the
+// real app (seed 1): half of what it judged at 8211542 (the smallest of
+// the three runs of TestRealAppPassesWhole), rounded down, at least one.
+// A kit that loses half a check's cases fails; the drift of a spec's
+// values or a seed's (a few cases in a thousand) does not. A check added
+// to the table needs a row here.
+var minCases = map[string]int{
+	"not_a_server_error":           476, // 952
+	"status_code_conformance":      476, // 952
+	"content_type_conformance":     949, // 1899
+	"response_headers_conformance": 476, // 952
+	"response_schema_conformance":  476, // 952
+	"negative_data_rejection":      297, // 594
+	"positive_data_acceptance":     45,  // 91
+	"ignored_auth":                 15,  // 31
+	"use_after_create":             2,   // 4
+	"unsupported_method":           7,   // 15
+	"unknown_path":                 5,   // 11
+	"error_body":                   816, // 1633
+	"auth_before_validation":       5,   // 10
+	"default_status":               5,   // 10
+	"pagination":                   32,  // 65
+	"ordering":                     30,  // 60
+	"deprecation":                  51,  // 103
+	"refused_write":                30,  // 60
+	"unique_ids":                   1,   // 1
+	"idempotent_replay":            20,  // 40
+	"stored_as_sent":               354, // 709
+	"durability":                   43,  // 87
+	"header_values":                181, // 363
+	"cors":                         148, // 296
+	"refusal_at_once":              2,   // 5
+	"http_framing":                 8,   // 17
+	"idempotency_scope":            1,   // 2, with both keys
+	"concurrent_retries":           3,   // 7
+}
+
 // The real app passes the kit, every check judging at least one case:
 // with one key (the embedded spec, and openapi.yaml as a file) all but
-// idempotency_scope, which needs a second key; with both, every one.
+// idempotency_scope, which needs a second key; with both, every one; and
+// each at least its minCases.
 func TestRealAppPassesWhole(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -105,6 +143,10 @@ func TestRealAppPassesWhole(t *testing.T) {
 					t.Errorf("promise %s: not exercised (promises: %+v)", name, rep.Promises)
 				}
 			}
+			cases := map[string]int{}
+			for _, res := range rep.Results {
+				cases[res.Check] += res.Cases
+			}
 			for _, c := range conform.Checks {
 				want := "PASS"
 				if c.Name == "idempotency_scope" && tc.name != "both keys" {
@@ -112,6 +154,11 @@ func TestRealAppPassesWhole(t *testing.T) {
 				}
 				if !containsRow(b.String(), c.Name, want) {
 					t.Errorf("check %s: not %s", c.Name, want)
+				}
+				if n, ok := minCases[c.Name]; !ok {
+					t.Errorf("check %s: no minimum of cases in minCases", c.Name)
+				} else if want == "PASS" && cases[c.Name] < n {
+					t.Errorf("check %s: %d cases judged, want at least %d: the kit lost cases", c.Name, cases[c.Name], n)
 				}
 			}
 			if testing.Verbose() {

@@ -17,3 +17,6 @@ func RunUntilFailed(ctx context.Context, cfg Config, check string) (*Report, err
 	r.stopOn = check
 	return r.run(ctx)
 }
+
+// EveryResponse are the checks that judge every answer, whatever sent it.
+func EveryResponse() []string { return everyResponse }

@@ -2,10 +2,13 @@ package conform_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/petstore/petstore/internal/check"
@@ -15,9 +18,11 @@ import (
 
 // TestHistoryJudgedAgain: a run with Config.History writes its history;
 // the checker over the saved file (check.Replay, what `petstore-chaos
-// check` runs) finds exactly what the run's model found: the planted
-// defect's anomaly, each with the check and the want the run reported,
-// as often; and a conforming target's history is valid.
+// check` runs) finds exactly what the run's model found, both ways: the
+// planted defect's anomaly and every other (the store that forgets pets
+// shows pagination's walk anomalies too), each with the check, kind and
+// want the run reported, as often; and a conforming target's history is
+// valid.
 func TestHistoryJudgedAgain(t *testing.T) {
 	t.Parallel()
 	byName := func(name string) func(http.Handler) http.Handler {
@@ -67,26 +72,61 @@ func TestHistoryJudgedAgain(t *testing.T) {
 			if j.Verdict != check.Invalid || !slices.ContainsFunc(j.Anomalies, func(a check.Anomaly) bool { return a.Check == tc.check && a.Kind == tc.kind }) {
 				t.Fatalf("replay %s, want an anomaly %s (%s): %+v", j.Verdict, tc.kind, tc.check, j.Anomalies)
 			}
-			sameFindings(t, j, rep)
+			for _, d := range findingsDiffer(j, rep) {
+				t.Error(d)
+			}
 		})
 	}
 }
 
-// sameFindings fails unless every anomaly of j is a failure of rep with
-// the same check and want, each as many times.
-func sameFindings(t *testing.T, j check.Judgement, rep *conform.Report) {
-	t.Helper()
-	type finding struct{ check, want string }
+// findingsDiffer compares the anomalies of j, the checker's over a saved
+// history, with the failures the run's checker found (those with a Kind),
+// both ways: each finding (check, kind, want) as many times in each. It
+// returns a line for each that differs.
+func findingsDiffer(j check.Judgement, rep *conform.Report) []string {
+	type finding struct{ check, kind, want string }
 	replayed, run := map[finding]int{}, map[finding]int{}
 	for _, a := range j.Anomalies {
-		replayed[finding{a.Check, a.Want}]++
+		replayed[finding{a.Check, a.Kind, a.Want}]++
 	}
 	for _, f := range rep.Failures {
-		run[finding{f.Check, f.Want}]++
-	}
-	for f, n := range replayed {
-		if run[f] != n {
-			t.Errorf("%s %q: found %d times replaying the history, %d times by the run", f.check, f.want, n, run[f])
+		if f.Kind != "" {
+			run[finding{f.Check, f.Kind, f.Want}]++
 		}
+	}
+	var out []string
+	for f := range maps.Keys(replayed) {
+		if run[f] != replayed[f] {
+			out = append(out, fmt.Sprintf("%s (%s) %q: found %d times replaying the history, %d times by the run", f.check, f.kind, f.want, replayed[f], run[f]))
+		}
+	}
+	for f := range maps.Keys(run) {
+		if _, ok := replayed[f]; !ok {
+			out = append(out, fmt.Sprintf("%s (%s) %q: found %d times by the run, never replaying the history", f.check, f.kind, f.want, run[f]))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The comparison sees findings lost either way: a replay that drops every
+// pagination anomaly, or a run that reports one the replay did not find,
+// differs; the same findings do not.
+func TestFindingsDiffer(t *testing.T) {
+	walk := check.Anomaly{Kind: check.KindWalkAnomalies, Check: "pagination", Want: "every pet on the page"}
+	lost := check.Anomaly{Kind: check.KindLost, Check: "durability", Want: "pet 3 found"}
+	run := &conform.Report{Failures: []conform.Failure{
+		{Check: "pagination", Kind: walk.Kind, Want: walk.Want},
+		{Check: "durability", Kind: lost.Kind, Want: lost.Want},
+		{Check: "error_body", Want: "an Error"}, // a case's: not the checker's
+	}}
+	if d := findingsDiffer(check.Judgement{Anomalies: []check.Anomaly{walk, lost}}, run); len(d) != 0 {
+		t.Errorf("the same findings differ: %q", d)
+	}
+	if d := findingsDiffer(check.Judgement{Anomalies: []check.Anomaly{lost}}, run); len(d) != 1 || !strings.Contains(d[0], "pagination") {
+		t.Errorf("a replay without the pagination anomaly: %q, want it named", d)
+	}
+	if d := findingsDiffer(check.Judgement{Anomalies: []check.Anomaly{walk, walk, lost}}, run); len(d) != 1 {
+		t.Errorf("a replay that finds one more: %q, want it named", d)
 	}
 }

@@ -40,7 +40,7 @@ type mutant struct {
 // mutants is the table the kit proves itself on: the first ones, then
 // those of issue 42, a table a family (mutants42_test.go), then those of
 // the sentences that came after (mutants_edges_test.go).
-var mutants = slices.Concat(baseMutants, meaningMutants, legalMutants, illegalMutants, tenancyMutants, headerMutants, edgeMutants, mutants51)
+var mutants = slices.Concat(baseMutants, meaningMutants, legalMutants, illegalMutants, tenancyMutants, headerMutants, edgeMutants, mutants51, mutants59)
 
 // baseMutants are the defects the kit caught before it had a model.
 var baseMutants = []mutant{

@@ -40,7 +40,7 @@ func (r *run) readBack(ctx context.Context) error {
 	query := "after=" + strconv.FormatInt(from, 10) + "&limit=" + strconv.Itoa(r.bounds.LimitMax)
 	seen, last, err := r.walk(ctx, query, pets[len(pets)-1])
 	if errors.Is(err, wire.ErrBudget) {
-		r.Incomplete("durability", "the read-back's walk", "the request budget ran out before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
+		r.Incomplete("durability", "the read-back's walk", r.cutShort()+" before the walk of the listing passed the run's last pet: the pets it did not reach are neither found nor lost")
 	}
 	if err != nil || last == nil {
 		return err
@@ -63,7 +63,9 @@ func (r *run) judgeWalk(op *history.Op, last *judge.Exchange, check string) {
 	r.hist.Invoke(op)
 	found := r.hist.Complete(op)
 	for _, a := range found {
-		last.In.Record(a.Check, last.Op, r.Fail(last, a.Want, a.Got))
+		f := r.Fail(last, a.Want, a.Got)
+		f.Kind = a.Kind
+		last.In.Record(a.Check, last.Op, f)
 	}
 	if len(found) == 0 {
 		last.In.Record(check, last.Op, nil)

@@ -15,9 +15,9 @@ import (
 // with its family and the check that catches it, and the older kit's
 // verdict (.ci/kit-mutants.sh): those of issue 42 against the kit before
 // it (5953675), those of the later sentences against the kit of issue 42
-// (f204cc2).
+// (f204cc2), those of issues 51 and 59 against the kits before them.
 func TestMutantsTableInREADME(t *testing.T) {
-	older := mutants[:len(mutants)-len(edgeMutants)-len(mutants51)]
+	older := mutants[:len(mutants)-len(edgeMutants)-len(mutants51)-len(mutants59)]
 	for _, table := range []struct {
 		header string
 		ms     []mutant
@@ -25,6 +25,7 @@ func TestMutantsTableInREADME(t *testing.T) {
 		{"| mutant | family | caught by | kit at 5953675 |", older},
 		{"| mutant | family | caught by | kit at f204cc2 |", edgeMutants},
 		{"| mutant | family | caught by | kit at 95dcf58 |", mutants51},
+		{"| mutant | family | caught by | kit at 8211542 |", mutants59},
 	} {
 		var got, want []string
 		for _, row := range apitest.READMETable(t, table.header) {

@@ -2,6 +2,8 @@ package conform
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
@@ -49,9 +51,53 @@ func (r *run) Fail(x *judge.Exchange, want, got string) *Failure {
 }
 
 // Send sends req and returns what came back, already judged (wire.Send:
-// a 429 rate_limited waited out).
+// a 429 rate_limited waited out; settle: a create answered 503
+// outcome_unknown retried until its outcome is known).
 func (r *run) Send(ctx context.Context, req wire.Request) (*judge.Exchange, error) {
-	return r.wire.Send(ctx, req)
+	x, err := r.wire.Send(ctx, req)
+	if err != nil || x.Op != r.CreateOp() || !judge.OutcomeUnknown(r, x) {
+		return x, err
+	}
+	return r.settle(ctx, req, x)
+}
+
+// settleWaits are the waits before each retry of a create answered 503
+// outcome_unknown: a few, short, the first almost at once.
+var settleWaits = []time.Duration{10 * time.Millisecond, 100 * time.Millisecond, time.Second}
+
+// settle learns the outcome of x, req's create answered 503
+// outcome_unknown, as the contract says a client does: it sends req
+// again, with the same Idempotency-Key, until the answer is another
+// (the pet replayed if the first attempt stored it, created if not: the
+// model holds the key to one pet either way), a few times at most. Each
+// retry is judged as any answer; the last is the one returned, the case's
+// to judge. A create without a key, or one still unknown after the last
+// retry, leaves the run incomplete: whether it created a pet is not known.
+func (r *run) settle(ctx context.Context, req wire.Request, x *judge.Exchange) (*judge.Exchange, error) {
+	key := judge.IdempotencyKey(x.Req.Header)
+	if key == "" {
+		r.Incomplete("", "a create's outcome", fmt.Sprintf("a create without an Idempotency-Key was answered 503 outcome_unknown: it may have created a pet, and a retry would create another; the kit cannot learn which (%s)", r.Curl(x)))
+		return x, nil
+	}
+	for i, wait := range settleWaits {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return x, ctx.Err()
+		case <-t.C:
+		}
+		y, err := r.wire.Send(ctx, req)
+		if err != nil {
+			return x, err
+		}
+		y.Retried = i + 1
+		if x = y; !judge.OutcomeUnknown(r, x) {
+			return x, nil
+		}
+	}
+	r.Incomplete("", "a create's outcome", fmt.Sprintf("a create with Idempotency-Key %q was answered 503 outcome_unknown, and so were its %d retries with the key: the kit could not learn whether it created the pet (%s)", key, len(settleWaits), r.Curl(x)))
+	return x, nil
 }
 
 // Curl is a command that sends the request of x again, the keys shown as

@@ -208,7 +208,7 @@ func (r *run) paging(ctx context.Context) error {
 func (r *run) walkOnce(ctx context.Context, query string, want []int64) error {
 	seen, last, err := r.walk(ctx, query, slices.Max(want))
 	if errors.Is(err, wire.ErrBudget) {
-		r.Incomplete("pagination", "the walk "+strconv.Quote(query), "the request budget ran out before the walk passed the pets it looks for")
+		r.Incomplete("pagination", "the walk "+strconv.Quote(query), r.cutShort()+" before the walk passed the pets it looks for")
 	}
 	if err != nil || last == nil {
 		return err

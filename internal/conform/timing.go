@@ -83,7 +83,7 @@ func (r *run) slowHead(ctx context.Context, op *cases.Operation) {
 	if err == nil {
 		promise.Reached = r.time.headSpan.Seconds()
 	} else if errors.Is(err, wire.ErrBudget) && !r.halted() {
-		r.Incomplete("http_framing", "the head's time", "the request budget ran out before the slow head was sent")
+		r.Incomplete("http_framing", "the head's time", r.cutShort()+" before the slow head was sent")
 	}
 	r.promise(promise)
 }
@@ -109,7 +109,7 @@ func (r *run) endPromises(ctx context.Context) error {
 	span := time.Since(p.keptAt)
 	err := cases.Send(ctx, r, []cases.Case{{Label: fmt.Sprintf("the keyed create of the run's start, retried %s later", span.Round(time.Millisecond)), Check: "idempotent_replay", Req: r.reqs.CreateReq(p.body, cases.KeyHeader(p.key)), Want: cases.ReplayOf(p.pet)}})
 	if errors.Is(err, wire.ErrBudget) {
-		r.Incomplete("idempotent_replay", "the retention", "the request budget ran out before the keyed create of the run's start was retried")
+		r.Incomplete("idempotent_replay", "the retention", r.cutShort()+" before the keyed create of the run's start was retried")
 		return err
 	}
 	promise.Reached = span.Seconds()

@@ -127,7 +127,10 @@ func TestPrismProxy(t *testing.T) {
 // run with --cors=false); a Content-Type that lists two media types gets
 // its 500. It answers 100 Continue to a refused create, and 406 in its own
 // media type. It dies on Accept: json (and on a path with %zz), sent last:
-// the framing cases after it find no server.
+// three requests in a row then find no server, and the kit sends no more
+// (the target stopped answering: the run is incomplete as well), so the
+// framing cases after them are not sent; http_framing passes its one case
+// before, the slow head.
 var mockFails = []string{
 	"not_a_server_error",
 	"status_code_conformance",
@@ -149,7 +152,6 @@ var mockFails = []string{
 	"header_values",
 	"cors",
 	"refusal_at_once",
-	"http_framing",
 	"idempotency_scope",
 }
 
@@ -171,6 +173,9 @@ func TestPrismMock(t *testing.T) {
 		var b strings.Builder
 		rep.WriteText(&b)
 		t.Errorf("against Prism's mock the kit fails\n  %v\nwant\n  %v\n%s", failed, mockFails, b.String())
+	}
+	if !slices.ContainsFunc(rep.Incomplete, func(g conform.Gap) bool { return strings.Contains(g.Reason, "stopped answering") }) {
+		t.Errorf("the mock dies on Accept: json; the kit does not say that it stopped answering: %+v", rep.Incomplete)
 	}
 }
 

@@ -29,7 +29,7 @@ func CloneWith(h http.Header, name string, values ...string) http.Header {
 // replay.
 func NewPetOf(kept int64) judge.Outcome {
 	return Created().And(func(x *judge.Exchange) string {
-		if id, _ := judge.PetID(x.Body); id == kept || x.Header.Get("Idempotent-Replayed") != "" {
+		if id, _ := judge.PetID(x.Body); id == kept || judge.ReplayedOther(x) {
 			return fmt.Sprintf("a new pet, not pet %d replayed: another key, or none, is no kept outcome", kept)
 		}
 		return ""

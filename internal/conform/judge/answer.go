@@ -1,10 +1,12 @@
 package judge
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/petstore/petstore/internal/conform/report"
+	"github.com/petstore/petstore/internal/conform/wire"
 	"github.com/petstore/petstore/internal/contract"
 )
 
@@ -24,8 +26,8 @@ func Answer(f Facts, rules []Rule, x *Exchange) {
 		}
 	}
 	var fl *report.Failure
-	if x.Status >= 500 && !Unimplemented(x) {
-		fl = f.Fail(x, "no 5xx for any request (but 501 and 505 where RFC 9112 asks)", "")
+	if x.Status >= 500 && !Unimplemented(x) && !OutcomeUnknown(f, x) {
+		fl = f.Fail(x, "no 5xx for any request (but 501 and 505 where RFC 9112 asks, and 503 outcome_unknown where the contract gives it)", "")
 	}
 	x.In.Record("not_a_server_error", x.Op, fl)
 	judgeDeprecation(f, x)
@@ -73,4 +75,27 @@ func judgeDeprecation(f Facts, x *Exchange) {
 		fl = f.Fail(x, "the deprecated operation's answer carries "+strings.Join(want, ", "), "no "+strings.Join(missing, ", "))
 	}
 	x.In.Record("deprecation", x.Op, fl)
+}
+
+// CodeOutcomeUnknown is the Error code of an answer that says a create
+// may or may not have been stored.
+const CodeOutcomeUnknown = "outcome_unknown"
+
+// OutcomeUnknown reports whether x is a 503 outcome_unknown where the
+// contract gives one (createPet's, for a create whose outcome the server
+// could not learn): an answer it allows, never a server error; the kit
+// retries the create with its key to learn the outcome (the runner).
+func OutcomeUnknown(f Facts, x *Exchange) bool {
+	if x.Status != http.StatusServiceUnavailable {
+		return false
+	}
+	code, _ := wire.ErrorCode(x.Body)
+	return code == CodeOutcomeUnknown && slices.Contains(f.ErrorCodes(x), code)
+}
+
+// ReplayedOther reports whether x is marked a replay (Idempotent-Replayed)
+// of another request's answer: not the replay of its own earlier attempt,
+// answered 503 outcome_unknown, that the kit retried (Exchange.Retried).
+func ReplayedOther(x *Exchange) bool {
+	return x.Header.Get("Idempotent-Replayed") != "" && x.Retried == 0
 }

@@ -28,6 +28,11 @@ type Exchange struct {
 	Tenant int         // 1 for -key, 2 for -key2, 0 for no key of the kit's
 	In     *Scope      // where its judgments go
 	Hop    *history.Op // its op in the history
+	// Retried counts the earlier attempts of this request answered 503
+	// outcome_unknown, which the kit sent again with the same
+	// Idempotency-Key to learn the outcome: a replay is then the
+	// request's own answer.
+	Retried int
 }
 
 // NoOperation is the Op of a request the contract routes to none.

@@ -171,7 +171,9 @@ func (h *History) Observe(x *Exchange) {
 		op.Kind = history.Other
 	}
 	for _, a := range h.Complete(op) {
-		x.In.Record(a.Check, x.Op, h.pets.Fail(x, a.Want, a.Got))
+		f := h.pets.Fail(x, a.Want, a.Got)
+		f.Kind = a.Kind
+		x.In.Record(a.Check, x.Op, f)
 	}
 	for _, c := range counted {
 		x.In.Record(c, x.Op, nil)

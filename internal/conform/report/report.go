@@ -255,6 +255,10 @@ type Failure struct {
 	Want      string `json:"want"`
 	Got       string `json:"got"`
 	Curl      string `json:"curl"`
+	// Kind is the kind of the checker's anomaly (internal/check: lost,
+	// doubled, …) when the checker found it; "" for a failure of a case
+	// or of a rule on every answer.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Failed reports whether check failed at least once.

@@ -73,6 +73,10 @@ const padField = "X-Conform-Pad"
 
 var errContinue = errors.New("100 Continue: the server asked for the body of a request it refuses, instead of answering at once")
 
+// errHeld is the wait of a request whose body is held back, past AtOnce:
+// an answer the case wanted at once did not come.
+var errHeld = errors.New("the server waits for a body it refuses")
+
 // sendRaw writes req byte for byte and returns what came back, told to
 // the Observer.
 func (c *Client[X]) sendRaw(ctx context.Context, req Request) (sent[X], error) {
@@ -196,7 +200,7 @@ func (c *Client[X]) roundTripRaw(ctx context.Context, hr *http.Request, out []by
 		var timeout net.Error
 		switch {
 		case hold && errors.As(err, &timeout) && timeout.Timeout():
-			return nil, nil, fmt.Errorf("no answer within %s without the body (a second and four times the slowest round trip so far): the server waits for a body it refuses", wait.Round(time.Millisecond))
+			return nil, nil, fmt.Errorf("no answer within %s without the body (a second and four times the slowest round trip so far): %w", wait.Round(time.Millisecond), errHeld)
 		case err != nil:
 			return nil, nil, err
 		case res.StatusCode == http.StatusContinue && hold:
@@ -239,6 +243,9 @@ func (c *Client[X]) writeSlowly(ctx context.Context, conn net.Conn, out []byte, 
 		if c.Stopped() {
 			return ErrBudget
 		}
+		if c.Stats().Silent != "" {
+			return ErrSilent
+		}
 	}
 	return nil
 }
@@ -254,6 +261,12 @@ func (c *Client[X]) dialRaw(ctx context.Context) (net.Conn, error) {
 	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(c.cfg.Base.Hostname(), port))
 	if err != nil || c.cfg.Base.Scheme != "https" {
 		return conn, err
+	}
+	// The handshake gets the request's time too; the caller sets the
+	// request's deadline after it.
+	if err := conn.SetDeadline(time.Now().Add(c.cfg.Timeout)); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	cfg := &tls.Config{}
 	if t, ok := c.cfg.Transport.(*http.Transport); ok && t.TLSClientConfig != nil {

@@ -23,8 +23,18 @@ import (
 )
 
 // ErrBudget stops a run that has sent its MaxRequests requests, or that
-// was stopped (Client.Stop).
+// was stopped (Client.Stop), or whose target stopped answering
+// (ErrSilent).
 var ErrBudget = errors.New("request budget used up")
+
+// ErrSilent stops a run whose target stopped answering: Config.Silent
+// requests in a row got no answer. It is an ErrBudget: the run judges
+// what it sent, and sends no more.
+var ErrSilent = fmt.Errorf("%w: the target stopped answering", ErrBudget)
+
+// DefaultSilent is Config.Silent's default: three requests in a row
+// without an answer, each after its timeout, and the run stops.
+const DefaultSilent = 3
 
 // maxBody caps what is read of a response body.
 const maxBody = 4 << 20
@@ -73,6 +83,13 @@ type Config struct {
 	Timeout     time.Duration     // per request
 	MaxRequests int               // the budget
 	Key, Key2   string            // the kit's keys, by tenant (1, 2)
+	// Silent is how many requests in a row may go without an answer (a
+	// timeout, a refused or reset connection) before the Client takes the
+	// target for one that stopped answering and sends no more (ErrSilent);
+	// 0: DefaultSilent. A request whose case holds its body back and
+	// waits for an answer at once (Raw.Hold) is not counted: the case
+	// judges the wait.
+	Silent int
 }
 
 // Client sends the kit's requests and tells its Observer of each.
@@ -81,21 +98,26 @@ type Client[X any] struct {
 	obs Observer[X]
 	hc  *http.Client // every request but the raw ones, through the recorder
 
-	mu        sync.Mutex
-	sent      int
-	raw       int // of sent, written byte for byte (raw.go)
-	throttled int // 429s waited out
-	waited    time.Duration
-	truncated bool
-	stopped   bool
-	slowest   time.Duration     // the slowest round trip so far (AtOnce)
-	nearKeys  map[string]string // near misses of the key sent, and the shell expression of each (Curl)
+	mu         sync.Mutex
+	sent       int
+	raw        int // of sent, written byte for byte (raw.go)
+	throttled  int // 429s waited out
+	waited     time.Duration
+	truncated  bool
+	stopped    bool
+	unanswered int               // requests in a row without an answer
+	silent     string            // why the Client took the target for silent; "": it answers
+	slowest    time.Duration     // the slowest round trip so far (AtOnce)
+	nearKeys   map[string]string // near misses of the key sent, and the shell expression of each (Curl)
 }
 
 // New is a Client of cfg that tells obs of every exchange.
 func New[X any](cfg Config, obs Observer[X]) *Client[X] {
 	if cfg.Transport == nil {
 		cfg.Transport = http.DefaultTransport
+	}
+	if cfg.Silent <= 0 {
+		cfg.Silent = DefaultSilent
 	}
 	c := &Client[X]{cfg: cfg, obs: obs}
 	c.hc = &http.Client{
@@ -111,14 +133,15 @@ func New[X any](cfg Config, obs Observer[X]) *Client[X] {
 // Stats are what a Client sent.
 type Stats struct {
 	Sent, Raw, Throttled int
-	Truncated            bool // the budget refused a request
+	Truncated            bool   // the budget refused a request
+	Silent               string // why the Client took the target for one that stopped answering; "": it answers
 }
 
 // Stats returns what c has sent so far.
 func (c *Client[X]) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Sent: c.sent, Raw: c.raw, Throttled: c.throttled, Truncated: c.truncated}
+	return Stats{Sent: c.sent, Raw: c.raw, Throttled: c.throttled, Truncated: c.truncated, Silent: c.silent}
 }
 
 // Stop refuses every request from now on (ErrBudget), without marking
@@ -209,6 +232,9 @@ func (c *Client[X]) begin(hr *http.Request, body []byte, w *Raw) sent[X] {
 // Observer.
 func (c *Client[X]) end(s sent[X], res *http.Response, body []byte) {
 	s.x.Status, s.x.Header, s.x.Body, s.x.Close = res.StatusCode, res.Header, body, res.Close
+	c.mu.Lock()
+	c.unanswered = 0
+	c.mu.Unlock()
 	c.obs.End(s.note)
 }
 
@@ -220,6 +246,9 @@ func (c *Client[X]) admit(u *url.URL) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.silent != "" {
+		return ErrSilent
+	}
 	if c.sent >= c.cfg.MaxRequests || c.stopped {
 		c.truncated = !c.stopped
 		return ErrBudget
@@ -330,7 +359,31 @@ func (c *Client[X]) noAnswer(ctx context.Context, s sent[X], err error) (sent[X]
 	}
 	s.x.Body = []byte("no answer: " + err.Error())
 	c.obs.NoAnswer(s.note)
+	c.noteUnanswered(s.x, err)
 	return s, nil
+}
+
+// noteUnanswered counts x, a request that got no answer: the
+// Config.Silent-th in a row makes the Client take the target for one that
+// stopped answering, and refuse every request from then on (ErrSilent).
+// A 100 Continue to a request whose body is held back is an answer of a
+// kind: the target answers. The wait for one that got none (Raw.Hold) is
+// the case's to judge, and counts neither way: a target that waits for a
+// body and a silent one look alike.
+func (c *Client[X]) noteUnanswered(x *Exchange, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case errors.Is(err, errContinue):
+		c.unanswered = 0
+		return
+	case errors.Is(err, errHeld):
+		return
+	}
+	if c.unanswered++; c.unanswered < c.cfg.Silent || c.silent != "" {
+		return
+	}
+	c.silent = fmt.Sprintf("%d requests in a row got no answer (-timeout %s each), the last %s %s: %v", c.unanswered, c.cfg.Timeout, x.Req.Method, x.Req.URL.RequestURI(), err)
 }
 
 // Resolve turns a Location or Link target into an absolute URL on the
