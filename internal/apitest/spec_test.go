@@ -95,14 +95,7 @@ func TestNoBasePathWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(spec)
-	// In Go, not after a letter: a module path's major (math/rand/v2) is
-	// not the base path; in a script, after a variable ($port), it is.
-	after := `([^0-9A-Za-z._-]|$)`
-	written := map[bool]*regexp.Regexp{
-		true:  regexp.MustCompile(`(^|[^A-Za-z])` + regexp.QuoteMeta(apitest.Base()) + after),
-		false: regexp.MustCompile(regexp.QuoteMeta(apitest.Base()) + after),
-	}
-	otlp := regexp.MustCompile(`(?i)traces|otlp`)
+	writes := basePathWriter(apitest.Base())
 	skip := map[string]bool{"gen": true, "node_modules": true, "bin": true, ".git": true, "tools/compat": true, "internal/conform/report_test.go": true}
 	n := 0
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -126,7 +119,7 @@ func TestNoBasePathWritten(t *testing.T) {
 			return err
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if written[strings.HasSuffix(rel, ".go")].MatchString(line) && !otlp.MatchString(line) {
+			if writes(line, strings.HasSuffix(rel, ".go")) {
 				t.Errorf("%s:%d writes the base path %s: take it from the spec (apitest.Path, apitest.Base, .ci/base-path)\n\t%s", rel, i+1, apitest.Base(), strings.TrimSpace(line))
 			}
 		}
@@ -137,5 +130,49 @@ func TestNoBasePathWritten(t *testing.T) {
 	}
 	if n < 50 {
 		t.Errorf("read %d test files and scripts under %s, want the repository's", n, root)
+	}
+}
+
+// basePathWriter reports whether a line of Go (goFile) or of a script writes
+// the base path base as a path. In Go, not after a letter: a module path's
+// major (math/rand/v2) is not the base path; in a script, after a variable
+// ($port), it is, but not inside a Go module path (a host with a dot, no
+// scheme or port: github.com/x/y/v2/cmd/z). OTLP's lines are another
+// protocol's version.
+func basePathWriter(base string) func(line string, goFile bool) bool {
+	after := `([^0-9A-Za-z._-]|$)`
+	inGo := regexp.MustCompile(`(^|[^A-Za-z])` + regexp.QuoteMeta(base) + after)
+	inScript := regexp.MustCompile(regexp.QuoteMeta(base) + after)
+	module := regexp.MustCompile(`(^|[\s"'=(])[a-z0-9-]+(\.[a-z0-9-]+)+/[^\s"':]+`)
+	otlp := regexp.MustCompile(`(?i)traces|otlp`)
+	return func(line string, goFile bool) bool {
+		if otlp.MatchString(line) {
+			return false
+		}
+		if goFile {
+			return inGo.MatchString(line)
+		}
+		return inScript.MatchString(module.ReplaceAllString(line, "$1"))
+	}
+}
+
+func TestBasePathWriter(t *testing.T) {
+	writes := basePathWriter("/v2")
+	for _, tc := range []struct {
+		line   string
+		goFile bool
+		want   bool
+	}{
+		{`curl -s "http://127.0.0.1:$port/v2/pets"`, false, true},
+		{`url=http://localhost:8080/v2`, false, true},
+		{`go build -o "$tmp/oapi-codegen" github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen`, false, false},
+		{`go install golang.org/x/tools/v2@v2.0.0`, false, false},
+		{`get(t, srv.URL+"/v2/pets")`, true, true},
+		{`import "math/rand/v2"`, true, false},
+		{`endpoint http://collector:4318/v2/traces`, false, false},
+	} {
+		if got := writes(tc.line, tc.goFile); got != tc.want {
+			t.Errorf("writes(%q, go=%v) = %v, want %v", tc.line, tc.goFile, got, tc.want)
+		}
 	}
 }
