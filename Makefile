@@ -64,8 +64,9 @@ test-new-major:
 	.ci/new-major-proof
 
 ## test-plants: plant each defect of .ci/plants (a store that drops a member, a fingerprint that ignores one, a memory
-## store that sorts arrays) in a copy of its file (go test -overlay) and fail unless the tests catch every one: the
-## planted tree builds and a test fails by name (the runner proves that rule on plants of its own first, --self-test)
+## store that sorts arrays, a PostgreSQL store that drops a member or a column) in a copy of its file (go test -overlay)
+## and fail unless the tests catch every one: the planted tree builds and a test fails by name (the runner proves that
+## rule on plants of its own first, --self-test); PostgreSQL's plants as make test runs PostgreSQL
 test-plants:
 	.ci/plants/run --self-test
 	.ci/plants/run
@@ -87,7 +88,7 @@ evolve-drill:
 test-docs: build
 	$(GO) run ./tools/doctest run -petstore bin/petstore
 
-## test-postgres: the PostgreSQL tests, against a throwaway cluster (.ci/with-postgres; root, PostgreSQL 15)
+## test-postgres: the PostgreSQL tests alone (make test runs them too), against a throwaway cluster (.ci/with-postgres)
 test-postgres:
 	.ci/with-postgres $(GO) test -race -count=1 -run '^TestPostgres' ./...
 
