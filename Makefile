@@ -197,7 +197,8 @@ COMPAT_FLAGS ?=
 check-compat:
 	@$(FRESH_GEN) && $(COMPAT) check -dir $(CURDIR) -generated $$fresh $(COMPAT_FLAGS)
 
-## new-major: move openapi.yaml to the next major after the release: info.version N.0.0 and the base path /vN wherever the spec names it
+## new-major: move openapi.yaml to the next major after the release: info.version N.0.0 and the base path /vN wherever the spec names it;
+## remove the waivers of released/waivers.yaml that name no change of it
 new-major:
 	@$(COMPAT) major -dir $(CURDIR)
 
