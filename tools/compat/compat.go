@@ -144,7 +144,7 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 	for i, w := range waivers {
 		if !used[i] {
 			report.Stale = append(report.Stale, i)
-			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))
+			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it (at a new major, make new-major does) or name the change exactly (id, where, every argument)", w.ID, w.Where))
 		}
 	}
 	return report, nil
