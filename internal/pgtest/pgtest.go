@@ -1,8 +1,9 @@
 // Package pgtest gives tests an empty PostgreSQL database of their own: a
 // fresh schema in the database at PETSTORE_TEST_DATABASE_URL, dropped when
-// the test ends. `make test-postgres` starts a throwaway cluster and sets
-// that variable; without it the tests skip, except under CI=true, where a
-// missing database fails them.
+// the test ends. `make test` (and `make test-postgres`) starts a throwaway
+// cluster and sets that variable wherever PostgreSQL's binaries are;
+// without it the tests skip, except under CI=true, where a missing
+// database fails them.
 package pgtest
 
 import (
@@ -37,7 +38,7 @@ func URL(t testing.TB) string {
 	if u != "" {
 		return u
 	}
-	const msg = EnvURL + " is not set: run `make test-postgres`, which starts a throwaway PostgreSQL cluster and sets it"
+	const msg = EnvURL + " is not set: run `make test` (or `make test-postgres`), which starts a throwaway PostgreSQL cluster and sets it where PostgreSQL's binaries are"
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg + " (CI=true: PostgreSQL tests must run)")
 	}

@@ -62,6 +62,8 @@ type Report struct {
 	// Unwaived are the breaking changes no waiver names, written as a
 	// waiver would name them (without a reason).
 	Unwaived []Waiver
+	// Stale are the indexes of the waivers that name no change.
+	Stale []int
 }
 
 // OK reports whether the revision may be merged as it is.
@@ -141,7 +143,8 @@ func Compare(base, rev []byte, waivers ...Waiver) (*Report, error) {
 	report.Problems = append(versionProblems(report, r.Spec), objectProblems...)
 	for i, w := range waivers {
 		if !used[i] {
-			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it or name the change exactly (id, where, every argument)", w.ID, w.Where))
+			report.Stale = append(report.Stale, i)
+			report.Problems = append(report.Problems, fmt.Sprintf("waiver %s at %s names no breaking change: remove it (at a new major, make new-major does) or name the change exactly (id, where, every argument)", w.ID, w.Where))
 		}
 	}
 	return report, nil

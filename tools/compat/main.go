@@ -5,7 +5,7 @@
 //	compat check     the gate (make check-compat): one line "ok …", or the list of what the tree needs
 //	compat drift     gen/ against a fresh generation only (make check-generate)
 //	compat changelog write CHANGELOG.md's Unreleased section (make changelog)
-//	compat major     move openapi.yaml to the next major: info.version and base path (make new-major)
+//	compat major     move openapi.yaml to the next major: info.version and base path; drop the waivers that name no change (make new-major)
 //	compat release   make openapi.yaml the released contract (make release-contract)
 //
 // released/waivers.yaml lists the breaking changes (by oasdiff) that the
@@ -226,7 +226,8 @@ func checkDrift(o options, stdout io.Writer) error {
 	return nil
 }
 
-// newMajor rewrites openapi.yaml for the next major after the release.
+// newMajor rewrites openapi.yaml for the next major after the release, and
+// removes from the waivers those that name no change of the moved spec.
 func newMajor(o options, stdout io.Writer) error {
 	base, err := readSpec(o.base)
 	if err != nil {
@@ -240,6 +241,10 @@ func newMajor(o options, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.rev, err)
 	}
+	waivers, stale, err := staleWaivers(o, out)
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(o.rev, out, 0o644); err != nil {
 		return err
 	}
@@ -247,8 +252,50 @@ func newMajor(o options, stdout io.Writer) error {
 	for _, p := range places {
 		fmt.Fprintf(stdout, "  %s\n", p)
 	}
+	if len(stale) > 0 {
+		if err := os.WriteFile(o.waivers, waivers, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: removed %d waiver(s) that name no change of the new major:\n", o.waivers, len(stale))
+		for _, w := range stale {
+			fmt.Fprintf(stdout, "  %s at %s %v\n", w.ID, w.Where, w.Args)
+		}
+	}
 	fmt.Fprintln(stdout, "next: make generate, make changelog, make check-compat")
 	return nil
+}
+
+// staleWaivers are the waivers that name no change of rev against the
+// release, and the waivers file without them (nil when there is none).
+func staleWaivers(o options, rev []byte) ([]byte, []Waiver, error) {
+	data, err := os.ReadFile(o.waivers)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := ParseWaivers(data)
+	if err != nil || len(all) == 0 {
+		return nil, nil, err
+	}
+	base, err := os.ReadFile(o.base)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := Compare(base, rev, all...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stale []Waiver
+	for _, i := range r.Stale {
+		stale = append(stale, all[i])
+	}
+	if len(stale) == 0 {
+		return nil, nil, nil
+	}
+	out, err := dropWaivers(data, r.Stale)
+	return out, stale, err
 }
 
 func readSpec(file string) (*openapi3.T, error) {

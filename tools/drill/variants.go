@@ -80,6 +80,7 @@ var variants = []variant{
 type: string
 description: The number of the animal's microchip (ISO 11784), 15 digits.
 pattern: '^[0-9]{15}$'
+maxLength: 15
 `, nil)
 		},
 	},

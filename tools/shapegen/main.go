@@ -7,8 +7,9 @@
 // The facts: PetStatus's values, NewPet's default status, PetName's
 // bounds, listPets' limit, and the most
 // bytes a pet's members take where the memory store keeps them (the name
-// as UTF-8, the members without behaviour as canonical JSON), or which
-// member the schema leaves unbounded.
+// as UTF-8, the members without behaviour as canonical JSON). A spec that
+// leaves a member unbounded is refused, each such member named with the
+// bound to add, and nothing is written.
 package main
 
 import (
@@ -48,6 +49,9 @@ func run(in, out string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
+	if len(f.unbounds) > 0 {
+		return fmt.Errorf("%s: %w", in, unboundedError(f.unbounds))
+	}
 	src, err := render(f)
 	if err != nil {
 		return err
@@ -73,7 +77,8 @@ type facts struct {
 	MaxNameBytes       int
 	Extra              []string // NewPet's members kept as canonical JSON
 	MaxExtraBytes      int      // -1: unbounded
-	Unbounded          string   // where, when MaxExtraBytes is -1
+	Unbounded          string   // the first place unbounded, when MaxExtraBytes is -1
+	unbounds           []unbound
 }
 
 type status struct{ Const, Value string }
@@ -128,8 +133,39 @@ func factsOf(doc *openapi3.T) (*facts, error) {
 	if limit != nil && limitDefault != 0 && limit.Min != nil && limit.Max != nil {
 		f.DefaultLimit, f.MinLimit, f.MaxLimit = limitDefault, int(*limit.Min), int(*limit.Max)
 	}
-	f.MaxExtraBytes, f.Unbounded = extraBytes(np.Value, &f.Extra)
+	f.MaxExtraBytes, f.unbounds = extraBytes(np.Value, &f.Extra)
+	if len(f.unbounds) > 0 {
+		f.Unbounded = f.unbounds[0].String()
+	}
 	return &f, errors.Join(errs...)
+}
+
+// unboundedError says every place of NewPet the schema leaves unbounded,
+// each with its member's name and the bound to add, in one message: a pet
+// must have a most bytes, which the memory store's bounds and the
+// documents' figures are made of.
+func unboundedError(us []unbound) error {
+	var lines []string
+	members := map[string]bool{}
+	for _, u := range us {
+		member, _, _ := strings.Cut(strings.TrimPrefix(u.at, "/"), "/")
+		where := ""
+		switch {
+		case member == "":
+			member = "NewPet"
+		case u.at != "/"+member:
+			where = " at " + u.at
+		}
+		members[member] = true
+		lines = append(lines, fmt.Sprintf("\n  %s%s: %s; fix: %s", member, where, u.lacks, u.fix))
+	}
+	what := fmt.Sprintf("%d members", len(members))
+	if len(members) == 1 {
+		what = "a member"
+	}
+	return fmt.Errorf("NewPet leaves %s of a pet unbounded, and the memory store's bounds need the most bytes a pet takes "+
+		"(docs/operating.md#bounds); bound each in the spec, then make generate again:%s",
+		what, strings.Join(lines, ""))
 }
 
 // parameter is the schema of components.parameters[name], or nil.
