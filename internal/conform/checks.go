@@ -39,6 +39,7 @@ func (r *run) phases() []phase {
 		{name: "read back", checks: []string{"durability", "pagination", "stored_as_sent", "refused_write"}, run: r.readBack},
 		{name: "promises", checks: []string{"idempotent_replay", "http_framing"}, run: r.endPromises},
 		{name: "malformed", checks: []string{"negative_data_rejection", "positive_data_acceptance", "http_framing", "stored_as_sent"}, run: r.step(cases.LastCases)},
+		{name: "method semantics", checks: []string{"method_semantics"}, run: r.methodSemantics},
 		{name: "unmodelled", checks: sentenceChecks, run: r.sendDeferred},
 	}
 	for i := range ps {

@@ -106,6 +106,7 @@ var minCases = map[string]int{
 	"http_framing":                 8,   // 17
 	"idempotency_scope":            1,   // 2, with both keys
 	"concurrent_retries":           3,   // 7
+	"method_semantics":             2,   // 2: the create's Location read, the walk that lists it once
 }
 
 // The real app passes the kit, every check judging at least one case:

@@ -18,9 +18,10 @@ import (
 // /pets/{petId}) is judged on form: every answer against the spec (its
 // status, headers and body, its error code, the rules of every answer), its
 // cases from its parameters' schemas and the sentences, like any. Its
-// meaning is not judged, and the report names it, "meaning not modelled".
-// What it does is not known, so nothing it does may make the kit fail a
-// conforming server:
+// meaning is method_semantics's to judge where a rule of it covers the
+// operation (semantics.go); else the report names it under Incomplete,
+// "meaning not modelled". Beyond those rules nothing it does may make the
+// kit fail a conforming server:
 //
 //   - a valid request to it wants any answer the spec documents for it but
 //     a refusal of the request's form or key (400, 401, 405, 406, 413, 415,
@@ -48,11 +49,13 @@ func safeMethod(method string) bool {
 	return false
 }
 
-// noteUnmodelled names, in the report, each operation judged on form only.
+// noteUnmodelled names, in the report, each operation whose meaning no
+// rule judges, neither the model nor method_semantics (semantics.go): it is
+// judged on form only, and the run is incomplete, never passed.
 func (r *run) noteUnmodelled() {
 	for _, op := range r.ops {
-		if !r.modelled(op) {
-			r.Skip("operation "+op.ID, "meaning not modelled: judged on form only (its answers against the spec); "+op.Method+" "+op.Path+" is none of the create, listing and get the kit's model follows")
+		if !r.modelled(op) && r.semanticRule(op) == "" {
+			r.Incomplete("method_semantics", "operation "+op.ID, "meaning not modelled: judged on form only (its answers against the spec); "+op.Method+" "+op.Path+" is none of the create, listing and get the kit's model follows, and no rule of method_semantics covers it")
 		}
 	}
 }

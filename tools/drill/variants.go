@@ -39,9 +39,9 @@ type operation struct {
 	PlantPackages    []string
 	// KitJudges says that the kit must judge the operation: fail a check
 	// through drill blind, which answers it done without doing it, that it
-	// passes through drill relay. Until the kit judges operations it was
-	// not written for (issue 60, item 3), the drill only notes that it
-	// does not.
+	// passes through drill relay, naming the operation. Without it (an
+	// operation no rule of the kit's method_semantics covers), the drill
+	// only notes that the kit does not.
 	KitJudges bool
 }
 
@@ -125,6 +125,7 @@ properties:
 			ID: "deletePet", Method: "DELETE", Path: "/pets/{petId}",
 			Code: "tools/drill/testdata/e/implement.patch", Plant: "tools/drill/testdata/e/noop.patch",
 			PlantPackages: []string{"./internal/memstore", "./internal/storemetrics"},
+			KitJudges:     true, // method_semantics: after a DELETE, a GET is 404 or 410
 		},
 		edit: func(spec []byte) ([]byte, error) { return operationEdit(spec, "/pets/{petId}", "delete", deletePet) },
 	},
