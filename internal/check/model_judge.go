@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"maps"
+	"net/url"
+	"path"
 	"slices"
 	"strconv"
 
@@ -43,33 +45,32 @@ func (m *model) created(o *history.Op) []Anomaly {
 // used with the same request, a new pet stored as sent otherwise.
 func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly {
 	var vs []Anomaly
+	if o.Location != "" && !names(o.Location, o.GotID) {
+		vs = append(vs, an(KindUnexpected, "use_after_create", fmt.Sprintf("a Location naming pet %d, the one created", o.GotID), "Location: "+o.Location))
+	}
 	body := fingerprint(o.Got)
 	if o.Key != "" {
 		known, kvs := m.keyed(o, sent, body)
-		if vs = kvs; known {
+		if vs = append(vs, kvs...); known {
 			return vs
 		}
 	}
 	if p := m.pets[o.GotID]; p != nil {
-		switch {
-		case u != nil && u.found[o.GotID]: // seen in a listing before its answer came
-		case o.Replayed && o.Key != "" && m.rules.alters(p.members, o.Got) == "":
-			// The answer kept for the key, from before this run.
-		case o.Key == "" && fingerprint(p.members) == fingerprint(sent):
-			vs = append(vs, an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: without an Idempotency-Key every create creates one, yet pet %d, created before with the same members, came back", o.GotID), ""))
-		default:
-			vs = append(vs, an(KindLost, "unique_ids", fmt.Sprintf("a new id for a new pet; %d was given before to %s", o.GotID, fingerprint(p.members)), ""))
-		}
+		vs = append(vs, m.again(o, sent, u, p)...)
 	}
-	if d := m.rules.alters(sent, o.Got); sent != nil && d != "" {
-		vs = append(vs, an(KindLost, "stored_as_sent", "201 with the pet as sent, defaults applied: "+fingerprint(sent), "201 with "+d))
+	if sent != nil {
+		vs = append(vs, m.judgeMembers(KindLost, sent, o.Left, o.Got, "201 with the pet as sent, defaults applied: ", "201 with ")...)
 	}
 	members := sent
 	if members == nil {
 		members = o.Got
 	}
 	if p := m.pets[o.GotID]; p == nil {
-		m.pets[o.GotID] = &petRecord{id: o.GotID, members: members, acked: o.Complete}
+		p = &petRecord{id: o.GotID, members: members, left: o.Left, acked: o.Complete}
+		if o.Key != "" {
+			p.key = &keyID{o.Tenant, o.Key}
+		}
+		m.pets[o.GotID] = p
 	} else if p.acked == 0 || p.acked > o.Complete {
 		p.acked = o.Complete
 	}
@@ -77,6 +78,31 @@ func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly
 		u.acked[o.GotID] = true
 	}
 	return vs
+}
+
+// again judges a 201 that names p, a pet the model holds already, not as
+// the answer its key keeps: a new create must make a new pet.
+func (m *model) again(o *history.Op, sent history.Members, u *nameUse, p *petRecord) []Anomaly {
+	switch {
+	case u != nil && u.found[o.GotID]: // seen in a listing before its answer came
+	case o.Replayed && o.Key != "" && (p.key == nil && p.acked == 0 || p.key != nil && *p.key == keyID{o.Tenant, o.Key}) && m.rules.alters(p.members, o.Got) == "":
+		// The answer kept for the key, from before this run (or from a
+		// sequence of -examples, whose keys its own model held).
+	case o.Key == "" && fingerprint(p.members) == fingerprint(sent):
+		return []Anomaly{an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: without an Idempotency-Key every create creates one, yet pet %d, created before with the same members, came back", o.GotID), "")}
+	case o.Key != "" && fingerprint(p.members) == fingerprint(sent):
+		return []Anomaly{an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: this Idempotency-Key kept no outcome, yet pet %d, another create's, came back", o.GotID), "")}
+	default:
+		return []Anomaly{an(KindLost, "unique_ids", fmt.Sprintf("a new id for a new pet; %d was given before to %s", o.GotID, fingerprint(p.members)), "")}
+	}
+	return nil
+}
+
+// names reports whether location, a 201's Location, names pet id: its
+// path's last segment is the id.
+func names(location string, id int64) bool {
+	u, err := url.Parse(location)
+	return err == nil && path.Base(u.Path) == strconv.FormatInt(id, 10)
 }
 
 // keyed judges a 201 to a create with a key; known reports whether it names
@@ -159,10 +185,7 @@ func (m *model) same(p *petRecord, answer history.Members) []Anomaly {
 	if p.released {
 		return nil
 	}
-	if d := m.rules.alters(p.members, answer); d != "" {
-		return []Anomaly{an(KindWrongReads, "stored_as_sent", fmt.Sprintf("pet %d as created: %s", p.id, fingerprint(p.members)), fmt.Sprintf("pet %d with %s", p.id, d))}
-	}
-	return nil
+	return m.judgeMembers(KindWrongReads, p.members, p.left, answer, fmt.Sprintf("pet %d as created: ", p.id), fmt.Sprintf("pet %d with ", p.id))
 }
 
 // stray judges a pet the model does not hold: one of another writer, unless
