@@ -3,8 +3,6 @@ package check
 import (
 	"fmt"
 	"maps"
-	"net/url"
-	"path"
 	"slices"
 	"strconv"
 
@@ -45,9 +43,6 @@ func (m *model) created(o *history.Op) []Anomaly {
 // used with the same request, a new pet stored as sent otherwise.
 func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly {
 	var vs []Anomaly
-	if o.Location != "" && !names(o.Location, o.GotID) {
-		vs = append(vs, an(KindUnexpected, "use_after_create", fmt.Sprintf("a Location naming pet %d, the one created", o.GotID), "Location: "+o.Location))
-	}
 	body := fingerprint(o.Got)
 	if o.Key != "" {
 		known, kvs := m.keyed(o, sent, body)
@@ -96,13 +91,6 @@ func (m *model) again(o *history.Op, sent history.Members, u *nameUse, p *petRec
 		return []Anomaly{an(KindLost, "unique_ids", fmt.Sprintf("a new id for a new pet; %d was given before to %s", o.GotID, fingerprint(p.members)), "")}
 	}
 	return nil
-}
-
-// names reports whether location, a 201's Location, names pet id: its
-// path's last segment is the id.
-func names(location string, id int64) bool {
-	u, err := url.Parse(location)
-	return err == nil && path.Base(u.Path) == strconv.FormatInt(id, 10)
 }
 
 // keyed judges a 201 to a create with a key; known reports whether it names
