@@ -80,9 +80,9 @@ func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly
 func (m *model) again(o *history.Op, sent history.Members, u *nameUse, p *petRecord) []Anomaly {
 	switch {
 	case u != nil && u.found[o.GotID]: // seen in a listing before its answer came
-	case o.Replayed && o.Key != "" && (p.key == nil && p.acked == 0 || p.key != nil && *p.key == keyID{o.Tenant, o.Key}) && m.rules.alters(p.members, o.Got) == "":
-		// The answer kept for the key, from before this run (or from a
-		// sequence of -examples, whose keys its own model held).
+	case o.Replayed && p.key != nil && *p.key == (keyID{o.Tenant, o.Key}) && m.rules.alters(p.members, o.Got) == "":
+		// The answer the key kept, its create judged by the model of a
+		// sequence of -examples, which held the key.
 	case o.Key == "" && fingerprint(p.members) == fingerprint(sent):
 		return []Anomaly{an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: without an Idempotency-Key every create creates one, yet pet %d, created before with the same members, came back", o.GotID), "")}
 	case o.Key != "" && fingerprint(p.members) == fingerprint(sent):
