@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -200,12 +201,8 @@ func (m *model) stray(id int64, answer history.Members, seen int64) []Anomaly {
 func (m *model) page(o *history.Op) []Anomaly {
 	var vs []Anomaly
 	walk := func(check, want, got string) { vs = append(vs, an(KindWalkAnomalies, check, want, got)) }
-	if len(o.IDs) > o.Limit {
-		walk("pagination", fmt.Sprintf("at most limit=%d pets", o.Limit), fmt.Sprintf("%d pets", len(o.IDs)))
-	}
-	ordered, above := true, true
+	ordered := true
 	for i, id := range o.IDs {
-		above = above && id > o.After
 		ordered = ordered && (i == 0 || id > o.IDs[i-1])
 		if o.Filter != "" && o.Answers[i][m.filter] != strconv.Quote(o.Filter) {
 			walk("pagination", fmt.Sprintf("only pets with %s=%s", m.filter, o.Filter), fmt.Sprintf("pet %d with %s %s", id, m.filter, o.Answers[i][m.filter]))
@@ -216,14 +213,13 @@ func (m *model) page(o *history.Op) []Anomaly {
 			vs = append(vs, m.stray(id, o.Answers[i], o.Complete)...)
 		}
 	}
-	if !above {
-		walk("pagination", fmt.Sprintf("only ids above after=%d", o.After), fmt.Sprintf("ids %v", o.IDs))
-	}
 	if !ordered {
 		walk("ordering", "ids in ascending order", fmt.Sprintf("ids %v", o.IDs))
 	}
-	vs = append(vs, m.missing(o)...)
-	return append(vs, m.nextLink(o)...)
+	for _, fault := range pageFaults(m.pageView(o)) {
+		walk("pagination", fmt.Sprintf("a page of at most limit=%d pets above after=%d, a next link only after a pet, with the same query after its last id", o.Limit, o.After), fault)
+	}
+	return append(vs, m.missing(o)...)
 }
 
 // missing finds the pets of the model that belong on the page and are not
@@ -301,20 +297,15 @@ func paging(o *history.Op) []Anomaly {
 	return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("walking %q by Link visits pets %v once each (missed %v, repeated %v)", o.Query, o.Want, missing, repeated), "")}
 }
 
-// nextLink judges a next link: the same query, after the page's last id.
-func (m *model) nextLink(o *history.Op) []Anomaly {
-	if !o.Next {
-		return nil
+// pageView is o, a page of the listing, as pageFaults judges it.
+func (m *model) pageView(o *history.Op) pageView {
+	v := pageView{after: o.After, limit: o.Limit, filterKey: m.filter, filter: o.Filter, ids: o.IDs, next: o.Next}
+	if o.Next {
+		v.nextQuery = url.Values{}
+		for k, x := range o.NextQuery {
+			v.nextQuery.Set(k, x)
+		}
+		v.nextText = "?" + v.nextQuery.Encode()
 	}
-	if len(o.IDs) == 0 {
-		return []Anomaly{an(KindWalkAnomalies, "pagination", "no Link rel=\"next\" after an empty page: it has no last id to continue from", "")}
-	}
-	want := map[string]string{"after": strconv.FormatInt(o.IDs[len(o.IDs)-1], 10), "limit": strconv.Itoa(o.Limit)}
-	if o.Filter != "" {
-		want[m.filter] = o.Filter
-	}
-	if !maps.Equal(want, o.NextQuery) {
-		return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("Link rel=\"next\" with the same query, after the page's last id: %v", want), fmt.Sprintf("a next link with %v", o.NextQuery))}
-	}
-	return nil
+	return v
 }
