@@ -73,6 +73,7 @@ func plantedHop(x *judge.Exchange) bool { return x.Hop.Got["name"] != "" }
 // the cases. A breach planted in package cases is found, each of its
 // reads.
 func TestCasesJudgeNoBody(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads and type-checks the kit's packages")
 	}
