@@ -154,17 +154,25 @@ func (m *model) reused(o *history.Op, sent history.Members) []Anomaly {
 // a created pet is never answered 404.
 func (m *model) got(o *history.Op) []Anomaly {
 	p := m.pets[o.ID]
+	var acked int64
+	if p != nil && !p.released {
+		acked = p.acked
+	}
+	if o.Status == 200 && o.Got == nil {
+		return nil // the schema's to judge
+	}
+	switch kind, fault := getFault(o.ID, o.Status, o.GotID, acked, o.Invoke); kind {
+	case KindWrongReads:
+		return []Anomaly{an(kind, "stored_as_sent", fmt.Sprintf("pet %d, the one asked for", o.ID), fault)}
+	case KindGetAfterAck:
+		return []Anomaly{an(kind, "durability", fmt.Sprintf("200 with pet %d, created before: %s", o.ID, fingerprint(p.members)), fault)}
+	}
 	switch {
-	case o.Status == 200 && o.Got != nil:
-		if o.GotID != o.ID {
-			return []Anomaly{an(KindWrongReads, "stored_as_sent", fmt.Sprintf("pet %d, the one asked for", o.ID), "")}
-		}
-		if p != nil {
-			return m.same(p, o.Got)
-		}
+	case o.Status != 200:
+	case p != nil:
+		return m.same(p, o.Got)
+	default:
 		return m.stray(o.ID, o.Got, o.Complete)
-	case o.Status == 404 && p != nil && p.acked != 0 && p.acked < o.Invoke && !p.released:
-		return []Anomaly{an(KindGetAfterAck, "durability", fmt.Sprintf("200 with pet %d, created before: %s", o.ID, fingerprint(p.members)), "")}
 	}
 	return nil
 }

@@ -9,6 +9,25 @@ import (
 	"strings"
 )
 
+// A get of one pet by its own promises, whichever history shows it: a 200
+// shows the pet asked for, and a 404 never answers for a pet acknowledged
+// before the get was sent. The model (model.got) and the audit
+// (audit.auditReads, audit.auditGets) judge a get by this rule alone.
+
+// getFault says how a get of id, invoked at invoke and answered status
+// (and, a 200, pet gotID), breaks a get's promises, and the kind of
+// anomaly; "" when it does not. ackedAt is when the history acknowledged
+// pet id first (0: never).
+func getFault(id int64, status int, gotID, ackedAt, invoke int64) (kind, fault string) {
+	switch {
+	case status == 200 && gotID != id:
+		return KindWrongReads, fmt.Sprintf("answered pet %d, not pet %d, the one asked for", gotID, id)
+	case status == 404 && ackedAt != 0 && ackedAt < invoke:
+		return KindGetAfterAck, fmt.Sprintf("404 for pet %d, acknowledged before the get was sent", id)
+	}
+	return "", ""
+}
+
 // One page of the listing by its own promises, whichever history shows it
 // (a kit's list op, a page of a chaos run's walk): at most limit pets, each
 // above the cursor, and a next link only after a pet, one that keeps the

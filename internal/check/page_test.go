@@ -64,3 +64,32 @@ func TestOnePageRule(t *testing.T) {
 		}
 	}
 }
+
+// TestOneGetRule: a get answered with another pet, and a 404 for a pet
+// acknowledged before the get, are found by the one rule (getFault) in
+// both histories.
+func TestOneGetRule(t *testing.T) {
+	m := testModel()
+	a := mpet("run-a", "available")
+	create(m, a, 1, 2)
+	if vs := get(m, getObs{id: 1, status: 200, gotID: 2, answer: a, sentAt: 3}); len(vs) != 1 || vs[0].Kind != KindWrongReads || !strings.Contains(vs[0].Got, "answered pet 2, not pet 1") {
+		t.Errorf("the model, another pet: %+v", vs)
+	}
+	if vs := get(m, getObs{id: 1, status: 404, sentAt: 5}); len(vs) != 1 || vs[0].Kind != KindGetAfterAck || !strings.Contains(vs[0].Got, "404 for pet 1, acknowledged before") {
+		t.Errorf("the model, 404 after ack: %+v", vs)
+	}
+	stored := pet(1, "a", "sold")
+	ops := []history.Op{
+		{Kind: history.Create, Invoke: 1, Complete: 2, Key: "k", Body: body("a", "sold"), Attempt: 1, Outcome: history.OK, Status: 201, Pet: &stored},
+		{Kind: history.Get, Invoke: 3, Complete: 4, ID: 1, Outcome: history.OK, Status: 200, Pet: &stored},
+		{Kind: history.Get, Invoke: 5, Complete: 6, ID: 2, Outcome: history.OK, Status: 200, Pet: &stored},
+		{Kind: history.Get, Invoke: 7, Complete: 8, ID: 1, Outcome: history.OK, Status: 404, Code: "not_found"},
+	}
+	r := Check(ops, []history.Pet{stored}, Options{})
+	if len(r.WrongReads) != 1 || !strings.Contains(r.WrongReads[0], "answered pet 1, not pet 2") {
+		t.Errorf("the audit, another pet: %q", r.WrongReads)
+	}
+	if len(r.GetAfterAck) != 1 || !strings.Contains(r.GetAfterAck[0], "404 for pet 1, acknowledged before") {
+		t.Errorf("the audit, 404 after ack: %q", r.GetAfterAck)
+	}
+}

@@ -191,8 +191,8 @@ func (a *audit) auditReads() {
 		case op.Kind == history.Get && op.Status == 200 && op.Pet != nil:
 			a.r.Reads++
 			what := fmt.Sprintf("get %d from %s at %s", op.ID, op.Replica, ms(op.Invoke))
-			if op.Pet.ID != op.ID {
-				a.r.WrongReads = append(a.r.WrongReads, fmt.Sprintf("%s: answered pet %d", what, op.Pet.ID))
+			if kind, fault := getFault(op.ID, op.Status, op.Pet.ID, 0, op.Invoke); kind == KindWrongReads {
+				a.r.WrongReads = append(a.r.WrongReads, fmt.Sprintf("%s: %s", what, fault))
 			}
 			judge(*op.Pet, what)
 		}
@@ -223,8 +223,12 @@ func (a *audit) auditGets() {
 		if op.Kind != history.Get || op.Status != 404 {
 			continue
 		}
-		if k, ok := a.acks[op.ID]; ok && k.done < op.Invoke {
-			a.r.GetAfterAck = append(a.r.GetAfterAck, fmt.Sprintf("get %d from %s: 404, %s after the pet was acknowledged", op.ID, op.Replica, ms(op.Invoke-k.done)))
+		k, ok := a.acks[op.ID]
+		if !ok {
+			continue
+		}
+		if kind, fault := getFault(op.ID, op.Status, 0, k.done, op.Invoke); kind == KindGetAfterAck {
+			a.r.GetAfterAck = append(a.r.GetAfterAck, fmt.Sprintf("get %d from %s: %s (%s after)", op.ID, op.Replica, fault, ms(op.Invoke-k.done)))
 		}
 	}
 }
