@@ -6,7 +6,8 @@
 // state; Model (the Kit checker) judges a conformance kit's, fed op by op
 // while the kit runs or all at once from a saved file (Replay), the same
 // code either way. Both compare a pet's members by one rule
-// (memberRules.alters, over history.Members). Check's promises:
+// (memberRules.alters, over history.Members), and judge a page of the
+// listing and a get by one rule each (page.go). Check's promises:
 //
 //   - lost: every acknowledged create (201) is stored, as acknowledged,
 //     and as it was sent: every member, defaults applied at every depth,
