@@ -103,7 +103,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if check.IsKit(ops) {
-		j := check.Replay(ops)
+		j := check.Kit().Check(ops)
 		j.Print(stdout)
 		return map[string]int{check.Valid: 0, check.Invalid: 1, check.Unknown: 3}[j.Verdict]
 	}

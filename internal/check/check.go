@@ -1,9 +1,13 @@
 // Package check judges a history (internal/history) against the promises
 // of openapi.yaml, with no I/O: one vocabulary of anomalies (Meaning) and
-// verdicts valid, invalid or unknown, for two kinds of history. Check
-// audits a chaos run's against the store's final state; Model judges a
-// conformance kit's, fed op by op while the kit runs or all at once from
-// a saved file (Replay), the same code either way. Check's promises:
+// verdicts valid, invalid or unknown, for two kinds of history, each by a
+// Checker (checker.go: a history in, a Judgement out; checkers compose).
+// Check (the Audit checker) audits a chaos run's against the store's final
+// state; Model (the Kit checker) judges a conformance kit's, fed op by op
+// while the kit runs or all at once from a saved file (Replay), the same
+// code either way. Both compare a pet's members by one rule
+// (memberRules.alters, over history.Members), and judge a page of the
+// listing and a get by one rule each (page.go). Check's promises:
 //
 //   - lost: every acknowledged create (201) is stored, as acknowledged,
 //     and as it was sent: every member, defaults applied at every depth,

@@ -12,15 +12,16 @@ import (
 // and the default of every member it left out, at every depth, and no
 // other member; each value compared by the contract's rules (package
 // value: a float as its float32, a date-time as its instant, a number
-// whatever its spelling).
+// whatever its spelling). It is the model's rule (memberRules.alters),
+// over the same members: one rule of "stored as it was sent".
 func (a *audit) sameAsSent(p history.Pet, b history.Body) bool {
 	want, ok := a.asSent(b)
-	p.ID = 0
-	return ok && a.asStored(p) == want
+	got, ok2 := a.asStored(p)
+	return ok && ok2 && memberRules{}.alters(want, got) == ""
 }
 
 // samePet reports whether x and y are the same pet: the same id and every
-// member the same value (asStored).
+// member the same value (asStored), by the model's rule.
 func (a *audit) samePet(x, y history.Pet) bool {
 	if x == y {
 		return true
@@ -28,37 +29,50 @@ func (a *audit) samePet(x, y history.Pet) bool {
 	if x.ID != y.ID {
 		return false
 	}
-	x.ID, y.ID = 0, 0
-	return a.asStored(x) == a.asStored(y)
+	mx, ok := a.asStored(x)
+	my, ok2 := a.asStored(y)
+	return ok && ok2 && memberRules{}.alters(mx, my) == ""
 }
 
-// asSent is the pet (without an id) that b describes by the request's
-// schema (Options.NewPet), normalised: its members, and the defaults of
-// those it left out. ok is false for a body the schema refuses: no pet is
-// what it describes.
-func (a *audit) asSent(b history.Body) (history.Pet, bool) {
+// asSent are the members (but the id) of the pet b describes by the
+// request's schema (Options.NewPet), normalised: its members, and the
+// defaults of those it left out, each as canonical text (package value),
+// as the kit's history records a create's (history.Kit.Sent). ok is false
+// for a body the schema refuses: no pet is what it describes.
+func (a *audit) asSent(b history.Body) (history.Members, bool) {
 	obj, ok := members(b.Name, b.CategoryID, b.Status, b.Rest)
 	if !ok {
-		return history.Pet{}, false
+		return nil, false
 	}
 	n, err := value.Normalize(obj, a.newPet)
 	if err != nil {
-		return history.Pet{}, false
+		return nil, false
 	}
-	return petOf(n)
+	return texts(n)
 }
 
-// asStored is p, a stored or answered pet without an id, in the form
-// asSent's are compared in (value.Answered).
-func (a *audit) asStored(p history.Pet) history.Pet {
+// asStored are the members of p, a stored or answered pet, but its id, in
+// the form an answer's are compared in (value.Answered), as the kit's
+// history records an answer's (history.Kit.Got).
+func (a *audit) asStored(p history.Pet) (history.Members, bool) {
 	obj, ok := members(p.Name, p.CategoryID, p.Status, p.Rest)
 	if !ok {
-		return p
+		return nil, false
 	}
-	if q, ok := petOf(value.Answered(obj, a.newPet)); ok {
-		return q
+	return texts(value.Answered(obj, a.newPet))
+}
+
+// texts are the members of v, a normalised object, as canonical text.
+func texts(v any) (history.Members, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
 	}
-	return p
+	out := make(history.Members, len(obj))
+	for k, x := range obj {
+		out[k] = value.NormalText(x)
+	}
+	return out, true
 }
 
 // members is a pet's or a body's members as one decoded object; a status
@@ -78,36 +92,4 @@ func members(name string, categoryID int64, status, rest string) (map[string]any
 		obj["status"] = status
 	}
 	return obj, true
-}
-
-// petOf is the pet of v, a normalised object: its typed members, every
-// other one in Rest.
-func petOf(v any) (history.Pet, bool) {
-	obj, _ := v.(map[string]any)
-	var p history.Pet
-	var ok bool
-	if p.Name, ok = obj["name"].(string); !ok {
-		return p, false
-	}
-	n, _ := obj["categoryId"].(json.Number)
-	if p.CategoryID, ok = parseID(n); !ok {
-		return p, false
-	}
-	p.Status, _ = obj["status"].(string)
-	delete(obj, "name")
-	delete(obj, "categoryId")
-	delete(obj, "status")
-	if len(obj) > 0 {
-		b, err := value.Append(nil, obj)
-		if err != nil {
-			return p, false
-		}
-		p.Rest = string(b)
-	}
-	return p, true
-}
-
-func parseID(n json.Number) (int64, bool) {
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	return i, err == nil
 }

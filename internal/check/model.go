@@ -101,7 +101,7 @@ func (m *Model) Complete(op *history.Op) []Anomaly {
 	s := m.scope(op.Process)
 	switch op.Kind {
 	case history.Create:
-		return s.created(op)
+		return blamed(s.created(op), op.Blame)
 	case history.Get:
 		return s.got(op)
 	case history.List:
@@ -112,6 +112,18 @@ func (m *Model) Complete(op *history.Op) []Anomaly {
 		return paging(op)
 	}
 	return nil
+}
+
+// blamed is vs, the anomalies found at a create sent by a case of check
+// blame (history.Kit.Blame), as that check's: the case names which of the
+// kit's checks its request counts for, the checker judges it.
+func blamed(vs []Anomaly, blame string) []Anomaly {
+	for i := range vs {
+		if blame != "" {
+			vs[i].Check = blame
+		}
+	}
+	return vs
 }
 
 // Confirmed returns the ids of the pets the target acknowledged or showed
@@ -196,8 +208,10 @@ func b2i(b bool) int {
 type petRecord struct {
 	id       int64
 	members  history.Members
-	acked    int64 // when the target acknowledged it; a pet must be on every page asked for after
-	released bool  // a request the model does not follow may have changed it: judged no more
+	left     []string // the members its create left out, which took their defaults
+	key      *keyID   // the Idempotency-Key of the create that made it; nil: none, or not made by a create
+	acked    int64    // when the target acknowledged it; a pet must be on every page asked for after
+	released bool     // a request the model does not follow may have changed it: judged no more
 }
 
 // nameUse is what became of the creates that sent one name. The kit's names

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -46,30 +47,26 @@ func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly
 	body := fingerprint(o.Got)
 	if o.Key != "" {
 		known, kvs := m.keyed(o, sent, body)
-		if vs = kvs; known {
+		if vs = append(vs, kvs...); known {
 			return vs
 		}
 	}
 	if p := m.pets[o.GotID]; p != nil {
-		switch {
-		case u != nil && u.found[o.GotID]: // seen in a listing before its answer came
-		case o.Replayed && o.Key != "" && m.rules.alters(p.members, o.Got) == "":
-			// The answer kept for the key, from before this run.
-		case o.Key == "" && fingerprint(p.members) == fingerprint(sent):
-			vs = append(vs, an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: without an Idempotency-Key every create creates one, yet pet %d, created before with the same members, came back", o.GotID), ""))
-		default:
-			vs = append(vs, an(KindLost, "unique_ids", fmt.Sprintf("a new id for a new pet; %d was given before to %s", o.GotID, fingerprint(p.members)), ""))
-		}
+		vs = append(vs, m.again(o, sent, u, p)...)
 	}
-	if d := m.rules.alters(sent, o.Got); sent != nil && d != "" {
-		vs = append(vs, an(KindLost, "stored_as_sent", "201 with the pet as sent, defaults applied: "+fingerprint(sent), "201 with "+d))
+	if sent != nil {
+		vs = append(vs, m.judgeMembers(KindLost, sent, o.Left, o.Got, "201 with the pet as sent, defaults applied: ", "201 with ")...)
 	}
 	members := sent
 	if members == nil {
 		members = o.Got
 	}
 	if p := m.pets[o.GotID]; p == nil {
-		m.pets[o.GotID] = &petRecord{id: o.GotID, members: members, acked: o.Complete}
+		p = &petRecord{id: o.GotID, members: members, left: o.Left, acked: o.Complete}
+		if o.Key != "" {
+			p.key = &keyID{o.Tenant, o.Key}
+		}
+		m.pets[o.GotID] = p
 	} else if p.acked == 0 || p.acked > o.Complete {
 		p.acked = o.Complete
 	}
@@ -77,6 +74,24 @@ func (m *model) acked(o *history.Op, sent history.Members, u *nameUse) []Anomaly
 		u.acked[o.GotID] = true
 	}
 	return vs
+}
+
+// again judges a 201 that names p, a pet the model holds already, not as
+// the answer its key keeps: a new create must make a new pet.
+func (m *model) again(o *history.Op, sent history.Members, u *nameUse, p *petRecord) []Anomaly {
+	switch {
+	case u != nil && u.found[o.GotID]: // seen in a listing before its answer came
+	case o.Replayed && p.key != nil && *p.key == (keyID{o.Tenant, o.Key}) && m.rules.alters(p.members, o.Got) == "":
+		// The answer the key kept, its create judged by the model of a
+		// sequence of -examples, which held the key.
+	case o.Key == "" && fingerprint(p.members) == fingerprint(sent):
+		return []Anomaly{an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: without an Idempotency-Key every create creates one, yet pet %d, created before with the same members, came back", o.GotID), "")}
+	case o.Key != "" && fingerprint(p.members) == fingerprint(sent):
+		return []Anomaly{an(KindLost, "idempotent_replay", fmt.Sprintf("a new pet: this Idempotency-Key kept no outcome, yet pet %d, another create's, came back", o.GotID), "")}
+	default:
+		return []Anomaly{an(KindLost, "unique_ids", fmt.Sprintf("a new id for a new pet; %d was given before to %s", o.GotID, fingerprint(p.members)), "")}
+	}
+	return nil
 }
 
 // keyed judges a 201 to a create with a key; known reports whether it names
@@ -139,17 +154,25 @@ func (m *model) reused(o *history.Op, sent history.Members) []Anomaly {
 // a created pet is never answered 404.
 func (m *model) got(o *history.Op) []Anomaly {
 	p := m.pets[o.ID]
+	var acked int64
+	if p != nil && !p.released {
+		acked = p.acked
+	}
+	if o.Status == 200 && o.Got == nil {
+		return nil // the schema's to judge
+	}
+	switch kind, fault := getFault(o.ID, o.Status, o.GotID, acked, o.Invoke); kind {
+	case KindWrongReads:
+		return []Anomaly{an(kind, "stored_as_sent", fmt.Sprintf("pet %d, the one asked for", o.ID), fault)}
+	case KindGetAfterAck:
+		return []Anomaly{an(kind, "durability", fmt.Sprintf("200 with pet %d, created before: %s", o.ID, fingerprint(p.members)), fault)}
+	}
 	switch {
-	case o.Status == 200 && o.Got != nil:
-		if o.GotID != o.ID {
-			return []Anomaly{an(KindWrongReads, "stored_as_sent", fmt.Sprintf("pet %d, the one asked for", o.ID), "")}
-		}
-		if p != nil {
-			return m.same(p, o.Got)
-		}
+	case o.Status != 200:
+	case p != nil:
+		return m.same(p, o.Got)
+	default:
 		return m.stray(o.ID, o.Got, o.Complete)
-	case o.Status == 404 && p != nil && p.acked != 0 && p.acked < o.Invoke && !p.released:
-		return []Anomaly{an(KindGetAfterAck, "durability", fmt.Sprintf("200 with pet %d, created before: %s", o.ID, fingerprint(p.members)), "")}
 	}
 	return nil
 }
@@ -159,10 +182,7 @@ func (m *model) same(p *petRecord, answer history.Members) []Anomaly {
 	if p.released {
 		return nil
 	}
-	if d := m.rules.alters(p.members, answer); d != "" {
-		return []Anomaly{an(KindWrongReads, "stored_as_sent", fmt.Sprintf("pet %d as created: %s", p.id, fingerprint(p.members)), fmt.Sprintf("pet %d with %s", p.id, d))}
-	}
-	return nil
+	return m.judgeMembers(KindWrongReads, p.members, p.left, answer, fmt.Sprintf("pet %d as created: ", p.id), fmt.Sprintf("pet %d with ", p.id))
 }
 
 // stray judges a pet the model does not hold: one of another writer, unless
@@ -189,12 +209,8 @@ func (m *model) stray(id int64, answer history.Members, seen int64) []Anomaly {
 func (m *model) page(o *history.Op) []Anomaly {
 	var vs []Anomaly
 	walk := func(check, want, got string) { vs = append(vs, an(KindWalkAnomalies, check, want, got)) }
-	if len(o.IDs) > o.Limit {
-		walk("pagination", fmt.Sprintf("at most limit=%d pets", o.Limit), fmt.Sprintf("%d pets", len(o.IDs)))
-	}
-	ordered, above := true, true
+	ordered := true
 	for i, id := range o.IDs {
-		above = above && id > o.After
 		ordered = ordered && (i == 0 || id > o.IDs[i-1])
 		if o.Filter != "" && o.Answers[i][m.filter] != strconv.Quote(o.Filter) {
 			walk("pagination", fmt.Sprintf("only pets with %s=%s", m.filter, o.Filter), fmt.Sprintf("pet %d with %s %s", id, m.filter, o.Answers[i][m.filter]))
@@ -205,14 +221,13 @@ func (m *model) page(o *history.Op) []Anomaly {
 			vs = append(vs, m.stray(id, o.Answers[i], o.Complete)...)
 		}
 	}
-	if !above {
-		walk("pagination", fmt.Sprintf("only ids above after=%d", o.After), fmt.Sprintf("ids %v", o.IDs))
-	}
 	if !ordered {
 		walk("ordering", "ids in ascending order", fmt.Sprintf("ids %v", o.IDs))
 	}
-	vs = append(vs, m.missing(o)...)
-	return append(vs, m.nextLink(o)...)
+	for _, fault := range pageFaults(m.pageView(o)) {
+		walk("pagination", fmt.Sprintf("a page of at most limit=%d pets above after=%d, a next link only after a pet, with the same query after its last id", o.Limit, o.After), fault)
+	}
+	return append(vs, m.missing(o)...)
 }
 
 // missing finds the pets of the model that belong on the page and are not
@@ -290,20 +305,15 @@ func paging(o *history.Op) []Anomaly {
 	return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("walking %q by Link visits pets %v once each (missed %v, repeated %v)", o.Query, o.Want, missing, repeated), "")}
 }
 
-// nextLink judges a next link: the same query, after the page's last id.
-func (m *model) nextLink(o *history.Op) []Anomaly {
-	if !o.Next {
-		return nil
+// pageView is o, a page of the listing, as pageFaults judges it.
+func (m *model) pageView(o *history.Op) pageView {
+	v := pageView{after: o.After, limit: o.Limit, filterKey: m.filter, filter: o.Filter, ids: o.IDs, next: o.Next}
+	if o.Next {
+		v.nextQuery = url.Values{}
+		for k, x := range o.NextQuery {
+			v.nextQuery.Set(k, x)
+		}
+		v.nextText = "?" + v.nextQuery.Encode()
 	}
-	if len(o.IDs) == 0 {
-		return []Anomaly{an(KindWalkAnomalies, "pagination", "no Link rel=\"next\" after an empty page: it has no last id to continue from", "")}
-	}
-	want := map[string]string{"after": strconv.FormatInt(o.IDs[len(o.IDs)-1], 10), "limit": strconv.Itoa(o.Limit)}
-	if o.Filter != "" {
-		want[m.filter] = o.Filter
-	}
-	if !maps.Equal(want, o.NextQuery) {
-		return []Anomaly{an(KindWalkAnomalies, "pagination", fmt.Sprintf("Link rel=\"next\" with the same query, after the page's last id: %v", want), fmt.Sprintf("a next link with %v", o.NextQuery))}
-	}
-	return nil
+	return v
 }

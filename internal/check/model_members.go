@@ -24,11 +24,35 @@ type memberRules struct {
 	request map[string]bool // nil: every member is one
 }
 
+// judgeMembers judges answer, a pet as an answer shows it, against sent,
+// the pet as its create sent it (defaults applied): the members the create
+// sent fail stored_as_sent, the defaults of those it left out (left)
+// default_status; want and got begin the anomaly's sentences.
+func (m *model) judgeMembers(kind string, sent history.Members, left []string, answer history.Members, want, got string) []Anomaly {
+	var vs []Anomaly
+	isLeft := func(k string) bool { return slices.Contains(left, k) }
+	if d := m.rules.altersWhere(sent, answer, func(k string) bool { return !isLeft(k) }); d != "" {
+		vs = append(vs, an(kind, "stored_as_sent", want+fingerprint(sent), got+d))
+	}
+	if d := m.rules.altersWhere(sent, answer, isLeft); d != "" {
+		vs = append(vs, an(kind, "default_status", want+fingerprint(sent), got+d))
+	}
+	return vs
+}
+
 // alters says how answer shows the pet otherwise than sent, member by
 // member; "" when it does not.
 func (mr memberRules) alters(sent, answer history.Members) string {
+	return mr.altersWhere(sent, answer, func(string) bool { return true })
+}
+
+// altersWhere is alters of the members for which of holds.
+func (mr memberRules) altersWhere(sent, answer history.Members, of func(string) bool) string {
 	var diffs []string
 	for _, k := range slices.Sorted(maps.Keys(sent)) {
+		if !of(k) {
+			continue
+		}
 		v := sent[k]
 		got, ok := answer[k]
 		switch {
@@ -41,7 +65,7 @@ func (mr memberRules) alters(sent, answer history.Members) string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(answer)) {
 		got := answer[k]
-		if _, ok := sent[k]; ok || mr.request != nil && !mr.request[k] {
+		if _, ok := sent[k]; ok || !of(k) || mr.request != nil && !mr.request[k] {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("%s %s added", k, CutText(got)))

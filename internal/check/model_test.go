@@ -171,7 +171,11 @@ func TestModelIdempotency(t *testing.T) {
 	wantChecks(t, "the same request: 422", replay(m, createObs{tenant: 1, key: "k", sent: p, status: 422, code: "idempotency_key_reused"}), "idempotent_replay")
 	wantChecks(t, "a key never used: 422", replay(m, createObs{tenant: 1, key: "fresh", sent: p, status: 422, code: "idempotency_key_reused"}), "idempotent_replay")
 	wantChecks(t, "another tenant, the same key: a pet of its own", replay(m, createObs{tenant: 2, key: "k", sent: p, status: 201, id: 10, answer: p, sentAt: 11, doneAt: 12}))
-	wantChecks(t, "another tenant's answer", replay(m, createObs{tenant: 2, key: "k2", sent: p, status: 201, id: 7, answer: p, replayed: true, sentAt: 13, doneAt: 14}))
+	// A key the run never used has no outcome kept: another create's pet
+	// replayed for it is no new pet (the kit's cases judged this with a
+	// body comparison of their own before issue 59).
+	wantChecks(t, "another key's pet replayed for a fresh key", replay(m, createObs{tenant: 2, key: "k2", sent: p, status: 201, id: 7, answer: p, replayed: true, sentAt: 13, doneAt: 14}), "idempotent_replay")
+	wantChecks(t, "another key's pet for a fresh key, unmarked", replay(m, createObs{tenant: 1, key: "k3", sent: p, status: 201, id: 7, answer: p, sentAt: 15, doneAt: 16}), "idempotent_replay")
 	m2 := testModel()
 	replay(m2, createObs{tenant: 1, key: "s", sent: p, status: 201, id: 7, answer: p, sentAt: 1, doneAt: 2})
 	wantChecks(t, "the first tenant's pet for the second", replay(m2, createObs{tenant: 2, key: "s", sent: p, status: 201, id: 7, answer: p, replayed: true, sentAt: 3, doneAt: 4}), "idempotency_scope")
@@ -242,4 +246,30 @@ func TestModelPaging(t *testing.T) {
 	if vs := walk(5, 5, 8); len(vs) != 1 || !strings.Contains(vs[0].Want, `walking "after=4&limit=2" by Link visits pets [5 7 8] once each (missed [7], repeated [5])`) {
 		t.Errorf("missed and repeated: %+v", vs)
 	}
+}
+
+// TestModelOneJudgeOfACreate: what the kit's cases judged of a create's
+// answer by hand before issue 59 (default_status, concurrent_retries) the
+// model judges, under the case's check. (A 201's Location is judged by the
+// kit's answer rules, header_values.)
+func TestModelOneJudgeOfACreate(t *testing.T) {
+	m := testModel()
+	p := mpet("run-a", "available")
+	wantChecks(t, "a pet as sent", send(m, createObs{tenant: 1, sent: p, status: 201, id: 4, answer: p, doneAt: 1}))
+	left := createObs{tenant: 1, sent: mpet("run-c", "available"), status: 201, id: 6, answer: mpet("run-c", "pending"), doneAt: 3}
+	op := left.op()
+	op.Left = []string{"status"}
+	m.Invoke(op)
+	wantChecks(t, "a default left out, answered otherwise", m.Complete(op), "default_status")
+	wantChecks(t, "a default left out, read otherwise", get(m, getObs{id: 6, status: 200, gotID: 6, answer: mpet("run-c", "pending"), sentAt: 4}), "default_status")
+	sent := createObs{tenant: 1, sent: mpet("run-d", "available"), status: 201, id: 7, answer: mpet("run-d", "pending"), doneAt: 5}
+	wantChecks(t, "a member sent, answered otherwise", send(m, sent), "stored_as_sent")
+	blamed := createObs{tenant: 1, key: "c", sent: mpet("run-e", "available"), status: 201, id: 8, answer: mpet("run-e", "available"), doneAt: 6}
+	send(m, blamed)
+	again := blamed
+	again.id, again.doneAt, again.sentAt = 9, 8, 7
+	op = again.op()
+	op.Blame = "concurrent_retries"
+	m.Invoke(op)
+	wantChecks(t, "a second pet for a key, sent by a case of concurrent_retries", m.Complete(op), "concurrent_retries")
 }

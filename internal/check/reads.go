@@ -6,8 +6,6 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/petstore/petstore/internal/history"
 )
@@ -85,49 +83,19 @@ func (a *audit) walkPages(op *history.Op, what string) {
 		}
 		ids := op.IDs[k : k+pg.N]
 		k += pg.N
-		if pg.N > op.Limit {
-			a.r.WalkAnomalies = append(a.r.WalkAnomalies, fmt.Sprintf("%s: %d pets, over the limit", at, pg.N))
+		v := pageView{after: pg.After, limit: op.Limit, filterKey: "status", filter: op.Filter, ids: ids, next: pg.Next != "", nextText: pg.Next}
+		if v.next {
+			u, err := url.Parse(pg.Next)
+			if err != nil {
+				a.r.WalkAnomalies = append(a.r.WalkAnomalies, fmt.Sprintf("%s: next link %s does not parse: %v", at, pg.Next, err))
+				continue
+			}
+			v.nextPath, v.nextQuery = u.Path, u.Query()
 		}
-		if len(ids) > 0 && ids[0] <= pg.After {
-			a.r.WalkAnomalies = append(a.r.WalkAnomalies, fmt.Sprintf("%s: pet %d, not above the cursor", at, ids[0]))
-		}
-		if pg.Next == "" {
-			continue
-		}
-		if len(ids) == 0 {
-			a.r.WalkAnomalies = append(a.r.WalkAnomalies, fmt.Sprintf("%s: an empty page links to %s", at, pg.Next))
-			continue
-		}
-		if bad := badNext(pg.Next, op, ids[len(ids)-1]); bad != "" {
-			a.r.WalkAnomalies = append(a.r.WalkAnomalies, fmt.Sprintf("%s: next link %s %s", at, pg.Next, bad))
+		for _, fault := range pageFaults(v) {
+			a.r.WalkAnomalies = append(a.r.WalkAnomalies, at+": "+fault)
 		}
 	}
-}
-
-// badNext says how next is not the link the contract promises after a page
-// whose last id is last: the same query, with after set to last.
-func badNext(next string, op *history.Op, last int64) string {
-	u, err := url.Parse(next)
-	if err != nil {
-		return "does not parse: " + err.Error()
-	}
-	q := u.Query()
-	want := url.Values{"after": {strconv.FormatInt(last, 10)}, "limit": {strconv.Itoa(op.Limit)}}
-	if op.Filter != "" {
-		want.Set("status", op.Filter)
-	}
-	switch {
-	case !strings.HasSuffix(u.Path, "/pets"):
-		return "leaves the listing"
-	case q.Get("after") != want.Get("after"):
-		if after, err := strconv.ParseInt(q.Get("after"), 10, 64); err == nil && after < last {
-			return fmt.Sprintf("loops: after=%s goes back from the page's last id %d", q.Get("after"), last)
-		}
-		return fmt.Sprintf("moves the cursor to after=%s, not to the page's last id %d", q.Get("after"), last)
-	case !maps.EqualFunc(q, want, slices.Equal):
-		return fmt.Sprintf("changes the query (want %s)", want.Encode())
-	}
-	return ""
 }
 
 // walkMissed checks that the walk saw every stored pet of its status below
@@ -223,8 +191,8 @@ func (a *audit) auditReads() {
 		case op.Kind == history.Get && op.Status == 200 && op.Pet != nil:
 			a.r.Reads++
 			what := fmt.Sprintf("get %d from %s at %s", op.ID, op.Replica, ms(op.Invoke))
-			if op.Pet.ID != op.ID {
-				a.r.WrongReads = append(a.r.WrongReads, fmt.Sprintf("%s: answered pet %d", what, op.Pet.ID))
+			if kind, fault := getFault(op.ID, op.Status, op.Pet.ID, 0, op.Invoke); kind == KindWrongReads {
+				a.r.WrongReads = append(a.r.WrongReads, fmt.Sprintf("%s: %s", what, fault))
 			}
 			judge(*op.Pet, what)
 		}
@@ -255,8 +223,12 @@ func (a *audit) auditGets() {
 		if op.Kind != history.Get || op.Status != 404 {
 			continue
 		}
-		if k, ok := a.acks[op.ID]; ok && k.done < op.Invoke {
-			a.r.GetAfterAck = append(a.r.GetAfterAck, fmt.Sprintf("get %d from %s: 404, %s after the pet was acknowledged", op.ID, op.Replica, ms(op.Invoke-k.done)))
+		k, ok := a.acks[op.ID]
+		if !ok {
+			continue
+		}
+		if kind, fault := getFault(op.ID, op.Status, 0, k.done, op.Invoke); kind == KindGetAfterAck {
+			a.r.GetAfterAck = append(a.r.GetAfterAck, fmt.Sprintf("get %d from %s: %s (%s after)", op.ID, op.Replica, fault, ms(op.Invoke-k.done)))
 		}
 	}
 }

@@ -144,8 +144,8 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	id, ok := judge.PetID(x.Body)
-	if x.Status != http.StatusCreated || !ok {
+	id, ok := x.CreatedID()
+	if !ok {
 		// The cases judge a target that does not create; what the run
 		// cannot see without its tag, it says.
 		reason := fmt.Sprintf("the run's first create was answered %s, not 201 with an id: its names carry no tag (the first pet's id), so a pet that a refused create leaves behind, or a second pet of one keyed create, cannot be told from another writer's", judge.Describe(x))

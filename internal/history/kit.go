@@ -69,8 +69,14 @@ type Kit struct {
 	// Location is a 201's Location header.
 	Location string `json:"location,omitempty"`
 	// Blame is the check a pet of a create's name fails when no
-	// acknowledged create accounts for it ("" for the checker's own).
+	// acknowledged create accounts for it, and the check the create's own
+	// answer fails when the checker finds it wrong ("" for the checker's
+	// own): the check of the kit's case that sent it.
 	Blame string `json:"blame,omitempty"`
+	// Left are the members of the contract's Defaults a create's body left
+	// out: an answer that shows one otherwise than its default fails
+	// default_status, not stored_as_sent.
+	Left []string `json:"left,omitempty"`
 
 	// List: the query's after, and the pets of the page but their ids
 	// (in IDs), and its Link rel="next"'s query, one value a parameter.

@@ -11,9 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/petstore/petstore/internal/conform/judge"
 	"github.com/petstore/petstore/internal/conform/wire"
-	"github.com/petstore/petstore/internal/value"
 )
 
 // The cases each schema, parameter and header of the spec gives: a value
@@ -181,9 +179,9 @@ func headerPositives(t T, op *Operation) []Case {
 	return ks
 }
 
-// positiveBodies creates a pet for each valid value of each member, and
-// checks that the pet takes the defaults for what was left out (the model
-// checks it is stored as sent).
+// positiveBodies creates a pet for each valid value of each member: each
+// 201; the checker judges that the pet is stored as sent and takes the
+// defaults of what was left out (default_status).
 func positiveBodies(ctx context.Context, t T, op *Operation) error {
 	if !t.JudgesEvery() && !t.Enabled("positive_data_acceptance") && !t.Enabled("default_status") && !t.Enabled("stored_as_sent") {
 		return nil // no check of the run judges them
@@ -204,20 +202,9 @@ func positiveBodies(ctx context.Context, t T, op *Operation) error {
 		if err != nil {
 			return err
 		}
-		pet, ok := judge.DecodeObject(x.Body)
-		t.Expect("positive_data_acceptance", x, ok && x.Status == http.StatusCreated, "201 for a valid body")
-		if !ok || x.Status != http.StatusCreated {
-			continue
-		}
-		for _, name := range sortedKeys(op.Body.Properties) {
-			s := op.Body.Properties[name].Value
-			d, ok := value.Default(s)
-			if _, sent := body[name]; sent || !ok {
-				continue
-			}
-			want := value.NormalText(d)
-			t.Expect("default_status", x, value.NormalText(value.Answered(pet[name], s)) == want, fmt.Sprintf("%s left out: %s, the contract's default", name, want))
-		}
+		// The checker judges what the 201 shows: every member sent, and
+		// the default of each left out (default_status).
+		t.Expect("positive_data_acceptance", x, x.Status == http.StatusCreated, "201 for a valid body")
 	}
 	return nil
 }

@@ -33,7 +33,25 @@ type Exchange struct {
 	// Idempotency-Key to learn the outcome: a replay is then the
 	// request's own answer.
 	Retried int
+	// Page are the ids of a listing's 200, in order, as the history read
+	// them (PageRead: it read as pets).
+	Page     []int64
+	PageRead bool
 }
+
+// CreatedID is the id of the pet a 201 to a create names, as the history
+// read it (Hop): a case drives on with it (the pet to read, the key's pet),
+// and judges nothing of it; the checker judges the answer.
+func (x *Exchange) CreatedID() (int64, bool) {
+	if x.Status != http.StatusCreated || x.Hop == nil || x.Hop.Got == nil {
+		return 0, false
+	}
+	return x.Hop.GotID, true
+}
+
+// ListedIDs are the ids of a page of the listing, as the history read them:
+// a walk follows them; the checker judges the page.
+func (x *Exchange) ListedIDs() ([]int64, bool) { return x.Page, x.PageRead }
 
 // NoOperation is the Op of a request the contract routes to none.
 const NoOperation = "(no operation)"

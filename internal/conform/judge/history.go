@@ -3,9 +3,11 @@ package judge
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,17 +57,18 @@ type Pets interface {
 // History feeds every exchange of a run to the checker's model and to the
 // history written.
 type History struct {
-	pets  Pets
-	model *check.Model
-	w     *history.Writer // nil: none written
-	clock atomic.Uint64   // the history's time: a tick an op's invocation or completion
-	order sync.Mutex      // a tick and the model's step of it, together
+	pets     Pets
+	defaults history.Members // the contract's defaults (history.Contract)
+	model    *check.Model
+	w        *history.Writer // nil: none written
+	clock    atomic.Uint64   // the history's time: a tick an op's invocation or completion
+	order    sync.Mutex      // a tick and the model's step of it, together
 }
 
 // NewHistory is the history of a run on a target whose contract says c,
 // written to w (nil: none): its first line says c.
 func NewHistory(c history.Contract, w *history.Writer, pets Pets) *History {
-	h := &History{pets: pets, w: w}
+	h := &History{pets: pets, w: w, defaults: c.Defaults}
 	h.Note(&history.Op{Kind: history.Begin, Kit: history.Kit{Contract: &c}})
 	h.model = check.NewModel(c)
 	return h
@@ -130,6 +133,7 @@ func (h *History) Sending(x *Exchange) {
 	case x.Op != "" && x.Op == h.pets.CreateOp():
 		op.Kind, op.Key = history.Create, IdempotencyKey(x.Req.Header)
 		op.Sent, _ = h.pets.SentMembers(x.ReqBody)
+		op.Left = h.leftOut(x.ReqBody)
 		op.Blame, _ = x.Req.Context().Value(blameKey{}).(string)
 	case x.Op != "" && x.Op == h.pets.GetOp():
 		seg := x.Req.URL.Path[strings.LastIndex(x.Req.URL.Path, "/")+1:]
@@ -142,6 +146,22 @@ func (h *History) Sending(x *Exchange) {
 		}
 	}
 	h.Invoke(op)
+}
+
+// leftOut are the members of the contract's defaults a create's body (a
+// JSON object) leaves out, in order.
+func (h *History) leftOut(body []byte) []string {
+	m, ok := DecodeObject(body)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(h.defaults)) {
+		if _, sent := m[k]; !sent {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Observe completes x's op with its answer, has the model judge it, and
@@ -158,11 +178,20 @@ func (h *History) Observe(x *Exchange) {
 	case x.Op != "" && x.Op == h.pets.CreateOp():
 		h.answered(op, x)
 		counted = []string{"stored_as_sent"}
+		if len(op.Left) > 0 && x.Status == http.StatusCreated {
+			counted = append(counted, "default_status")
+		}
 	case x.Op != "" && x.Op == h.pets.GetOp():
 		h.answered(op, x)
 		counted = []string{"stored_as_sent"}
 	case x.Op != "" && x.Op == h.pets.ListOp() && x.Status == http.StatusOK:
-		if op.Kind == history.List && !h.listed(op, x) {
+		page := &history.Op{}
+		if x.PageRead = h.listed(page, x); x.PageRead {
+			x.Page = page.IDs
+		}
+		if op.Kind == history.List && x.PageRead {
+			op.IDs, op.Answers, op.Next, op.NextQuery = page.IDs, page.Answers, page.Next, page.NextQuery
+		} else {
 			op.Kind = history.Other
 		}
 		counted = []string{"pagination", "ordering", "refused_write"}
