@@ -1,0 +1,107 @@
+package apitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/schemagen"
+)
+
+// A test writes the members of a create it is about; the spec under test
+// (the embedded one) gives the rest: a member the spec makes required,
+// at a new major, needs no edit of any test.
+
+// simplest is a schemagen.Source that always makes the simplest choice.
+type simplest struct{}
+
+func (simplest) IntN(int) int { return 0 }
+
+// newPet is the smallest valid NewPet of the embedded spec, as members.
+var newPet = sync.OnceValues(func() (map[string]json.RawMessage, error) {
+	doc, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	ref := doc.Components.Schemas["NewPet"]
+	if ref == nil || ref.Value == nil {
+		return nil, fmt.Errorf("apitest: the embedded spec has no NewPet")
+	}
+	g := schemagen.New(simplest{})
+	g.Members = schemagen.RequiredMembers
+	v, err := g.Value(ref.Value)
+	if err != nil {
+		return nil, fmt.Errorf("apitest: the smallest NewPet: %w", err)
+	}
+	out := map[string]json.RawMessage{}
+	for name, m := range v.(map[string]any) {
+		if out[name], err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+})
+
+func mustNewPet() map[string]json.RawMessage {
+	m, err := newPet()
+	if err != nil {
+		panic(err) // the embedded spec is generated and validated by make generate
+	}
+	return m
+}
+
+// NewPet returns the smallest valid NewPet of the spec, in JSON: its
+// required members only, each at the simplest value its schema allows.
+func NewPet() string { return Body(`{}`) }
+
+// Required returns the names of the members NewPet requires, sorted.
+func Required() []string { return slices.Sorted(maps.Keys(mustNewPet())) }
+
+// Body returns text, a JSON object a test wrote, with every member the
+// spec's NewPet requires and text lacks added at its value in NewPet();
+// the members text gives are kept as written, in its order. A text that
+// is not a JSON object is returned as it is.
+func Body(text string) string {
+	var given map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &given) != nil || given == nil {
+		return text
+	}
+	var b strings.Builder
+	for _, name := range Required() {
+		if _, ok := given[name]; ok {
+			continue
+		}
+		fmt.Fprintf(&b, `,%q:%s`, name, mustNewPet()[name])
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	t := strings.TrimRight(text, " \t\r\n")
+	t = strings.TrimSuffix(t, "}")
+	if len(given) == 0 {
+		return t + strings.TrimPrefix(b.String(), ",") + "}"
+	}
+	return t + b.String() + "}"
+}
+
+// Without returns Body(text) without the members names: a body the spec
+// refuses for lacking them alone.
+func Without(text string, names ...string) string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(Body(text)), &m); err != nil {
+		panic(fmt.Sprintf("apitest: Without(%s): %v", text, err))
+	}
+	for _, n := range names {
+		delete(m, n)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m)
+	return strings.TrimSpace(buf.String())
+}
