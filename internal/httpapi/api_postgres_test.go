@@ -33,21 +33,21 @@ func TestPostgresRoundTrip(t *testing.T) {
 func TestPostgresUnavailable(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
-	before := c.Create(t, `{"name":"Rex","categoryId":1}`)
+	before := c.Create(t, apitest.Body(`{"name":"Rex","categoryId":1}`))
 
 	proxy.Cut()
-	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
+	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Lost","categoryId":1}`)}, {"GET", apitest.Path("/pets/1"), ""}} {
 		wantError(t, c.Do(t, r[0], r[1], r[2]), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "unavailable")
 	}
 	for _, key := range []string{"", "k"} {
-		wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`, "Idempotency-Key", key),
+		wantError(t, c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Lost","categoryId":1}`), "Idempotency-Key", key),
 			http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "nothing was written")
 	}
 
 	proxy.Restore()
 	var after gen.Pet
 	apitest.Eventually(t, "the API to create again", func() bool {
-		res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Tom","categoryId":2}`)
+		res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Tom","categoryId":2}`))
 		if res.Status != http.StatusCreated {
 			return false
 		}
@@ -70,7 +70,7 @@ func TestPostgresUnavailable(t *testing.T) {
 func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
-	const body = `{"name":"Rex","categoryId":1}`
+	body := apitest.Body(`{"name":"Rex","categoryId":1}`)
 	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
 	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
 	wantError(t, c.Do(t, "POST", apitest.Path("/pets"), body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeOutcomeUnknown,
@@ -140,19 +140,19 @@ func TestPostgresUpgrade(t *testing.T) {
 	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("listPets: %s, want %s", res.Body, list)
 	}
-	keyed := `{"status":"sold","categoryId":7,"name":"Keyed"}`
+	keyed := apitest.Body(`{"status":"sold","categoryId":7,"name":"Keyed"}`)
 	res := c.Do(t, "POST", apitest.Path("/pets"), keyed, "Idempotency-Key", "upgrade-1")
 	if res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" || string(res.Body) != want[3]+"\n" {
 		t.Errorf("the kept create, retried: %d %q %s; want 201 replayed %s", res.Status, res.Header.Get("Idempotent-Replayed"), res.Body, want[3])
 	}
-	res = c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Keyed","categoryId":7}`, "Idempotency-Key", "upgrade-1")
+	res = c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Keyed","categoryId":7}`), "Idempotency-Key", "upgrade-1")
 	wantError(t, res, http.StatusUnprocessableEntity, gen.ErrorCodeIdempotencyKeyReused, "")
 	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("after the retries: %s, want %s (nothing new)", res.Body, list)
 	}
 	// (A keyed batch takes an id for each member, even one that replays:
 	// ids are unique and increasing, not dense.)
-	if p := c.Create(t, `{"name":"New","categoryId":1}`); p.Id <= 5 {
+	if p := c.Create(t, apitest.Body(`{"name":"New","categoryId":1}`)); p.Id <= 5 {
 		t.Errorf("a new pet: id %d, want one after 5", p.Id)
 	}
 }

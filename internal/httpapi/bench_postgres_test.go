@@ -68,7 +68,7 @@ func BenchmarkPostgresLoopback(b *testing.B) {
 						var req *http.Request
 						want := http.StatusOK
 						if op == "create" {
-							req, _ = http.NewRequest("POST", srv.URL+apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
+							req, _ = http.NewRequest("POST", srv.URL+apitest.Path("/pets"), strings.NewReader(apitest.Body(`{"name":"Rex","categoryId":1}`)))
 							req.Header.Set("Content-Type", "application/json")
 							want = http.StatusCreated
 						} else {

@@ -58,7 +58,7 @@ func testContentTypes(t *testing.T, c *apitest.Client) {
 		"Application/JSON",
 	} {
 		t.Run(ct, func(t *testing.T) {
-			res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, "Content-Type", ct)
+			res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":1}`), "Content-Type", ct)
 			if res.Status != http.StatusCreated {
 				t.Fatalf("got %d %s, want 201", res.Status, res.Body)
 			}
