@@ -187,8 +187,12 @@ func (c *client) readBack(v variant, k kept) error {
 		delete(without, m.Name)
 		body, _ := json.Marshal(without)
 		status, _, got, err = c.do(http.MethodPost, "/pets", k.Key, body)
-		if err == nil && status != http.StatusUnprocessableEntity {
-			err = fmt.Errorf("%d %s, want 422: the key's request had %s", status, got, m.Name)
+		want, why := http.StatusUnprocessableEntity, "the key's request had "+m.Name
+		if v.requires(m.Name) {
+			want, why = http.StatusBadRequest, m.Name+" is required"
+		}
+		if err == nil && status != want {
+			err = fmt.Errorf("%d %s, want %d: %s", status, got, want, why)
 		}
 		if err != nil {
 			return fmt.Errorf("createPet under the key with %s left out: %w", m.Name, err)
