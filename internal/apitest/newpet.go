@@ -22,21 +22,36 @@ type simplest struct{}
 
 func (simplest) IntN(int) int { return 0 }
 
-// newPet is the smallest valid NewPet of the embedded spec, as members.
-var newPet = sync.OnceValues(func() (map[string]json.RawMessage, error) {
+// smallest is the smallest valid value of each schema of the embedded
+// spec that a test asks for, as members, by the schema's name.
+var smallest sync.Map
+
+func mustSmallest(schema string) map[string]json.RawMessage {
+	if m, ok := smallest.Load(schema); ok {
+		return m.(map[string]json.RawMessage)
+	}
+	m, err := smallestOf(schema)
+	if err != nil {
+		panic(err) // the embedded spec is generated and validated by make generate
+	}
+	smallest.Store(schema, m)
+	return m
+}
+
+func smallestOf(schema string) (map[string]json.RawMessage, error) {
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, err
 	}
-	ref := doc.Components.Schemas["NewPet"]
+	ref := doc.Components.Schemas[schema]
 	if ref == nil || ref.Value == nil {
-		return nil, fmt.Errorf("apitest: the embedded spec has no NewPet")
+		return nil, fmt.Errorf("apitest: the embedded spec has no %s", schema)
 	}
 	g := schemagen.New(simplest{})
 	g.Members = schemagen.RequiredMembers
 	v, err := g.Value(ref.Value)
 	if err != nil {
-		return nil, fmt.Errorf("apitest: the smallest NewPet: %w", err)
+		return nil, fmt.Errorf("apitest: the smallest %s: %w", schema, err)
 	}
 	out := map[string]json.RawMessage{}
 	for name, m := range v.(map[string]any) {
@@ -45,14 +60,6 @@ var newPet = sync.OnceValues(func() (map[string]json.RawMessage, error) {
 		}
 	}
 	return out, nil
-})
-
-func mustNewPet() map[string]json.RawMessage {
-	m, err := newPet()
-	if err != nil {
-		panic(err) // the embedded spec is generated and validated by make generate
-	}
-	return m
 }
 
 // NewPet returns the smallest valid NewPet of the spec, in JSON: its
@@ -60,29 +67,36 @@ func mustNewPet() map[string]json.RawMessage {
 func NewPet() string { return Body(`{}`) }
 
 // Required returns the names of the members NewPet requires, sorted.
-func Required() []string { return slices.Sorted(maps.Keys(mustNewPet())) }
+func Required() []string { return slices.Sorted(maps.Keys(mustSmallest("NewPet"))) }
 
 // Body returns text, a JSON object a test wrote, with every member the
 // spec's NewPet requires and text lacks added at its value in NewPet();
 // the members text gives are kept as written, in its order. A text that
 // is not a JSON object is returned as it is.
-func Body(text string) string {
+func Body(text string) string { return Fill("NewPet", text) }
+
+// PetJSON is Body for the spec's Pet: a pet an answer carries, as a test
+// writes one, with the members Pet requires that it lacks.
+func PetJSON(text string) string { return Fill("Pet", text) }
+
+// Fill is Body for the spec's schema of that name.
+func Fill(schema, text string) string {
 	var given map[string]json.RawMessage
 	if json.Unmarshal([]byte(text), &given) != nil || given == nil {
 		return text
 	}
+	least := mustSmallest(schema)
 	var b strings.Builder
-	for _, name := range Required() {
+	for _, name := range slices.Sorted(maps.Keys(least)) {
 		if _, ok := given[name]; ok {
 			continue
 		}
-		fmt.Fprintf(&b, `,%q:%s`, name, mustNewPet()[name])
+		fmt.Fprintf(&b, `,%q:%s`, name, least[name])
 	}
 	if b.Len() == 0 {
 		return text
 	}
-	t := strings.TrimRight(text, " \t\r\n")
-	t = strings.TrimSuffix(t, "}")
+	t := strings.TrimSuffix(strings.TrimRight(text, " \t\r\n"), "}")
 	if len(given) == 0 {
 		return t + strings.TrimPrefix(b.String(), ",") + "}"
 	}

@@ -26,7 +26,7 @@ func TestExactIntegers(t *testing.T) {
 		"Link":         {`<` + apitest.Base() + `/pets>; rel="successor-version"`},
 	}
 	pet := func(id, categoryID string) string {
-		return `{"id":` + id + `,"name":"Rex","categoryId":` + categoryID + `,"status":"available"}`
+		return apitest.PetJSON(`{"id":` + id + `,"name":"Rex","categoryId":` + categoryID + `,"status":"available"}`)
 	}
 	for _, tc := range []struct {
 		path, body string
@@ -163,7 +163,8 @@ func TestStrictMembers(t *testing.T) {
 	plain := http.Header{"Content-Type": {"application/json"}}
 	created := plain.Clone()
 	created.Set("Location", apitest.Path("/pets/1"))
-	pet := `{"id":1,"name":"Rex","categoryId":1,"status":"available"`
+	// A pet, without its closing brace: the members Pet requires.
+	pet := strings.TrimSuffix(apitest.PetJSON(`{"id":1,"name":"Rex","categoryId":1,"status":"available"}`), "}")
 	for _, tc := range []struct {
 		method, path string
 		status       int
