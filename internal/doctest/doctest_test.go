@@ -360,9 +360,10 @@ func TestRunnerTimeout(t *testing.T) {
 var docBase = regexp.MustCompile(`localhost:8080(/v[0-9]+)/`)
 
 // underSpecBase returns a block of the README with the base path its
-// examples were written for replaced by the spec's: a tree that make
-// new-major moved serves the new one before its documents follow (make
-// test-docs holds the documents to it; this test is about the runner).
+// examples were written for replaced by the spec's, and its create bodies
+// given the members the spec requires: a tree that make new-major moved
+// serves the new contract before its documents follow (make test-docs
+// holds the documents to it; this test is about the runner).
 func underSpecBase(text string) string {
 	text = createBody.ReplaceAllStringFunc(text, func(d string) string {
 		return "-d '" + apitest.Body(createBody.FindStringSubmatch(d)[1]) + "'"
@@ -374,9 +375,7 @@ func underSpecBase(text string) string {
 	return regexp.MustCompile(regexp.QuoteMeta(m[1])+`\b`).ReplaceAllLiteralString(text, apitest.Base())
 }
 
-// createBody is a body a block sends: with the members the spec under test
-// requires added (apitest.Body), as the base path is moved, since the
-// documents' examples keep the bodies of their day.
+// createBody is a create's body in a block.
 var createBody = regexp.MustCompile(`-d '(\{[^']*\})'`)
 
 // TestRealBlockMutant runs the README's walkthroughs that talk to a server
