@@ -119,3 +119,21 @@ func Without(text string, names ...string) string {
 	_ = enc.Encode(m)
 	return strings.TrimSpace(buf.String())
 }
+
+// Extra returns, as JSON, the members the spec's NewPet requires beside
+// the typed ones (name, categoryId, status), at their simplest values; ""
+// for none: the pets.Extra of a pet a test puts in a store directly.
+func Extra() string {
+	m := maps.Clone(mustSmallest("NewPet"))
+	for _, typed := range []string{"name", "categoryId", "status"} {
+		delete(m, typed)
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

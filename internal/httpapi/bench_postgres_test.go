@@ -33,7 +33,7 @@ func BenchmarkPostgresLoopback(b *testing.B) {
 		{"memory", func(b *testing.B, seed int) pets.Store {
 			s := memstore.New()
 			for i := range seed {
-				if _, err := s.Create(context.Background(), pets.NewPet{Name: fmt.Sprintf("pet %d", i), CategoryID: 1}); err != nil {
+				if _, err := s.Create(context.Background(), pets.NewPet{Name: fmt.Sprintf("pet %d", i), CategoryID: 1, Extra: pets.Extra(apitest.Extra())}); err != nil {
 					b.Fatal(err)
 				}
 			}

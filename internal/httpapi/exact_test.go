@@ -36,7 +36,7 @@ func testInt64Edges(t *testing.T, c *apitest.Client) {
 			const msg = "number must be at most " + max
 			wantError(t, c.Do(t, "GET", apitest.Path("/pets/")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "petId: "+msg)
 			wantError(t, c.Do(t, "GET", apitest.Path("/pets?after=")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "after: "+msg)
-			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Over","categoryId":`+over+`}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
+			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Over","categoryId":`+over+`}`)), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
 		})
 	}
 	var all []gen.Pet

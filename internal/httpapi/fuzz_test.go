@@ -54,7 +54,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 func (ft *fuzzTarget) seed(f *testing.F, n int) {
 	f.Helper()
 	for i := range n {
-		if _, err := ft.store.Create(context.Background(), pets.NewPet{Name: "pet " + strconv.Itoa(i), CategoryID: int64(i + 1), Status: pets.Statuses[i%3]}); err != nil {
+		if _, err := ft.store.Create(context.Background(), pets.NewPet{Name: "pet " + strconv.Itoa(i), CategoryID: int64(i + 1), Status: pets.Statuses[i%3], Extra: pets.Extra(apitest.Extra())}); err != nil {
 			f.Fatal(err)
 		}
 	}
