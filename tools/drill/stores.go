@@ -61,7 +61,11 @@ func storesCmd(w io.Writer, v variant, base, key, state string) error {
 	if err := c.readBack(v, k); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "stores: pet %d: getPet, listPets, the replay of its create: %s as sent; the key with each left out: 422\n", k.ID, v.memberNames())
+	refused := "422"
+	if len(v.Required) > 0 {
+		refused += " (400 for " + strings.Join(v.Required, ", ") + ": required)"
+	}
+	fmt.Fprintf(w, "stores: pet %d: getPet, listPets, the replay of its create: %s as sent; the key with each left out: %s\n", k.ID, v.memberNames(), refused)
 	if v.Op == nil {
 		return nil
 	}
