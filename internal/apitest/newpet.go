@@ -96,11 +96,13 @@ func Fill(schema, text string) string {
 	if b.Len() == 0 {
 		return text
 	}
-	t := strings.TrimSuffix(strings.TrimRight(text, " \t\r\n"), "}")
+	t := strings.TrimRight(text, " \t\r\n")
+	rest := text[len(t):] // white space after the object, kept
+	t = strings.TrimSuffix(t, "}")
 	if len(given) == 0 {
-		return t + strings.TrimPrefix(b.String(), ",") + "}"
+		return t + strings.TrimPrefix(b.String(), ",") + "}" + rest
 	}
-	return t + b.String() + "}"
+	return t + b.String() + "}" + rest
 }
 
 // Without returns Body(text) without the members names: a body the spec
