@@ -73,11 +73,11 @@ test-plants:
 
 ## evolve-drill: the evolution drill (docs/evolving-the-contract.md#the-drill): in a copy of the tree, each change of
 ## EVOLVE_DRILL made to openapi.yaml (a: a string member with a pattern, b: an array, c: an object, d: a new PetStatus
-## value, e: an operation, DELETE /pets/{petId}, with its code; letters together: their changes at once; :full, :vet or
+## value, e: an operation, DELETE /pets/{petId}, with its code, f: a required member at a new major; letters together: their changes at once; :full, :vet or
 ## :none after one, its tests), then what a user runs: generate, changelog, the gate (it must name the raise), build,
 ## the tests, both stores and the kit through the binary (PostgreSQL: root, as test-postgres); fails unless every change
 ## of data needed no hand-written file beside the spec, and the operation only its handler, stores and migration
-EVOLVE_DRILL ?= a b c d e
+EVOLVE_DRILL ?= a b c d e f
 DRILL_JOBS ?= 1
 evolve-drill:
 	DRILL_JOBS=$(DRILL_JOBS) .ci/evolve-drill $(EVOLVE_DRILL)

@@ -456,7 +456,7 @@ func runBinary(t *testing.T, exe, version string) {
 	}
 	// The API's answers, each checked against openapi.yaml.
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
-	created := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Image","categoryId":1}`)
+	created := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Image","categoryId":1}`))
 	var pet struct{ ID int64 }
 	if created.Status != http.StatusCreated || json.Unmarshal(created.Body, &pet) != nil {
 		t.Fatalf("POST /pets: %d %s", created.Status, created.Body)

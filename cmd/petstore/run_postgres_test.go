@@ -61,7 +61,7 @@ func TestPostgresReplicas(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					p := c.Create(t, fmt.Sprintf(`{"name":"r%d w%d #%d","categoryId":1,"status":"pending"}`, r, w, i))
+					p := c.Create(t, fmt.Sprintf(apitest.Body(`{"name":"r%d w%d #%d","categoryId":1,"status":"pending"}`), r, w, i))
 					mu.Lock()
 					if _, dup := acked[p.Id]; dup {
 						t.Errorf("id %d assigned twice", p.Id)

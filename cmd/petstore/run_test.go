@@ -31,7 +31,7 @@ func TestServeEndToEnd(t *testing.T) {
 	base, stdout, stderr, stop := startServer(t, map[string]string{"PETSTORE_API_KEYS": key})
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
 
-	res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "X-Request-Id", "e2e-create-1")
+	res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":3}`), "X-Request-Id", "e2e-create-1")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: got %d %s", res.Status, res.Body)
 	}

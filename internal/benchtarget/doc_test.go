@@ -22,7 +22,7 @@ func TestBareServes(t *testing.T) {
 		method, path, body string
 		want               int
 	}{
-		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1,"status":"available"}`, http.StatusCreated},
+		{"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":1,"status":"available"}`), http.StatusCreated},
 		{"GET", apitest.Path("/pets?limit=20"), "", http.StatusOK},
 		{"GET", apitest.Path("/pets?status=available"), "", http.StatusOK},
 		{"GET", apitest.Path("/pets/1"), "", http.StatusOK},

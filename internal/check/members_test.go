@@ -17,9 +17,9 @@ import (
 
 // The members the crafted histories of TestMemberAnomalies send beside the
 // typed ones, and the defaults they are audited under.
-const (
-	tagsXY  = `{"size":{"height":3,"unit":"cm"},"tags":["x","y"]}`
-	petRest = `{"size":{"height":3,"unit":"cm"},"tags":["x","y"],"vaccinated":false}`
+var (
+	tagsXY  = schematest.Made(`{"size":{"height":3,"unit":"cm"},"tags":["x","y"]}`)
+	petRest = schematest.Made(`{"size":{"height":3,"unit":"cm"},"tags":["x","y"],"vaccinated":false}`)
 )
 
 // evolvedNewPet is openapi.yaml's NewPet evolved (schematest.Evolve): its
@@ -44,8 +44,8 @@ func petWith(id int64, name, status, rest string) history.Pet {
 // defaults applied.
 func withMembers() ([]history.Op, []history.Pet) {
 	a := &history.Body{Name: "a", CategoryID: 1, Rest: tagsXY}
-	b := &history.Body{Name: "b", CategoryID: 1, Status: "sold", Rest: `{"vaccinated":true}`}
-	p1, p2 := petWith(1, "a", "available", petRest), petWith(2, "b", "sold", `{"vaccinated":true}`)
+	b := &history.Body{Name: "b", CategoryID: 1, Status: "sold", Rest: schematest.Made(`{"vaccinated":true}`)}
+	p1, p2 := petWith(1, "a", "available", petRest), petWith(2, "b", "sold", schematest.Made(`{"vaccinated":true}`))
 	ops := []history.Op{
 		{Kind: history.Create, Invoke: 10, Complete: 20, Key: "k1", Body: a, Attempt: 1, Outcome: history.OK, Status: 201, Pet: ptr(p1), Requests: 1, Answered: 1},
 		{Kind: history.Create, Invoke: 21, Complete: 25, Key: "k1", Body: a, Attempt: 2, Outcome: history.OK, Status: 201, Pet: ptr(p1), Replayed: true, Requests: 1, Answered: 1},
@@ -88,9 +88,9 @@ func TestMemberAnomalies(t *testing.T) {
 		{"a walk alters a member", func(o ops, s pets) (ops, pets) {
 			rest(&o[3].Pets[0], strings.Replace(petRest, `"y"`, `"z"`, 1))
 			return o, s
-		}, KindWrongReads, `pet 1 returned as {ID:1 Name:a CategoryID:1 Status:available {"size":{"height":3,"unit":"cm"},"tags":["x","z"]`},
+		}, KindWrongReads, schematest.Made(`pet 1 returned as {ID:1 Name:a CategoryID:1 Status:available {"size":{"height":3,"unit":"cm"},"tags":["x","z"]`)},
 		{"a walk drops a member", func(o ops, s pets) (ops, pets) {
-			rest(&o[3].Pets[0], `{"size":{"height":3,"unit":"cm"},"vaccinated":false}`)
+			rest(&o[3].Pets[0], schematest.Made(`{"size":{"height":3,"unit":"cm"},"vaccinated":false}`))
 			return o, s
 		}, KindWrongReads, "pet 1 returned as"},
 		{"a get reorders an array", func(o ops, s pets) (ops, pets) {
@@ -99,7 +99,7 @@ func TestMemberAnomalies(t *testing.T) {
 			return o, s
 		}, KindWrongReads, "(first: get 1 from  at 0 ms)"},
 		{"a walk adds a member", func(o ops, s pets) (ops, pets) {
-			rest(&o[3].Pets[1], `{"chip":"123456789012345","vaccinated":true}`)
+			rest(&o[3].Pets[1], schematest.Made(`{"chip":"123456789012345","vaccinated":true}`))
 			return o, s
 		}, KindWrongReads, "pet 2 returned as"},
 		{"a walk drops a member's default", func(o ops, s pets) (ops, pets) {
@@ -112,7 +112,7 @@ func TestMemberAnomalies(t *testing.T) {
 			return o, s
 		}, KindWrongReads, "(first: replay to key k1 attempt 2"},
 		{"stored without a member sent", func(o ops, s pets) (ops, pets) {
-			dropped := petWith(1, "a", "available", `{"size":{"height":3,"unit":"cm"},"vaccinated":false}`)
+			dropped := petWith(1, "a", "available", schematest.Made(`{"size":{"height":3,"unit":"cm"},"vaccinated":false}`))
 			s[0], o[1].Pet, o[3].Pets[0], o[4].Pet = dropped, &dropped, dropped, &dropped
 			return o, s
 		}, KindLost, "pet 1 acknowledged as"},
@@ -123,17 +123,17 @@ func TestMemberAnomalies(t *testing.T) {
 			}
 			s[0], o[1].Pet, o[3].Pets[0], o[4].Pet = sorted, &sorted, sorted, &sorted
 			return o, s
-		}, KindLost, `but the request was {Name:a CategoryID:1 Status: {"size":{"height":3,"unit":"cm"},"tags":["y","x"]}}`},
+		}, KindLost, schematest.Made(`but the request was {Name:a CategoryID:1 Status: {"size":{"height":3,"unit":"cm"},"tags":["y","x"]}}`)},
 		{"stored without its default", func(o ops, s pets) (ops, pets) {
 			other := petWith(1, "a", "pending", petRest)
 			s[0], o[0].Pet, o[1].Pet, o[3].Pets[0], o[4].Pet = other, &other, &other, other, &other
 			return o, s
 		}, KindLost, "stored as {ID:1 Name:a CategoryID:1 Status:pending"},
 		{"stored with a member it was not sent", func(o ops, s pets) (ops, pets) {
-			added := petWith(2, "b", "sold", `{"tags":[],"vaccinated":true}`)
+			added := petWith(2, "b", "sold", schematest.Made(`{"tags":[],"vaccinated":true}`))
 			s[1], o[2].Pet, o[3].Pets[1] = added, &added, added
 			return o, s
-		}, KindLost, `pet 2 stored as {ID:2 Name:b CategoryID:1 Status:sold {"tags":[],"vaccinated":true}}`},
+		}, KindLost, schematest.Made(`pet 2 stored as {ID:2 Name:b CategoryID:1 Status:sold {"tags":[],"vaccinated":true}}`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, s := withMembers()
@@ -197,7 +197,7 @@ func withCare(t *testing.T) *openapi3.Schema {
 		if err := json.Unmarshal([]byte(text), &m); err != nil {
 			t.Fatal(err)
 		}
-		s.Properties[name] = openapi3.NewSchemaRef("", &m)
+		s.Properties[schematest.Name(name)] = openapi3.NewSchemaRef("", &m)
 	}
 	return s
 }
@@ -208,13 +208,13 @@ func withCare(t *testing.T) *openapi3.Schema {
 // a float is its float32, a date-time its instant. A store that drops the
 // nested default, or keeps another float32 or instant, loses the pet.
 func TestValuesBySchema(t *testing.T) {
-	sent := `{"care":{},"ratio":3.4028234663852886e+38,"seen":"2020-01-01T01:00:00.500+01:00"}`
+	sent := schematest.Made(`{"care":{},"ratio":3.4028234663852886e+38,"seen":"2020-01-01T01:00:00.500+01:00"}`)
 	for _, tc := range []struct{ stored, lost string }{
-		{`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, ""},
-		{`{"care":{"level":3},"ratio":340282346638528860000000000000000000000,"seen":"2020-01-01T01:00:00.5+01:00","vaccinated":false}`, ""},
-		{`{"care":{},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, "lost"},
-		{`{"care":{"level":3},"ratio":3.4028233e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`, "lost"},
-		{`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.6Z","vaccinated":false}`, "lost"},
+		{schematest.Made(`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`), ""},
+		{schematest.Made(`{"care":{"level":3},"ratio":340282346638528860000000000000000000000,"seen":"2020-01-01T01:00:00.5+01:00","vaccinated":false}`), ""},
+		{schematest.Made(`{"care":{},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`), "lost"},
+		{schematest.Made(`{"care":{"level":3},"ratio":3.4028233e+38,"seen":"2020-01-01T00:00:00.5Z","vaccinated":false}`), "lost"},
+		{schematest.Made(`{"care":{"level":3},"ratio":3.4028235e+38,"seen":"2020-01-01T00:00:00.6Z","vaccinated":false}`), "lost"},
 	} {
 		p := petWith(1, "a", "available", tc.stored)
 		ops := []history.Op{{Kind: history.Create, Invoke: 1, Complete: 2, Key: "k", Body: &history.Body{Name: "a", CategoryID: 1, Rest: sent},

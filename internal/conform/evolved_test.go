@@ -194,24 +194,24 @@ func (k *keeping) split(b []byte, key string) (map[string]any, []byte) {
 	return kept, mustMarshal(body)
 }
 
-// alter plants the answer's defects in a pet, whoever keeps its members:
-// keeping, or the app itself where its spec names them (a tree the
-// evolution drill made has tags and size of its own).
+// alter plants the answer's defects in a pet, in the members Evolve made
+// up (schematest.Name).
 func (k *keeping) alter(pet map[string]any, page bool) {
+	tags, size := schematest.Name("tags"), schematest.Name("size")
 	switch k.defect {
 	case dropsTags:
-		delete(pet, "tags")
+		delete(pet, tags)
 	case sortsArrays:
-		if tags, ok := pet["tags"].([]any); ok {
-			tags = slices.Clone(tags)
-			slices.SortFunc(tags, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
-			pet["tags"] = tags
+		if arr, ok := pet[tags].([]any); ok {
+			arr = slices.Clone(arr)
+			slices.SortFunc(arr, func(a, b any) int { return strings.Compare(canonical(a), canonical(b)) })
+			pet[tags] = arr
 		}
 	case pagesAlter:
-		if size, ok := pet["size"].(map[string]any); ok && page {
-			altered := maps.Clone(size)
+		if obj, ok := pet[size].(map[string]any); ok && page {
+			altered := maps.Clone(obj)
 			altered["height"] = json.Number("1001")
-			pet["size"] = altered
+			pet[size] = altered
 		}
 	case rivalMember:
 		pet["rivalNote"] = "a member of this implementation's own"

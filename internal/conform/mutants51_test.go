@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/contract"
 )
@@ -333,7 +334,7 @@ func firstRefusedThenStored(app http.Handler) http.Handler {
 		var m map[string]any
 		if rec.Code == http.StatusBadRequest && json.Unmarshal(body, &m) == nil {
 			if name, ok := m["name"].(string); ok {
-				store := httptest.NewRequest(http.MethodPost, create, strings.NewReader(`{"name":`+strconv.Quote(name)+`,"categoryId":1}`))
+				store := httptest.NewRequest(http.MethodPost, create, strings.NewReader(apitest.Body(`{"name":`+strconv.Quote(name)+`,"categoryId":1}`)))
 				store.Header.Set("Authorization", r.Header.Get("Authorization"))
 				store.Header.Set("Content-Type", "application/json")
 				app.ServeHTTP(httptest.NewRecorder(), store)

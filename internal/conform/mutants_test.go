@@ -287,7 +287,7 @@ var baseMutants = []mutant{
 			var m map[string]any
 			if rec.Code == http.StatusBadRequest && json.Unmarshal(body, &m) == nil {
 				if name, ok := m["name"].(string); ok {
-					store := httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), strings.NewReader(fmt.Sprintf(`{"name":%q,"categoryId":1}`, name)))
+					store := httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), strings.NewReader(apitest.Body(fmt.Sprintf(`{"name":%q,"categoryId":1}`, name))))
 					store.Header.Set("Authorization", "Bearer "+testKey)
 					store.Header.Set("Content-Type", "application/json")
 					app.ServeHTTP(httptest.NewRecorder(), store)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/conform"
 )
 
@@ -60,7 +61,7 @@ func sharedAndStingy(others int) func(http.Handler) http.Handler {
 			}
 			if r.Method == http.MethodPost && r.URL.Path == create && rec.Code == http.StatusCreated && rec.Header().Get("Idempotent-Replayed") == "" {
 				for range others {
-					body := fmt.Sprintf(`{"name":"another writer's %d","categoryId":1}`, writes.Add(1))
+					body := apitest.Body(fmt.Sprintf(`{"name":"another writer's %d","categoryId":1}`, writes.Add(1)))
 					req := httptest.NewRequest(http.MethodPost, create, strings.NewReader(body))
 					req.Header.Set("Authorization", "Bearer "+testKey)
 					req.Header.Set("Content-Type", "application/json")

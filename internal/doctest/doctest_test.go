@@ -3,6 +3,7 @@ package doctest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -271,12 +272,23 @@ var createBlock = `<!-- doctest -->
 ` + "```sh" + `
 KEY=dev-key-0123456789abcdef0123456789
 curl -si localhost:8080` + apitest.Base() + `/pets -H "Authorization: Bearer $KEY" \
-  -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":1}'
+  -H 'Content-Type: application/json' -d '` + apitest.Body(`{"name":"Rex","categoryId":1}`) + `'
 #> HTTP/1.1 201 Created
-#> {"categoryId":1,"id":<id>,"name":"Rex","status":"available"}
+#> ` + createdLine() + `
 curl -s localhost:8080` + apitest.Base() + `/pets/999 -H "Authorization: Bearer $KEY"
 #> {"code":"not_found","message":"pet 999: pet not found","status":404}
 ` + "```\n\n"
+
+// createdLine is createBlock's pet as its answer shows it: the spec's Pet
+// with the members it requires (apitest.PetJSON), members sorted, any id.
+func createdLine() string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(apitest.PetJSON(`{"id":1,"name":"Rex","categoryId":1,"status":"available"}`)), &m); err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(m)
+	return strings.Replace(string(b), `"id":1`, `"id":<id>`, 1)
+}
 
 // TestRunner runs good blocks against a real server, and proves that a
 // block that fails, one whose output differs from what it shows, and a
@@ -348,16 +360,23 @@ func TestRunnerTimeout(t *testing.T) {
 var docBase = regexp.MustCompile(`localhost:8080(/v[0-9]+)/`)
 
 // underSpecBase returns a block of the README with the base path its
-// examples were written for replaced by the spec's: a tree that make
-// new-major moved serves the new one before its documents follow (make
-// test-docs holds the documents to it; this test is about the runner).
+// examples were written for replaced by the spec's, and its create bodies
+// given the members the spec requires: a tree that make new-major moved
+// serves the new contract before its documents follow (make test-docs
+// holds the documents to it; this test is about the runner).
 func underSpecBase(text string) string {
+	text = createBody.ReplaceAllStringFunc(text, func(d string) string {
+		return "-d '" + apitest.Body(createBody.FindStringSubmatch(d)[1]) + "'"
+	})
 	m := docBase.FindStringSubmatch(text)
 	if m == nil {
 		return text
 	}
 	return regexp.MustCompile(regexp.QuoteMeta(m[1])+`\b`).ReplaceAllLiteralString(text, apitest.Base())
 }
+
+// createBody is a create's body in a block.
+var createBody = regexp.MustCompile(`-d '(\{[^']*\})'`)
 
 // TestRealBlockMutant runs the README's walkthroughs that talk to a server
 // with one expected line changed: each must fail.

@@ -11,8 +11,9 @@ import (
 	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/httpapi"
-	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/newpet"
 	"github.com/petstore/petstore/internal/pgtest"
+	"github.com/petstore/petstore/internal/strict"
 )
 
 // TestPostgresAPI runs the whole HTTP suite, contract checks included, over
@@ -33,21 +34,21 @@ func TestPostgresRoundTrip(t *testing.T) {
 func TestPostgresUnavailable(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
-	before := c.Create(t, `{"name":"Rex","categoryId":1}`)
+	before := c.Create(t, apitest.Body(`{"name":"Rex","categoryId":1}`))
 
 	proxy.Cut()
-	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
+	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Lost","categoryId":1}`)}, {"GET", apitest.Path("/pets/1"), ""}} {
 		wantError(t, c.Do(t, r[0], r[1], r[2]), http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "unavailable")
 	}
 	for _, key := range []string{"", "k"} {
-		wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Lost","categoryId":1}`, "Idempotency-Key", key),
+		wantError(t, c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Lost","categoryId":1}`), "Idempotency-Key", key),
 			http.StatusServiceUnavailable, gen.ErrorCodeUnavailable, "nothing was written")
 	}
 
 	proxy.Restore()
 	var after gen.Pet
 	apitest.Eventually(t, "the API to create again", func() bool {
-		res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Tom","categoryId":2}`)
+		res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Tom","categoryId":2}`))
 		if res.Status != http.StatusCreated {
 			return false
 		}
@@ -70,8 +71,8 @@ func TestPostgresUnavailable(t *testing.T) {
 func TestPostgresRetryAfterLostCommit(t *testing.T) {
 	proxy, dbURL := pgtest.NewProxy(t, pgtest.Schema(t))
 	c := newClient(t, pgtest.Open(t, dbURL))
-	const body = `{"name":"Rex","categoryId":1}`
-	fp := pets.NewPet{Name: "Rex", CategoryID: 1, Status: pets.Available}.Fingerprint()
+	body := apitest.Body(`{"name":"Rex","categoryId":1}`)
+	fp := fingerprint(t, body)
 	proxy.LoseAnswerTo(string(fp[:])) // sent only with the batch that ends in COMMIT
 	wantError(t, c.Do(t, "POST", apitest.Path("/pets"), body, "Idempotency-Key", "lost-1"), http.StatusServiceUnavailable, gen.ErrorCodeOutcomeUnknown,
 		"the pet may have been created; retry with the same Idempotency-Key")
@@ -140,19 +141,45 @@ func TestPostgresUpgrade(t *testing.T) {
 	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("listPets: %s, want %s", res.Body, list)
 	}
-	keyed := `{"status":"sold","categoryId":7,"name":"Keyed"}`
+	keyed := apitest.Body(`{"status":"sold","categoryId":7,"name":"Keyed"}`)
 	res := c.Do(t, "POST", apitest.Path("/pets"), keyed, "Idempotency-Key", "upgrade-1")
 	if res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" || string(res.Body) != want[3]+"\n" {
 		t.Errorf("the kept create, retried: %d %q %s; want 201 replayed %s", res.Status, res.Header.Get("Idempotent-Replayed"), res.Body, want[3])
 	}
-	res = c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Keyed","categoryId":7}`, "Idempotency-Key", "upgrade-1")
+	res = c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Keyed","categoryId":7}`), "Idempotency-Key", "upgrade-1")
 	wantError(t, res, http.StatusUnprocessableEntity, gen.ErrorCodeIdempotencyKeyReused, "")
 	if res := c.Do(t, "GET", apitest.Path("/pets"), ""); string(res.Body) != list {
 		t.Errorf("after the retries: %s, want %s (nothing new)", res.Body, list)
 	}
 	// (A keyed batch takes an id for each member, even one that replays:
 	// ids are unique and increasing, not dense.)
-	if p := c.Create(t, `{"name":"New","categoryId":1}`); p.Id <= 5 {
+	if p := c.Create(t, apitest.Body(`{"name":"New","categoryId":1}`)); p.Id <= 5 {
 		t.Errorf("a new pet: id %d, want one after 5", p.Id)
 	}
+}
+
+// fingerprint is the Idempotency-Key fingerprint of a create's body, as the
+// server maps it from the embedded spec's NewPet.
+func fingerprint(t *testing.T, body string) [32]byte {
+	t.Helper()
+	doc, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newpet.New(doc.Components.Schemas["NewPet"].Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strict.DecodeJSON([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.NewPet(v)
+	if err == nil {
+		n, err = n.Normalize()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Fingerprint()
 }

@@ -33,7 +33,7 @@ func BenchmarkPostgresLoopback(b *testing.B) {
 		{"memory", func(b *testing.B, seed int) pets.Store {
 			s := memstore.New()
 			for i := range seed {
-				if _, err := s.Create(context.Background(), pets.NewPet{Name: fmt.Sprintf("pet %d", i), CategoryID: 1}); err != nil {
+				if _, err := s.Create(context.Background(), pets.NewPet{Name: fmt.Sprintf("pet %d", i), CategoryID: 1, Extra: pets.Extra(apitest.Extra())}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -68,7 +68,7 @@ func BenchmarkPostgresLoopback(b *testing.B) {
 						var req *http.Request
 						want := http.StatusOK
 						if op == "create" {
-							req, _ = http.NewRequest("POST", srv.URL+apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
+							req, _ = http.NewRequest("POST", srv.URL+apitest.Path("/pets"), strings.NewReader(apitest.Body(`{"name":"Rex","categoryId":1}`)))
 							req.Header.Set("Content-Type", "application/json")
 							want = http.StatusCreated
 						} else {

@@ -34,7 +34,7 @@ func BenchmarkAPI(b *testing.B) {
 	}{
 		{"listPets", "GET", apitest.Path("/pets?limit=20&after=100"), "", http.StatusOK},
 		{"listPetsFiltered", "GET", apitest.Path("/pets?status=sold&limit=20&after=100"), "", http.StatusOK},
-		{"createPet", "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":7,"status":"pending"}`, http.StatusCreated},
+		{"createPet", "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":7,"status":"pending"}`), http.StatusCreated},
 		{"getPet", "GET", apitest.Path("/pets/500"), "", http.StatusOK},
 	} {
 		for _, mode := range []string{"full", "novalidate", "bare"} {

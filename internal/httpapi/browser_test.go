@@ -56,7 +56,7 @@ func TestDocsInBrowser(t *testing.T) {
 	srv := httptest.NewServer(app) // 127.0.0.1
 	defer srv.Close()
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: srv.URL, Key: testKey}
-	c.Create(t, `{"name":"Browser Rex","categoryId":1}`)
+	c.Create(t, apitest.Body(`{"name":"Browser Rex","categoryId":1}`))
 
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), // headless, no first run, no background networking, no sync
 		chromedp.ExecPath(bin),

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petstore/petstore/gen"
+	"github.com/petstore/petstore/internal/apitest"
 	"github.com/petstore/petstore/internal/pets"
 )
 
@@ -29,20 +30,55 @@ func TestPetJSON(t *testing.T) {
 	}
 	var list []pets.Pet
 	for i, name := range names {
-		p := pets.Pet{ID: int64(i) - 1, Name: name, CategoryID: math.MaxInt64 - int64(i), Status: pets.Status(name)}
+		p := pets.Pet{ID: int64(i) - 1, Name: name, CategoryID: math.MaxInt64 - int64(i), Status: pets.Status(name), Extra: required(t)}
 		list = append(list, p)
-		compare(t, p, genPet(p), "")
-		compare(t, []pets.Pet{p}, gen.Pets{genPet(p)}, "")
+		compare(t, p, genOf(t, p), "")
+		compare(t, []pets.Pet{p}, gen.Pets{genOf(t, p)}, "")
 	}
 	genList := make(gen.Pets, len(list))
 	for i, p := range list {
-		genList[i] = genPet(p)
+		genList[i] = genOf(t, p)
 	}
 	compare(t, list, genList, "")
 	compare(t, []pets.Pet{}, gen.Pets{}, "")
-	compare(t, pets.Pet{ID: math.MinInt64}, gen.Pet{Id: math.MinInt64}, "")
+	minimal := pets.Pet{ID: math.MinInt64, Extra: required(t)}
+	compare(t, minimal, genOf(t, minimal), "")
 	compare(t, map[string]string{"status": "<ok>"}, map[string]string{"status": "<ok>"}, "")
 	compare(t, list, genList, "  ") // indented
+}
+
+// required is the Extra of the members the spec's Pet requires beside the
+// typed ones, at their simplest (apitest.PetJSON); "" for none: the pets
+// here are ones the spec allows, whatever members it requires.
+func required(t *testing.T) pets.Extra {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(apitest.PetJSON(`{"id":1,"name":"","categoryId":1,"status":""}`)), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, typed := range []string{"id", "name", "categoryId", "status"} {
+		delete(m, typed)
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pets.Extra(b)
+}
+
+// genOf is genPet(p) with p's Extra members in their fields of gen.Pet.
+func genOf(t *testing.T, p pets.Pet) gen.Pet {
+	t.Helper()
+	g := genPet(p)
+	if p.Extra != "" {
+		if err := json.Unmarshal([]byte(p.Extra), &g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
 }
 
 // TestPetJSONExtra requires a pet's Extra members in its body, each once,

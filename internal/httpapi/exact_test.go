@@ -36,7 +36,7 @@ func testInt64Edges(t *testing.T, c *apitest.Client) {
 			const msg = "number must be at most " + max
 			wantError(t, c.Do(t, "GET", apitest.Path("/pets/")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "petId: "+msg)
 			wantError(t, c.Do(t, "GET", apitest.Path("/pets?after=")+over, ""), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "after: "+msg)
-			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Over","categoryId":`+over+`}`), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
+			wantError(t, c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Over","categoryId":`+over+`}`)), http.StatusBadRequest, gen.ErrorCodeInvalidRequest, "categoryId: "+msg)
 		})
 	}
 	var all []gen.Pet
@@ -58,7 +58,7 @@ func testContentTypes(t *testing.T, c *apitest.Client) {
 		"Application/JSON",
 	} {
 		t.Run(ct, func(t *testing.T) {
-			res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, "Content-Type", ct)
+			res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":1}`), "Content-Type", ct)
 			if res.Status != http.StatusCreated {
 				t.Fatalf("got %d %s, want 201", res.Status, res.Body)
 			}

@@ -54,7 +54,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 func (ft *fuzzTarget) seed(f *testing.F, n int) {
 	f.Helper()
 	for i := range n {
-		if _, err := ft.store.Create(context.Background(), pets.NewPet{Name: "pet " + strconv.Itoa(i), CategoryID: int64(i + 1), Status: pets.Statuses[i%3]}); err != nil {
+		if _, err := ft.store.Create(context.Background(), pets.NewPet{Name: "pet " + strconv.Itoa(i), CategoryID: int64(i + 1), Status: pets.Statuses[i%3], Extra: pets.Extra(apitest.Extra())}); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -110,21 +110,21 @@ func FuzzCreatePet(f *testing.F) {
 		f.Add(b[0], b[1])
 	}
 	for _, b := range []string{
-		`{"name":"Rex","categoryId":1}`,
-		`{"name":"Rex","categoryId":9223372036854775807,"status":"sold"}`,
-		`{"categoryId":2,"name":"Tom — 🐈","status":"pending"}`,
+		apitest.Body(`{"name":"Rex","categoryId":1}`),
+		apitest.Body(`{"name":"Rex","categoryId":9223372036854775807,"status":"sold"}`),
+		apitest.Body(`{"categoryId":2,"name":"Tom — 🐈","status":"pending"}`),
 		`{"name":"Rex","categoryId":1,"id":7}`,
-		`{"name":"a\u0000b","categoryId":1}`,
-		`{"name":"Rex","categoryId":1e2}`,
-		`{"name":"Rex","categoryId":1.0}`,
-		`{"name":"Rex","categoryId":9223372036854775808}`,
+		apitest.Body(`{"name":"a\u0000b","categoryId":1}`),
+		apitest.Body(`{"name":"Rex","categoryId":1e2}`),
+		apitest.Body(`{"name":"Rex","categoryId":1.0}`),
+		apitest.Body(`{"name":"Rex","categoryId":9223372036854775808}`),
 		`{"name":"Rex","categoryId":1} {}`,
 		``,
 	} {
 		f.Add(b, "application/json")
 	}
-	f.Add(`{"name":"Rex","categoryId":1}`, "application/json; charset=utf-8")
-	f.Add(`{"name":"Rex","categoryId":1}`, "")
+	f.Add(apitest.Body(`{"name":"Rex","categoryId":1}`), "application/json; charset=utf-8")
+	f.Add(apitest.Body(`{"name":"Rex","categoryId":1}`), "")
 	f.Fuzz(func(t *testing.T, body, contentType string) {
 		ft.store.reset()
 		raw := "POST " + apitest.Base() + "/pets HTTP/1.1\r\nHost: petstore.test\r\nAuthorization: Bearer " + testKey + "\r\n"

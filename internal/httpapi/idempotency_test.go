@@ -44,7 +44,7 @@ func created(t *testing.T, res apitest.Response) (gen.Pet, bool) {
 func testIdempotentCreate(t *testing.T, c *apitest.Client) {
 	other := *c
 	other.Key = otherKey
-	const rex = `{"name":"Rex","categoryId":3}`
+	rex := apitest.Body(`{"name":"Rex","categoryId":3}`)
 	var first gen.Pet
 	for _, tc := range []struct {
 		name   string
@@ -57,14 +57,14 @@ func testIdempotentCreate(t *testing.T, c *apitest.Client) {
 	}{
 		{name: "first", key: "k-1", body: rex, status: 201},
 		{name: "retry", key: "k-1", body: rex, status: 201, replay: true},
-		{name: "retry, members reordered, default spelt out", key: "k-1", body: "{ \"status\": \"available\",\n \"categoryId\": 3, \"name\": \"R\\u0065x\" }", status: 201, replay: true},
+		{name: "retry, members reordered, default spelt out", key: "k-1", body: apitest.Body("{ \"status\": \"available\",\n \"categoryId\": 3, \"name\": \"R\\u0065x\" }"), status: 201, replay: true},
 		{name: "retry, structured-field form", key: `"k-1"`, body: rex, status: 201, replay: true},
-		{name: "same key, another name", key: "k-1", body: `{"name":"Tom","categoryId":3}`, status: 422, code: gen.ErrorCodeIdempotencyKeyReused},
-		{name: "same key, another status", key: "k-1", body: `{"name":"Rex","categoryId":3,"status":"sold"}`, status: 422, code: gen.ErrorCodeIdempotencyKeyReused},
+		{name: "same key, another name", key: "k-1", body: apitest.Body(`{"name":"Tom","categoryId":3}`), status: 422, code: gen.ErrorCodeIdempotencyKeyReused},
+		{name: "same key, another status", key: "k-1", body: apitest.Body(`{"name":"Rex","categoryId":3,"status":"sold"}`), status: 422, code: gen.ErrorCodeIdempotencyKeyReused},
 		{name: "another API key, same key", client: &other, key: "k-1", body: rex, status: 201},
 		{name: "another key", key: "k-2", body: rex, status: 201},
 		{name: "no key", body: rex, status: 201},
-		{name: "bad body with a key", key: "k-3", body: `{"name":"","categoryId":3}`, status: 400, code: gen.ErrorCodeInvalidRequest},
+		{name: "bad body with a key", key: "k-3", body: apitest.Body(`{"name":"","categoryId":3}`), status: 400, code: gen.ErrorCodeInvalidRequest},
 		{name: "the key of a refused request is free", key: "k-3", body: rex, status: 201},
 		{name: "first still replays", key: "k-1", body: rex, status: 201, replay: true},
 	} {
@@ -113,7 +113,7 @@ func testIdempotentConcurrent(t *testing.T, c *apitest.Client) {
 		go func() {
 			defer wg.Done()
 			<-start
-			res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "Idempotency-Key", "race")
+			res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":3}`), "Idempotency-Key", "race")
 			mu.Lock()
 			results = append(results, res)
 			mu.Unlock()
@@ -150,7 +150,7 @@ func testIdempotentConcurrent(t *testing.T, c *apitest.Client) {
 // TestIdempotencyErrors: each store error of an idempotent create gets its
 // documented answer, and a 503 says whether the pet may have been created.
 func TestIdempotencyErrors(t *testing.T) {
-	const body = `{"name":"Rex","categoryId":1}`
+	body := apitest.Body(`{"name":"Rex","categoryId":1}`)
 	lost := fmt.Errorf("commit: %w: %w: unexpected EOF", pets.ErrUnavailable, pets.ErrOutcomeUnknown)
 	for _, tc := range []struct {
 		name   string
@@ -186,7 +186,7 @@ func TestIdempotencyErrors(t *testing.T) {
 // header pairs cannot send) is refused, not taken for no header.
 func TestIdempotencyKeyEmpty(t *testing.T) {
 	c := newClient(t, memstore.New())
-	req := httptest.NewRequest("POST", apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req := httptest.NewRequest("POST", apitest.Path("/pets"), strings.NewReader(apitest.Body(`{"name":"Rex","categoryId":1}`)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Key)
 	req.Header["Idempotency-Key"] = []string{""}

@@ -73,7 +73,7 @@ func TestStorePanicLogged(t *testing.T) {
 	if aerr != nil {
 		t.Fatal(aerr)
 	}
-	req := httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), strings.NewReader(`{"name":"Rex","categoryId":1}`))
+	req := httptest.NewRequest(http.MethodPost, apitest.Path("/pets"), strings.NewReader(apitest.Body(`{"name":"Rex","categoryId":1}`)))
 	req.Header.Set("Authorization", "Bearer "+testKey)
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()

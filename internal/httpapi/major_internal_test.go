@@ -112,7 +112,7 @@ func TestNewMajorMovesTheServer(t *testing.T) {
 		}
 		return rec
 	}
-	if rec := do(http.MethodPost, newBase+"/pets", `{"name":"Rex","categoryId":1}`); rec.Code != http.StatusCreated || rec.Header().Get("Location") != newBase+"/pets/1" {
+	if rec := do(http.MethodPost, newBase+"/pets", apitest.Body(`{"name":"Rex","categoryId":1}`)); rec.Code != http.StatusCreated || rec.Header().Get("Location") != newBase+"/pets/1" {
 		t.Errorf("POST %s/pets: %d, Location %q; want 201, %s/pets/1\n%s", newBase, rec.Code, rec.Header().Get("Location"), newBase, rec.Body)
 	}
 	if rec := do(http.MethodGet, newBase+"/pets?limit=50", ""); rec.Code != http.StatusOK {

@@ -215,8 +215,8 @@ func TestMetrics(t *testing.T) {
 	anon := *c
 	anon.Key = ""
 
-	c.Create(t, `{"name":"Rex","categoryId":1}`)
-	c.Create(t, `{"name":"Tom","categoryId":2}`)
+	c.Create(t, apitest.Body(`{"name":"Rex","categoryId":1}`))
+	c.Create(t, apitest.Body(`{"name":"Tom","categoryId":2}`))
 	c.Do(t, "GET", apitest.Path("/pets"), "")
 	c.Do(t, "GET", apitest.Path("/pets/1"), "")
 	c.Do(t, "GET", apitest.Path("/pets/999"), "")
@@ -403,7 +403,7 @@ func TestSecurityHeaders(t *testing.T) {
 		header             []string
 		status             int
 	}{
-		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, nil, 201},
+		{"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":1}`), nil, 201},
 		{"GET", apitest.Path("/pets"), "", nil, 200},
 		{"GET", apitest.Path("/pets/1"), "", nil, 200},
 		{"GET", apitest.Path("/pets"), "", []string{"Authorization", ""}, 401},

@@ -79,7 +79,7 @@ func TestRateLimit(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		{"POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":1}`, 201},
+		{"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":1}`), 201},
 		{"GET", apitest.Path("/pets?limit=0"), "", 400},
 		{"GET", apitest.Path("/pets/999"), "", 404},
 		{"GET", apitest.Path("/pets/1"), "", 200},
@@ -96,7 +96,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	// Over the limit: 429 on every operation, with Retry-After.
-	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), `{"name":"Max","categoryId":1}`}, {"GET", apitest.Path("/pets/1"), ""}} {
+	for _, r := range [][3]string{{"GET", apitest.Path("/pets"), ""}, {"POST", apitest.Path("/pets"), apitest.Body(`{"name":"Max","categoryId":1}`)}, {"GET", apitest.Path("/pets/1"), ""}} {
 		res := c.Do(t, r[0], r[1], r[2])
 		wantError(t, res, http.StatusTooManyRequests, gen.ErrorCodeRateLimited, "rate limit of 6/m,burst=4 exceeded")
 		if got := res.Header.Get("Retry-After"); got != "10" {

@@ -99,7 +99,7 @@ func TestRefusalsAnswerAtOnce(t *testing.T) {
 // above speaks Expect as curl does.
 func TestExpectContinueStillAsksForTheBody(t *testing.T) {
 	srv := refusingServer(t)
-	body := `{"name":"Rex","categoryId":1}`
+	body := apitest.Body(`{"name":"Rex","categoryId":1}`)
 	conn := rawDial(t, srv)
 	writeHead(t, conn, "POST", apitest.Path("/pets"), []string{"Authorization", "Bearer " + testKey, "Content-Type", "application/json", "Content-Length", fmt.Sprint(len(body)), "Expect", "100-continue"})
 	br := bufio.NewReader(conn)

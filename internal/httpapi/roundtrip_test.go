@@ -182,7 +182,7 @@ func TestValuesOneMeaning(t *testing.T) {
 			if err := json.Unmarshal([]byte(text), &m); err != nil {
 				t.Fatal(err)
 			}
-			spec.Components.Schemas[schema].Value.Properties[name] = openapi3.NewSchemaRef("", &m)
+			spec.Components.Schemas[schema].Value.Properties[schematest.Name(name)] = openapi3.NewSchemaRef("", &m)
 		}
 	}
 	rt := newRoundTrip(t, spec, memstore.New())
@@ -200,10 +200,10 @@ func TestValuesOneMeaning(t *testing.T) {
 	} {
 		key := fmt.Sprintf("one-meaning-%d", i)
 		body := func(v string) []byte {
-			return []byte(fmt.Sprintf(`{"name":"one-meaning-%d","categoryId":1,%q:%s}`, i, tc.member, v))
+			return []byte(apitest.Body(fmt.Sprintf(`{"name":"one-meaning-%d","categoryId":1,%q:%s}`, i, schematest.Name(tc.member), v)))
 		}
 		first := rt.c.DoBytes(rt.t, "POST", rt.pets, body(tc.first), "Idempotency-Key", key)
-		want := fmt.Sprintf(`%q:%s`, tc.member, tc.stored)
+		want := fmt.Sprintf(`%q:%s`, schematest.Name(tc.member), tc.stored)
 		if first.Status != http.StatusCreated {
 			t.Fatalf("%s %s: %d %s, want 201", tc.member, tc.first, first.Status, first.Body)
 		}
@@ -223,8 +223,9 @@ func TestValuesOneMeaning(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"3.5e38", "-1e39", "1e400"} {
-		res := rt.c.DoBytes(rt.t, "POST", rt.pets, []byte(`{"name":"too-far","categoryId":1,"ratio":`+v+`}`))
-		if res.Status != http.StatusBadRequest || !bytes.Contains(res.Body, []byte(`"message":"ratio: `)) {
+		ratio := schematest.Name("ratio")
+		res := rt.c.DoBytes(rt.t, "POST", rt.pets, []byte(apitest.Body(`{"name":"too-far","categoryId":1,"`+ratio+`":`+v+`}`)))
+		if res.Status != http.StatusBadRequest || !bytes.Contains(res.Body, []byte(`"message":"`+ratio+`: `)) {
 			t.Errorf("ratio %s: %d %s, want 400 naming ratio", v, res.Status, res.Body)
 		}
 	}

@@ -69,6 +69,7 @@ func seedStore(tb testing.TB, s pets.Store, n int) []pets.Pet {
 			Name:       fmt.Sprintf("pet %d", i),
 			CategoryID: int64(i%7 + 1),
 			Status:     pets.Statuses[i%len(pets.Statuses)],
+			Extra:      pets.Extra(apitest.Extra()), // the members the spec requires beside
 		})
 		if err != nil {
 			tb.Fatalf("seed: %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/petstore/petstore/internal/newpet"
 	"github.com/petstore/petstore/internal/pets"
+	"github.com/petstore/petstore/internal/schemagen/schematest"
 	"github.com/petstore/petstore/internal/storetest"
 	"github.com/petstore/petstore/internal/strict"
 )
@@ -25,7 +26,7 @@ func schema(t *testing.T) *openapi3.Schema {
 		"big":{"type":"integer"}}}`), &extra); err != nil {
 		t.Fatal(err)
 	}
-	s.Properties["care"] = openapi3.NewSchemaRef("", &extra)
+	s.Properties[schematest.Name("care")] = openapi3.NewSchemaRef("", &extra)
 	return s
 }
 
@@ -40,21 +41,21 @@ func TestNewPet(t *testing.T) {
 	}{
 		// Plain, what the fingerprint hashes, leaves the members at their
 		// defaults out: "{}" when that leaves none.
-		{`{"name":"Rex","categoryId":7}`, pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: `{"vaccinated":false}`, Plain: `{}`}},
-		{`{"vaccinated":true,"name":"Rex","categoryId":7,"status":"sold","tags":["b","a"],"weight":1.50}`,
-			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "sold", Extra: `{"tags":["b","a"],"vaccinated":true,"weight":1.5}`, Plain: `{"tags":["b","a"],"vaccinated":true,"weight":1.5}`}},
+		{`{"name":"Rex","categoryId":7}`, pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: made(`{"vaccinated":false}`), Plain: `{}`}},
+		{schematest.Made(`{"vaccinated":true,"name":"Rex","categoryId":7,"status":"sold","tags":["b","a"],"weight":1.50}`),
+			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "sold", Extra: made(`{"tags":["b","a"],"vaccinated":true,"weight":1.5}`), Plain: made(`{"tags":["b","a"],"vaccinated":true,"weight":1.5}`)}},
 		// Defaults inside a member, and an integer beyond int64 where no format bounds it.
-		{`{"name":"Rex","categoryId":7,"care":{"big":123456789012345678901234567890}}`,
-			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: `{"care":{"big":123456789012345678901234567890,"level":3,"note":"<none>"},"vaccinated":false}`,
-				Plain: `{"care":{"big":123456789012345678901234567890}}`}},
-		{`{"name":"Rex","categoryId":7,"care":{"level":3,"note":"n"},"vaccinated":false}`,
-			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: `{"care":{"level":3,"note":"n"},"vaccinated":false}`, Plain: `{"care":{"note":"n"}}`}},
-		{`{"name":"Rex","categoryId":7,"tags":[],"size":{"height":2147483647,"unit":"cm"}}`,
-			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: `{"size":{"height":2147483647,"unit":"cm"},"tags":[],"vaccinated":false}`,
-				Plain: `{"size":{"height":2147483647,"unit":"cm"},"tags":[]}`}},
+		{schematest.Made(`{"name":"Rex","categoryId":7,"care":{"big":123456789012345678901234567890}}`),
+			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: made(`{"care":{"big":123456789012345678901234567890,"level":3,"note":"<none>"},"vaccinated":false}`),
+				Plain: made(`{"care":{"big":123456789012345678901234567890}}`)}},
+		{schematest.Made(`{"name":"Rex","categoryId":7,"care":{"level":3,"note":"n"},"vaccinated":false}`),
+			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: made(`{"care":{"level":3,"note":"n"},"vaccinated":false}`), Plain: made(`{"care":{"note":"n"}}`)}},
+		{schematest.Made(`{"name":"Rex","categoryId":7,"tags":[],"size":{"height":2147483647,"unit":"cm"}}`),
+			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: made(`{"size":{"height":2147483647,"unit":"cm"},"tags":[],"vaccinated":false}`),
+				Plain: made(`{"size":{"height":2147483647,"unit":"cm"},"tags":[]}`)}},
 		// A double's value as its shortest digits.
-		{`{"name":"Rex","categoryId":7,"weight":0.1000000000000000055511151231257827}`,
-			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: `{"vaccinated":false,"weight":0.1}`, Plain: `{"weight":0.1}`}},
+		{schematest.Made(`{"name":"Rex","categoryId":7,"weight":0.1000000000000000055511151231257827}`),
+			pets.NewPet{Name: "Rex", CategoryID: 7, Status: "available", Extra: made(`{"vaccinated":false,"weight":0.1}`), Plain: made(`{"weight":0.1}`)}},
 	} {
 		body, err := strict.DecodeJSON([]byte(tc.body))
 		if err != nil {
@@ -69,10 +70,10 @@ func TestNewPet(t *testing.T) {
 	for _, body := range []string{
 		`{"name":"Rex","categoryId":7.0}`,
 		`{"name":"Rex","categoryId":9223372036854775808}`,
-		`{"name":"Rex","categoryId":1,"size":{"height":1e1,"unit":"cm"}}`,
-		`{"name":"Rex","categoryId":1,"size":{"height":2147483648,"unit":"cm"}}`,
-		`{"name":"Rex","categoryId":1,"care":{"big":1.0}}`,
-		`{"name":"Rex","categoryId":1,"weight":1e400}`,
+		schematest.Made(`{"name":"Rex","categoryId":1,"size":{"height":1e1,"unit":"cm"}}`),
+		schematest.Made(`{"name":"Rex","categoryId":1,"size":{"height":2147483648,"unit":"cm"}}`),
+		schematest.Made(`{"name":"Rex","categoryId":1,"care":{"big":1.0}}`),
+		schematest.Made(`{"name":"Rex","categoryId":1,"weight":1e400}`),
 	} {
 		v, err := strict.DecodeJSON([]byte(body))
 		if err != nil {
@@ -97,7 +98,7 @@ func withLevel(t *testing.T, def string) *openapi3.Schema {
 	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"level":`+level+`,"note":{"type":"string"}}}`), &care); err != nil {
 		t.Fatal(err)
 	}
-	s.Properties["care"] = openapi3.NewSchemaRef("", &care)
+	s.Properties[schematest.Name("care")] = openapi3.NewSchemaRef("", &care)
 	return s
 }
 
@@ -116,9 +117,9 @@ func TestFingerprintKeptByANestedDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, body := range []string{
-		`{"name":"Rex","categoryId":7,"care":{}}`,
-		`{"name":"Rex","categoryId":7,"care":{"note":"n"},"tags":["a"]}`,
-		`{"name":"Rex","categoryId":7,"care":{},"vaccinated":false}`,
+		schematest.Made(`{"name":"Rex","categoryId":7,"care":{}}`),
+		schematest.Made(`{"name":"Rex","categoryId":7,"care":{"note":"n"},"tags":["a"]}`),
+		schematest.Made(`{"name":"Rex","categoryId":7,"care":{},"vaccinated":false}`),
 	} {
 		var n [2]pets.NewPet
 		for i, m := range []*newpet.Mapper{before, after} {
@@ -162,3 +163,6 @@ func BenchmarkNewPet(b *testing.B) {
 		})
 	}
 }
+
+// made is schematest.Made as an Extra.
+func made(text string) pets.Extra { return pets.Extra(schematest.Made(text)) }

@@ -198,8 +198,9 @@ func TestBoundsReachTheLimits(t *testing.T) {
 	if len(every) != len(c.Schemas["NewPet"].Value.Properties) {
 		t.Errorf("NewPet every member: %v", every)
 	}
-	tags, _ := pet["tags: most items"].(map[string]any)
-	items, _ := tags["tags"].([]any)
+	tagsName := schematest.Name("tags")
+	tags, _ := pet[tagsName+": most items"].(map[string]any)
+	items, _ := tags[tagsName].([]any)
 	if len(items) != 10 {
 		t.Errorf("tags: most items: %v", tags)
 	}
@@ -209,6 +210,9 @@ func TestBoundsReachTheLimits(t *testing.T) {
 		}
 	}
 	for _, label := range []string{"size: every member", "chip: longest", "born: format date", "weight: maximum", "vaccinated: true", "tags: item: longest, outside the BMP", "status: enum \"sold\""} {
+		if !strings.HasPrefix(label, "status") {
+			label = schematest.Name(label) // a member Evolve made up
+		}
 		if _, ok := pet[label]; !ok {
 			t.Errorf("NewPet: no case %q in %v", label, slices.Sorted(maps.Keys(pet)))
 		}

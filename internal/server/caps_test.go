@@ -51,11 +51,11 @@ func TestMemoryStoreBounded(t *testing.T) {
 		return len(page)
 	}
 
-	first := create(`{"name":"Rex","categoryId":1}`, "k1")
+	first := create(apitest.Body(`{"name":"Rex","categoryId":1}`), "k1")
 	want("keyed create 1", first, http.StatusCreated, "")
-	want("keyed create 2", create(`{"name":"Tom","categoryId":1}`, "k2"), http.StatusCreated, "")
+	want("keyed create 2", create(apitest.Body(`{"name":"Tom","categoryId":1}`), "k2"), http.StatusCreated, "")
 
-	full := create(`{"name":"Kit","categoryId":1}`, "k3")
+	full := create(apitest.Body(`{"name":"Kit","categoryId":1}`), "k3")
 	want("keyed create beyond the kept outcomes", full, http.StatusInsufficientStorage, "idempotency_keys_full")
 	ra, err := strconv.Atoi(full.Header.Get("Retry-After"))
 	if err != nil || ra < 7000 || ra > 7200 {
@@ -64,21 +64,21 @@ func TestMemoryStoreBounded(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Fatalf("pets after the refusal: got %d, want 2", n)
 	}
-	replay := create(`{"name":"Rex","categoryId":1}`, "k1")
+	replay := create(apitest.Body(`{"name":"Rex","categoryId":1}`), "k1")
 	want("replay at the outcomes' bound", replay, http.StatusCreated, "")
 	if replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(first.Body) {
 		t.Errorf("replay: got %s (Idempotent-Replayed %q), want %s replayed", replay.Body, replay.Header.Get("Idempotent-Replayed"), first.Body)
 	}
-	want("k1 for another pet", create(`{"name":"Max","categoryId":1}`, "k1"), http.StatusUnprocessableEntity, "idempotency_key_reused")
+	want("k1 for another pet", create(apitest.Body(`{"name":"Max","categoryId":1}`), "k1"), http.StatusUnprocessableEntity, "idempotency_key_reused")
 
-	want("unkeyed create at the outcomes' bound", create(`{"name":"Ada","categoryId":1}`, ""), http.StatusCreated, "")
-	stored := create(`{"name":"Bob","categoryId":1}`, "")
+	want("unkeyed create at the outcomes' bound", create(apitest.Body(`{"name":"Ada","categoryId":1}`), ""), http.StatusCreated, "")
+	stored := create(apitest.Body(`{"name":"Bob","categoryId":1}`), "")
 	want("unkeyed create beyond the pets", stored, http.StatusInsufficientStorage, "store_full")
 	if h := stored.Header.Get("Retry-After"); h != "" {
 		t.Errorf("store_full: Retry-After %q, want none (pets are never removed)", h)
 	}
-	want("keyed create beyond the pets", create(`{"name":"Kit","categoryId":1}`, "k3"), http.StatusInsufficientStorage, "store_full")
-	want("replay at the pets' bound", create(`{"name":"Tom","categoryId":1}`, "k2"), http.StatusCreated, "")
+	want("keyed create beyond the pets", create(apitest.Body(`{"name":"Kit","categoryId":1}`), "k3"), http.StatusInsufficientStorage, "store_full")
+	want("replay at the pets' bound", create(apitest.Body(`{"name":"Tom","categoryId":1}`), "k2"), http.StatusCreated, "")
 	if n := count(); n != 3 {
 		t.Fatalf("pets at the bound: got %d, want 3", n)
 	}

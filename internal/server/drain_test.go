@@ -89,7 +89,7 @@ func testDrain(t *testing.T, env map[string]string) {
 					return
 				default:
 				}
-				status, body, err := do("POST", apitest.Path("/pets"), fmt.Sprintf(`{"name":"w%d-%d","categoryId":1}`, w, i))
+				status, body, err := do("POST", apitest.Path("/pets"), fmt.Sprintf(apitest.Body(`{"name":"w%d-%d","categoryId":1}`), w, i))
 				if err == nil && status == http.StatusCreated {
 					var p gen.Pet
 					if err = json.Unmarshal(body, &p); err == nil {

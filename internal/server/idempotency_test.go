@@ -25,8 +25,8 @@ func TestServeIdempotencyTTL(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		key = fmt.Sprintf("ttl-%d", attempt)
 		sent := time.Now()
-		first := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "Idempotency-Key", key)
-		retry := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "Idempotency-Key", key)
+		first := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":3}`), "Idempotency-Key", key)
+		retry := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":3}`), "Idempotency-Key", key)
 		if took := time.Since(sent); took >= ttl {
 			if attempt == 5 {
 				t.Fatalf("no create and retry within the TTL of %s in %d attempts (the last took %s)", ttl, attempt, took)
@@ -40,7 +40,7 @@ func TestServeIdempotencyTTL(t *testing.T) {
 		break
 	}
 	apitest.Eventually(t, "the key to expire", func() bool {
-		res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Tom","categoryId":3}`, "Idempotency-Key", key)
+		res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Tom","categoryId":3}`), "Idempotency-Key", key)
 		if res.Status != http.StatusCreated && res.Status != http.StatusUnprocessableEntity {
 			t.Fatalf("create with the key: got %d %s, want 201 or 422", res.Status, res.Body)
 		}

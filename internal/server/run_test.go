@@ -108,7 +108,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 		}
 		return err != nil
 	})
-	pw.Write([]byte(`{"name":"Slow","categoryId":1}`))
+	pw.Write([]byte(apitest.Body(`{"name":"Slow","categoryId":1}`)))
 	pw.Close()
 	if status := <-got; status != http.StatusCreated {
 		t.Fatalf("in-flight create: got %d, want 201", status)

@@ -95,7 +95,7 @@ func TestTracesReachOTLPReceiver(t *testing.T) {
 		t.Errorf("no 'tracing on' line:\n%s", stdout)
 	}
 	c := &apitest.Client{Contract: apitest.Load(t), BaseURL: base, Key: key}
-	res := c.Do(t, "POST", apitest.Path("/pets"), `{"name":"Rex","categoryId":3}`, "traceparent", "00-"+traceID+"-b7ad6b7169203331-01")
+	res := c.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"Rex","categoryId":3}`), "traceparent", "00-"+traceID+"-b7ad6b7169203331-01")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}

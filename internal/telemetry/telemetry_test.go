@@ -202,7 +202,7 @@ func TestTraces(t *testing.T) {
 // children the store's create and get must have (names given).
 func checkTraces(t *testing.T, s traced, createChild, getChild string) (create, get tracetest.SpanStub) {
 	t.Helper()
-	res := s.Do(t, "POST", apitest.Path("/pets"), `{"name":"`+secretName+`","categoryId":3}`,
+	res := s.Do(t, "POST", apitest.Path("/pets"), apitest.Body(`{"name":"`+secretName+`","categoryId":3}`),
 		"traceparent", "00-"+remoteTrace+"-"+remoteSpan+"-01")
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.Status, res.Body)

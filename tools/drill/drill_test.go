@@ -29,7 +29,7 @@ func repoSpec(t *testing.T) []byte {
 // file stays, in order, as it was.
 func TestEdits(t *testing.T) {
 	orig := repoSpec(t)
-	for _, id := range []string{"a", "b", "c", "d", "e", "abcde"} {
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "abcde"} {
 		v, err := variantByName(id)
 		if err != nil {
 			t.Fatal(err)
@@ -49,6 +49,9 @@ func TestEdits(t *testing.T) {
 		kept := strings.SplitAfter(string(orig), "\n")
 		if strings.Contains(v.memberNames(), "status") {
 			kept = slices.DeleteFunc(kept, func(l string) bool { return strings.HasPrefix(l, "      enum: [available, pending, sold]") })
+		}
+		if len(v.Required) > 0 { // and the member into the one-line required lists
+			kept = slices.DeleteFunc(kept, func(l string) bool { return strings.HasPrefix(l, "      required: [") })
 		}
 		if !subsequence(kept, strings.SplitAfter(string(out), "\n")) {
 			t.Errorf("%s: a line of openapi.yaml changed or moved, not only lines inserted", id)
@@ -75,6 +78,9 @@ func TestEdits(t *testing.T) {
 			for _, s := range []string{"NewPet", "Pet"} {
 				if doc.Components.Schemas[s].Value.Properties[m.Name] == nil {
 					t.Errorf("%s: %s has no %s", id, s, m.Name)
+				}
+				if v.requires(m.Name) != slices.Contains(doc.Components.Schemas[s].Value.Required, m.Name) {
+					t.Errorf("%s: %s requires %v, want %s required: %v", id, s, doc.Components.Schemas[s].Value.Required, m.Name, v.requires(m.Name))
 				}
 			}
 		}

@@ -118,7 +118,7 @@ func (v variant) describe() string {
 		if m.Name == "status" {
 			says = append(says, "PetStatus gains the value "+strings.Trim(m.Value, `"`))
 		} else {
-			says = append(says, "NewPet and Pet gain the optional member "+m.Name)
+			says = append(says, "NewPet and Pet gain the "+map[bool]string{true: "required", false: "optional"}[v.requires(m.Name)]+" member "+m.Name)
 		}
 	}
 	return strings.Join(says, "; ")

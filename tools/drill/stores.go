@@ -61,7 +61,11 @@ func storesCmd(w io.Writer, v variant, base, key, state string) error {
 	if err := c.readBack(v, k); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "stores: pet %d: getPet, listPets, the replay of its create: %s as sent; the key with each left out: 422\n", k.ID, v.memberNames())
+	refused := "422"
+	if len(v.Required) > 0 {
+		refused += " (400 for " + strings.Join(v.Required, ", ") + ": required)"
+	}
+	fmt.Fprintf(w, "stores: pet %d: getPet, listPets, the replay of its create: %s as sent; the key with each left out: %s\n", k.ID, v.memberNames(), refused)
 	if v.Op == nil {
 		return nil
 	}
@@ -187,8 +191,12 @@ func (c *client) readBack(v variant, k kept) error {
 		delete(without, m.Name)
 		body, _ := json.Marshal(without)
 		status, _, got, err = c.do(http.MethodPost, "/pets", k.Key, body)
-		if err == nil && status != http.StatusUnprocessableEntity {
-			err = fmt.Errorf("%d %s, want 422: the key's request had %s", status, got, m.Name)
+		want, why := http.StatusUnprocessableEntity, "the key's request had "+m.Name
+		if v.requires(m.Name) {
+			want, why = http.StatusBadRequest, m.Name+" is required"
+		}
+		if err == nil && status != want {
+			err = fmt.Errorf("%d %s, want %d: %s", status, got, want, why)
 		}
 		if err != nil {
 			return fmt.Errorf("createPet under the key with %s left out: %w", m.Name, err)

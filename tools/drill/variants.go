@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A variant is one change of issue 50's drill: the edit of openapi.yaml,
@@ -23,8 +26,11 @@ type variant struct {
 	Filter string
 	// Op is the operation the change adds, with the implementation the
 	// drill brings for it; nil for a change of data alone.
-	Op   *operation
-	edit func(spec []byte) ([]byte, error)
+	Op *operation
+	// Required are the members the change makes required: left out, a
+	// create is invalid (400), not another request under its key (422).
+	Required []string
+	edit     func(spec []byte) ([]byte, error)
 }
 
 // operation is an operation a variant adds to the spec, and what the
@@ -129,6 +135,48 @@ properties:
 		},
 		edit: func(spec []byte) ([]byte, error) { return operationEdit(spec, "/pets/{petId}", "delete", deletePet) },
 	},
+	{
+		// A required request member: a major raise (make new-major), and
+		// every test's body still valid, as the spec's smallest NewPet
+		// (apitest.Body) gives it.
+		ID: "f", Name: "required", Members: []member{{"species", `"dog"`}}, Raise: "major", Required: []string{"species"},
+		edit: func(spec []byte) ([]byte, error) {
+			spec, err := memberEdit(spec, "species", speciesSchema, nil)
+			if err != nil {
+				return nil, err
+			}
+			return requiredEdit(spec, "species", "NewPet", "Pet")
+		},
+	},
+}
+
+// speciesSchema is variant f's member.
+const speciesSchema = `type: string
+description: What kind of animal it is.
+enum: [cat, dog, bird, fish, other]
+`
+
+// requiredEdit adds name to the required list of each schema in owners,
+// written in flow style on one line ([a, b]).
+func requiredEdit(spec []byte, name string, owners ...string) ([]byte, error) {
+	root, err := parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(spec, []byte("\n"))
+	for _, owner := range owners {
+		req := path(root, "components", "schemas", owner, "required")
+		if req == nil || req.Kind != yaml.SequenceNode || req.Style&yaml.FlowStyle == 0 {
+			return nil, fmt.Errorf("components.schemas.%s.required: not a flow sequence", owner)
+		}
+		l := lines[req.Line-1]
+		end := bytes.LastIndexByte(l, ']')
+		if end < 0 {
+			return nil, fmt.Errorf("components.schemas.%s.required: a flow sequence over several lines", owner)
+		}
+		lines[req.Line-1] = append(append(append([]byte{}, l[:end]...), ", "+name...), l[end:]...)
+	}
+	return bytes.Join(lines, nil), nil
 }
 
 // deletePet is variant e's operation, as it goes under its path in
@@ -163,7 +211,7 @@ func variantByName(s string) (variant, error) {
 	for _, v := range variants {
 		names = append(names, v.ID+" ("+v.Name+")")
 	}
-	return variant{}, fmt.Errorf("no variant %q: one of %s, or several letters (abcde)", s, strings.Join(names, ", "))
+	return variant{}, fmt.Errorf("no variant %q: one of %s, or several letters (abcdef)", s, strings.Join(names, ", "))
 }
 
 func combine(id string, vs []variant) variant {
@@ -172,6 +220,7 @@ func combine(id string, vs []variant) variant {
 	for _, v := range vs {
 		names = append(names, v.Name)
 		c.Members = append(c.Members, v.Members...)
+		c.Required = append(c.Required, v.Required...)
 		if v.Raise == "major" {
 			c.Raise = "major"
 		}
@@ -213,3 +262,6 @@ func (v variant) memberNames() string {
 	}
 	return strings.Join(names, ",")
 }
+
+// requires says whether the change makes the member name required.
+func (v variant) requires(name string) bool { return slices.Contains(v.Required, name) }

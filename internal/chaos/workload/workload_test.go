@@ -81,7 +81,7 @@ func TestAnswersKeepTheContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := history.Body{Name: "Rex", CategoryID: 1, Status: "available"}
-	body, location = `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`, apitest.Path("/pets/1")
+	body, location = apitest.PetJSON(`{"id":1,"name":"Rex","categoryId":1,"status":"available"}`), apitest.Path("/pets/1")
 	if out, _ := l.create(context.Background(), 1, b, "", 1); out != history.OK {
 		t.Fatalf("a 201 that keeps the contract: %s", out)
 	}

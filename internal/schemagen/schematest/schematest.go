@@ -7,6 +7,11 @@ package schematest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"pgregory.net/rapid"
@@ -49,9 +54,8 @@ var Members = map[string]string{
 }
 
 // Evolve adds Members to the NewPet and Pet schemas of spec, optional in
-// both, as a new minor version of openapi.yaml would. A member the schema
-// has already keeps its own schema: the server built from spec knows it so
-// (a tree the evolution drill made has its own tags, chip and size).
+// both, as a new minor version of openapi.yaml would, each under its Name:
+// never a member the spec names, whatever members it gains.
 func Evolve(spec *openapi3.T) error {
 	for _, schema := range []string{"NewPet", "Pet"} {
 		ref := spec.Components.Schemas[schema]
@@ -59,18 +63,80 @@ func Evolve(spec *openapi3.T) error {
 			return fmt.Errorf("schematest: no schema %s", schema)
 		}
 		for name, text := range Members {
-			if _, has := ref.Value.Properties[name]; has {
-				continue
+			if _, has := ref.Value.Properties[Name(name)]; has {
+				return fmt.Errorf("schematest: %s has a member %s already", schema, Name(name))
 			}
 			var s openapi3.Schema
 			if err := json.Unmarshal([]byte(text), &s); err != nil {
 				return fmt.Errorf("schematest: member %s: %w", name, err)
 			}
-			ref.Value.Properties[name] = openapi3.NewSchemaRef("", &s)
+			ref.Value.Properties[Name(name)] = openapi3.NewSchemaRef("", &s)
 		}
 	}
 	return spec.Validate(openapi3.NewLoader().Context)
 }
+
+// Name is the name a test gives a member it makes up (one of Members, or
+// one of its own): base after Prefix.
+func Name(base string) string { return Prefix() + base }
+
+// Prefix is what every made-up member's name begins with: the shortest of
+// "x_", "xx_", … that begins no member of any schema of the embedded spec
+// (openapi.yaml), at any depth, so that no member the spec gains (a
+// vaccinated, a color of its own) is ever taken for one a test made up.
+var Prefix = sync.OnceValue(func() string {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		panic(err) // the embedded spec is generated and validated by make generate
+	}
+	var names []string
+	for _, ref := range spec.Components.Schemas {
+		names = appendMembers(names, ref.Value, 0)
+	}
+	for p := "x_"; ; p = "x" + p {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, p) }) {
+			return p
+		}
+	}
+})
+
+// appendMembers adds the names of s's members, and of theirs, to names.
+func appendMembers(names []string, s *openapi3.Schema, depth int) []string {
+	if s == nil || depth > 16 {
+		return names
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		names = append(names, name)
+		names = appendMembers(names, s.Properties[name].Value, depth+1)
+	}
+	if s.Items != nil {
+		names = appendMembers(names, s.Items.Value, depth+1)
+	}
+	for _, refs := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, r := range refs {
+			names = appendMembers(names, r.Value, depth+1)
+		}
+	}
+	return names
+}
+
+// madeUp matches a member's name in JSON text: a string before a colon.
+var madeUp = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"(\s*:)`)
+
+// JSON is text, JSON a test wrote, with the members named in bases renamed
+// by Name: a test writes {"tags":["x"]} and sends what Evolve names.
+func JSON(text string, bases ...string) string {
+	return madeUp.ReplaceAllStringFunc(text, func(m string) string {
+		sub := madeUp.FindStringSubmatch(m)
+		if slices.Contains(bases, sub[1]) {
+			return `"` + Name(sub[1]) + `"` + sub[2]
+		}
+		return m
+	})
+}
+
+// Made renames Members' members in text (JSON): JSON with Members' names.
+func Made(text string) string { return JSON(text, slices.Collect(maps.Keys(Members))...) }
 
 // Evolved is the embedded openapi.yaml, evolved.
 func Evolved() (*openapi3.T, error) {
