@@ -148,19 +148,57 @@ var _ = sync.Mutex{}
 var _ = fmt.Sprint
 var _ = time.Now
 
-// The plain rival passes the kit on the current spec; each defect planted
-// in it fails the kit.
+// plants are the defects planted in the rival (server/defects.go), each
+// with the check that must fail for it and the drill variant whose spec
+// gives it something to break ("": openapi.yaml).
+var plants = []struct{ defect, check, variant string }{
+	{"drops-member", "response_schema_conformance", ""},
+	{"ignores-default", "default_status", ""},
+	{"pages-off-by-one", "pagination", ""},
+	{"limit-ignored", "pagination", ""},
+	{"link-drops-status", "pagination", ""},
+	{"replays-new-id", "idempotent_replay", ""},
+	{"replay-unmarked", "idempotent_replay", ""},
+	{"key-ignores-body", "idempotent_replay", ""},
+	{"key-not-scoped", "idempotency_scope", ""},
+	{"answers-200", "status_code_conformance", ""},
+	{"wrong-error-body", "error_body", ""},
+	{"lenient-json", "negative_data_rejection", ""},
+}
+
+// The plain rival passes the kit on the current spec, and each defect
+// planted in it fails the check that judges it.
 func TestRival(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	dir := t.TempDir()
 	specPath := filepath.Join(root(t), "openapi.yaml")
-	bin := build(t, dir, specPath)
+	bin := build(t, t.TempDir(), specPath)
 	t.Logf("generated and built in %s", time.Since(start).Round(time.Millisecond))
 	spec := loadSpec(t, specPath)
-	addrs := serve(t, bin, []string{"none"})
-	rep, text := kit(t, addrs["none"], spec)
-	if rep.Verdict() != conform.Pass {
-		t.Fatalf("the rival fails the kit: %s\n%s", rep.Verdict(), text)
+	defects := []string{"none"}
+	for _, p := range plants {
+		if p.variant == "" {
+			defects = append(defects, p.defect)
+		}
+	}
+	addrs := serve(t, bin, defects)
+	t.Run("none", func(t *testing.T) {
+		t.Parallel()
+		if rep, text := kit(t, addrs["none"], spec); rep.Verdict() != conform.Pass {
+			t.Fatalf("the rival fails the kit: %s\n%s", rep.Verdict(), text)
+		}
+	})
+	for _, p := range plants {
+		if p.variant != "" {
+			continue
+		}
+		t.Run(p.defect, func(t *testing.T) {
+			t.Parallel()
+			rep, text := kit(t, addrs[p.defect], spec)
+			if !rep.Failed(p.check) {
+				t.Fatalf("%s: %s passes (fails %v):\n%s", p.defect, p.check, failed(rep), text)
+			}
+			t.Logf("%s: fails %v", p.defect, failed(rep))
+		})
 	}
 }
