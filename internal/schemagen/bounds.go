@@ -26,13 +26,24 @@ type Case struct {
 // one value of it); an array's fewest and most items (strings at their
 // longest), and one item at each bound of its items; an object with its
 // required members only, with every member, and with each member at each
-// of its bounds. The cases are the same for the same choices of the
+// of its bounds; null, when s is nullable. The cases are the same for the same choices of the
 // source; the characters and items that fill them are drawn from it.
 func (g *Generator) Bounds(s *openapi3.Schema) ([]Case, error) {
 	return g.bounds(s, 0)
 }
 
 func (g *Generator) bounds(s *openapi3.Schema, depth int) ([]Case, error) {
+	cs, err := g.nonNull(s, depth)
+	if flat := Flat(s); err == nil && flat != nil && flat.Nullable {
+		// null is a value of a nullable schema like any other (openapi.yaml:
+		// of an optional member without a default, the member left out)
+		cs = append(cs, Case{"null", nil})
+	}
+	return cs, err
+}
+
+// nonNull are the bounds of s but null.
+func (g *Generator) nonNull(s *openapi3.Schema, depth int) ([]Case, error) {
 	flat := Flat(s)
 	if flat == nil {
 		return nil, nil

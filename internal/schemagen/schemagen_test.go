@@ -318,3 +318,35 @@ func TestValuesHaveARoundTrip(t *testing.T) {
 		check(rt, s, v)
 	})
 }
+
+// A nullable member's bounds include null, a value of its own: the kit
+// sends it, so that a server that refuses null where the schema allows it
+// fails (before, no case of the kit's was null: the plain rival's plant
+// refuses-null passed, internal/rival).
+func TestBoundsOfNullable(t *testing.T) {
+	t.Parallel()
+	nick := openapi3.NewStringSchema()
+	nick.Nullable = true
+	pet := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithPropertyRef("nickname", &openapi3.SchemaRef{Value: nick})
+	cs, err := schemagen.New(rand.New(rand.NewPCG(7, 7))).Bounds(pet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, c := range cs {
+		labels = append(labels, c.Label)
+		if c.Label == "nickname: null" {
+			if m, _ := c.Value.(map[string]any); m == nil || m["nickname"] != nil {
+				t.Errorf("nickname: null: %v", c.Value)
+			} else if _, ok := m["nickname"]; !ok {
+				t.Errorf("nickname: null: sent without the member: %v", c.Value)
+			}
+		}
+		if c.Label == "name: null" {
+			t.Errorf("name is not nullable, yet a case sends it null")
+		}
+	}
+	if !slices.Contains(labels, "nickname: null") {
+		t.Errorf("no case sends nickname null: %v", labels)
+	}
+}
