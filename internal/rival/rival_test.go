@@ -144,7 +144,6 @@ func failed(rep *conform.Report) []string {
 	return names
 }
 
-
 // plants are the defects planted in the rival (server/defects.go), each
 // with the check that must fail for it and the drill variant whose spec
 // gives it something to break ("": openapi.yaml).
