@@ -17,6 +17,7 @@ import (
 
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/contract"
+	"github.com/petstore/petstore/internal/rival/transform"
 )
 
 // The rival's two API keys: the kit's two tenants.
@@ -166,7 +167,11 @@ var plants = []struct{ defect, check, variant string }{
 }
 
 // The plain rival passes the kit on the current spec, and each defect
-// planted in it fails the check that judges it.
+// planted in it fails the check that judges it. Held out, each legal
+// transformation of its answers (package transform: members in another
+// order, escapes, white space, a member of its own, headers' names in
+// another case, chunked bodies, Connection: close; and all at once) fails
+// no check.
 func TestRival(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -174,19 +179,25 @@ func TestRival(t *testing.T) {
 	bin := build(t, t.TempDir(), specPath)
 	t.Logf("generated and built in %s", time.Since(start).Round(time.Millisecond))
 	spec := loadSpec(t, specPath)
-	defects := []string{"none"}
+	legal := []string{"none"}
+	for _, n := range append(slices.Clone(transform.Names), "all") {
+		legal = append(legal, "transform:"+n)
+	}
+	defects := slices.Clone(legal)
 	for _, p := range plants {
 		if p.variant == "" {
 			defects = append(defects, p.defect)
 		}
 	}
 	addrs := serve(t, bin, defects)
-	t.Run("none", func(t *testing.T) {
-		t.Parallel()
-		if rep, text := kit(t, addrs["none"], spec); rep.Verdict() != conform.Pass {
-			t.Fatalf("the rival fails the kit: %s\n%s", rep.Verdict(), text)
-		}
-	})
+	for _, d := range legal {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			if rep, text := kit(t, addrs[d], spec); rep.Verdict() != conform.Pass {
+				t.Fatalf("the rival (%s) fails the kit: %s\n%s", d, rep.Verdict(), text)
+			}
+		})
+	}
 	for _, p := range plants {
 		if p.variant != "" {
 			continue

@@ -2,7 +2,8 @@
 
 // Command server is the plain rival (package rival): one in-memory app a
 // listener, each with the defect it is given planted ("none": the correct
-// rival). It prints "rival DEFECT http://ADDR" a line, once every listener
+// rival; "transform:NAMES": the correct rival, its answers transformed by
+// package transform). It prints "rival DEFECT http://ADDR" a line, once every listener
 // listens, and serves until it is killed.
 package main
 
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/rival/transform"
 )
 
 // headMax is the contract's bound of a request head (x-rules head-size).
@@ -27,10 +29,7 @@ func main() {
 	flag.Parse()
 	var lines []string
 	for _, d := range strings.Split(*defects, ",") {
-		if d != "none" && !known[d] {
-			log.Fatalf("no defect %q", d)
-		}
-		app, err := newApp(strings.Split(*keys, ","), d)
+		app, err := handler(strings.Split(*keys, ","), d)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -47,4 +46,21 @@ func main() {
 	}
 	fmt.Println(strings.Join(lines, "\n"))
 	select {}
+}
+
+// handler is the rival with defect d planted, or, for "transform:NAMES",
+// the correct rival with its answers in another legal form.
+func handler(keys []string, d string) (http.Handler, error) {
+	how, legal := strings.CutPrefix(d, "transform:")
+	if !legal {
+		if d != "none" && !known[d] {
+			return nil, fmt.Errorf("no defect %q", d)
+		}
+		return newApp(keys, d)
+	}
+	app, err := newApp(keys, "none")
+	if err != nil {
+		return nil, err
+	}
+	return transform.Wrap(how, app)
 }
