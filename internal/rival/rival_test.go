@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +16,11 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/petstore/petstore/internal/apikey"
 	"github.com/petstore/petstore/internal/conform"
 	"github.com/petstore/petstore/internal/contract"
+	"github.com/petstore/petstore/internal/httpapi"
+	"github.com/petstore/petstore/internal/memstore"
 	"github.com/petstore/petstore/internal/rival/transform"
 )
 
@@ -300,4 +304,26 @@ func checkOf(defect string) string {
 		}
 	}
 	return ""
+}
+
+// The reference app with every legal transformation of its answers at
+// once (package transform) passes the kit too.
+func TestReferenceTransformed(t *testing.T) {
+	t.Parallel()
+	app, err := httpapi.New(httpapi.Config{Store: memstore.New(), Keys: apikey.NewSet(apikey.Hash(key1), apikey.Hash(key2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := transform.Wrap("all", app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.MaxHeaderBytes, srv.Config.ReadHeaderTimeout, srv.Config.DisableGeneralOptionsHandler = 65536-4096, 5*time.Second, true
+	srv.Listener = httpapi.Listener(srv.Listener, nil, 65536)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	if rep, text := kit(t, srv.URL, loadSpec(t, filepath.Join(root(t), "openapi.yaml"))); rep.Verdict() != conform.Pass {
+		t.Fatalf("the reference, transformed, fails the kit: %s\n%s", rep.Verdict(), text)
+	}
 }
