@@ -3,6 +3,7 @@ package transform_test
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -72,4 +73,33 @@ func decode(t *testing.T, s string) map[string]any {
 		t.Fatalf("%v: %s", err, s)
 	}
 	return m
+}
+
+// "case" writes the headers' names in lower case on the wire, Content-Type
+// and Date included, once each.
+func TestCaseOnTheWire(t *testing.T) {
+	t.Parallel()
+	h, err := transform.Wrap("case", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "1")
+		io.WriteString(w, `{}`)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	raw, _ := io.ReadAll(c)
+	head, _, _ := strings.Cut(string(raw), "\r\n\r\n")
+	for _, want := range []string{"\r\ncontent-type: application/json", "\r\nx-request-id: 1", "\r\ndate: "} {
+		if strings.Count(strings.ToLower(head), strings.ToLower(want)) != 1 || !strings.Contains(head, want) {
+			t.Errorf("want %q once, in lower case:\n%s", want, head)
+		}
+	}
 }
