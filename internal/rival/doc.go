@@ -14,4 +14,16 @@
 // it to the compiler with go build -overlay, so the rival follows the spec
 // it is run on (each evolution-drill variant's too) with no file written
 // here.
+//
+// What is the rival's own: the data (the typed models, NewPet made a Pet
+// through JSON, times kept in UTC), the Idempotency-Key (outcomes by API key
+// and key, a request the same when its typed NewPet marshals the same),
+// paging, auth, CORS, the Error bodies. What it takes from this module, as a
+// user takes a library: package strict's input rules to the letter (one
+// spelling of an integer, unique member names, the Content-Type) and
+// httpapi.Listener, which answers what net/http refuses before any handler
+// (a head too large, a malformed request) with the contract's Error. Its
+// plants (server/defects.go) are each caught by the check rival_test.go
+// names; package transform's legal transformations of its answers fail no
+// check.
 package rival
