@@ -220,14 +220,26 @@ func TestRival(t *testing.T) {
 }
 
 // dataVariants are the letters of the evolution drill's variants that
-// change data alone (tools/drill: drill show names no operation): the
-// rival, generated from the spec, needs no code for them.
-func dataVariants(t *testing.T, drill string) string {
+// change data alone (tools/drill: drill show names no operation), and
+// whose change the spec at specPath has not had yet (a tree the drill made
+// has): the rival, generated from the spec, needs no code for them.
+func dataVariants(t *testing.T, drill, specPath string) string {
 	t.Helper()
+	orig, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := filepath.Join(t.TempDir(), "openapi.yaml")
 	var letters strings.Builder
 	for l := 'a'; l <= 'z'; l++ {
 		out, err := exec.Command(drill, "show", string(l)).Output()
-		if err == nil && !strings.Contains(string(out), " operation=") {
+		if err != nil || strings.Contains(string(out), " operation=") {
+			continue
+		}
+		if err := os.WriteFile(scratch, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if exec.Command(drill, "edit", string(l), scratch).Run() == nil {
 			letters.WriteRune(l)
 		}
 	}
@@ -245,7 +257,10 @@ func TestRivalVariants(t *testing.T) {
 	top, dir := root(t), t.TempDir()
 	drill := filepath.Join(dir, "drill")
 	run(t, top, "go", "build", "-o", drill, "./tools/drill")
-	letters := dataVariants(t, drill)
+	letters := dataVariants(t, drill, filepath.Join(top, "openapi.yaml"))
+	if letters == "" {
+		t.Skip("openapi.yaml has every variant of data already")
+	}
 	all := []string{letters}
 	if os.Getenv("RIVAL_EACH") != "" {
 		all = append(all, strings.Split(letters, "")...)
