@@ -160,6 +160,12 @@ func (k *keeping) split(b []byte, key string) (map[string]any, []byte) {
 		body["conformInvalid"] = true
 		return nil, mustMarshal(body)
 	}
+	for name := range body {
+		if _, kept := normal.(map[string]any)[name]; !kept && !k.known[name] && k.newPet.Properties[name] != nil {
+			delete(body, name) // null of an optional member without a default: left out
+			sent = true
+		}
+	}
 	for name, m := range normal.(map[string]any) {
 		prop := k.newPet.Properties[name]
 		if k.known[name] || prop == nil {

@@ -26,16 +26,30 @@ type Case struct {
 // one value of it); an array's fewest and most items (strings at their
 // longest), and one item at each bound of its items; an object with its
 // required members only, with every member, and with each member at each
-// of its bounds. The cases are the same for the same choices of the
+// of its bounds; null, when s is nullable. The cases are the same for the same choices of the
 // source; the characters and items that fill them are drawn from it.
 func (g *Generator) Bounds(s *openapi3.Schema) ([]Case, error) {
 	return g.bounds(s, 0)
 }
 
 func (g *Generator) bounds(s *openapi3.Schema, depth int) ([]Case, error) {
+	cs, err := g.nonNull(s, depth)
+	if flat := Flat(s); err == nil && flat != nil && flat.Nullable {
+		// null is a value of a nullable schema like any other (openapi.yaml:
+		// of an optional member without a default, the member left out)
+		cs = append(cs, Case{"null", nil})
+	}
+	return cs, err
+}
+
+// nonNull are the bounds of s but null.
+func (g *Generator) nonNull(s *openapi3.Schema, depth int) ([]Case, error) {
 	flat := Flat(s)
 	if flat == nil {
 		return nil, nil
+	}
+	if alts := alternatives(flat); alts != nil {
+		return g.alternativeBounds(s, alts, depth)
 	}
 	if len(flat.Enum) > 0 {
 		var cs []Case
@@ -216,6 +230,41 @@ func (g *Generator) objectBounds(s, flat *openapi3.Schema, depth int) ([]Case, e
 			}
 			cs = append(cs, Case{name + ": " + c.Label, v})
 		}
+	}
+	return cs, nil
+}
+
+// alternatives are the schemas of a oneOf or anyOf that stands for its
+// schema (no type or members of its own), or nil.
+func alternatives(flat *openapi3.Schema) openapi3.SchemaRefs {
+	alts := append(slices.Clip(flat.OneOf), flat.AnyOf...)
+	if len(alts) == 0 || flat.Type != nil && len(*flat.Type) > 0 || len(flat.Properties) > 0 {
+		return nil
+	}
+	return alts
+}
+
+// alternativeBounds are the bounds of each alternative that s accepts (of
+// a oneOf, those that validate against one alternative alone), labelled
+// by the alternative's place.
+func (g *Generator) alternativeBounds(s *openapi3.Schema, alts openapi3.SchemaRefs, depth int) ([]Case, error) {
+	var cs []Case
+	for i, alt := range alts {
+		if alt == nil || alt.Value == nil {
+			continue
+		}
+		inner, err := g.bounds(alt.Value, depth+1)
+		if err != nil {
+			continue // an alternative nothing satisfies: the others may
+		}
+		for _, c := range inner {
+			if s.VisitJSON(c.Value) == nil {
+				cs = append(cs, Case{fmt.Sprintf("alternative %d: %s", i+1, c.Label), c.Value})
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("%w: no alternative of its oneOf or anyOf", ErrUnsatisfiable)
 	}
 	return cs, nil
 }

@@ -115,6 +115,11 @@ func (g *Generator) value(s *openapi3.Schema, depth int) (any, error) {
 	if s == nil {
 		return nil, errors.New("schemagen: no schema")
 	}
+	if alts := alternatives(s); alts != nil && depth < maxDepth { // one of them, checked against s by the caller
+		if alt := alts[g.pick(len(alts))]; alt != nil {
+			return g.value(alt.Value, depth+1)
+		}
+	}
 	if len(s.Enum) > 0 {
 		return value.FromSpec(s.Enum[g.pick(len(s.Enum))]), nil
 	}

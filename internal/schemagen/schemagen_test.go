@@ -322,3 +322,75 @@ func TestValuesHaveARoundTrip(t *testing.T) {
 		check(rt, s, v)
 	})
 }
+
+// A nullable member's bounds include null, a value of its own: the kit
+// sends it, so that a server that refuses null where the schema allows it
+// fails (before, no case of the kit's was null: the plain rival's plant
+// refuses-null passed, internal/rival).
+func TestBoundsOfNullable(t *testing.T) {
+	t.Parallel()
+	nick := openapi3.NewStringSchema()
+	nick.Nullable = true
+	pet := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithPropertyRef("nickname", &openapi3.SchemaRef{Value: nick})
+	cs, err := schemagen.New(rand.New(rand.NewPCG(7, 7))).Bounds(pet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, c := range cs {
+		labels = append(labels, c.Label)
+		if c.Label == "nickname: null" {
+			if m, _ := c.Value.(map[string]any); m == nil || m["nickname"] != nil {
+				t.Errorf("nickname: null: %v", c.Value)
+			} else if _, ok := m["nickname"]; !ok {
+				t.Errorf("nickname: null: sent without the member: %v", c.Value)
+			}
+		}
+		if c.Label == "name: null" {
+			t.Errorf("name is not nullable, yet a case sends it null")
+		}
+	}
+	if !slices.Contains(labels, "nickname: null") {
+		t.Errorf("no case sends nickname null: %v", labels)
+	}
+}
+
+// A oneOf's values are each alternative's, at its bounds, each one the
+// oneOf accepts (before, the generator took a oneOf for a string and found
+// no value: the kit never sent a oneOf member, and the drill's variant l
+// found the kit blind to it).
+func TestOneOf(t *testing.T) {
+	t.Parallel()
+	phone := openapi3.NewObjectSchema().WithProperty("phone", openapi3.NewStringSchema()).WithRequired([]string{"phone"})
+	email := openapi3.NewObjectSchema().WithProperty("email", openapi3.NewStringSchema()).WithRequired([]string{"email"})
+	phone.AdditionalProperties, email.AdditionalProperties = openapi3.AdditionalProperties{Has: ptrTo(false)}, openapi3.AdditionalProperties{Has: ptrTo(false)}
+	keeper := &openapi3.Schema{OneOf: openapi3.SchemaRefs{{Value: phone}, {Value: email}}}
+	pet := openapi3.NewObjectSchema().WithPropertyRef("keeper", &openapi3.SchemaRef{Value: keeper})
+	g := schemagen.New(rand.New(rand.NewPCG(7, 7)))
+	cs, err := g.Bounds(pet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if k, ok := c.Value.(map[string]any)["keeper"].(map[string]any); ok {
+			for name := range k {
+				seen[name] = true
+			}
+		}
+	}
+	if !seen["phone"] || !seen["email"] {
+		t.Errorf("the bounds send keeper as %v, want both alternatives", seen)
+	}
+	for range 20 {
+		v, err := g.Value(keeper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keeper.VisitJSON(v) != nil {
+			t.Errorf("%v: not a value of the oneOf", v)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -29,7 +29,7 @@ func repoSpec(t *testing.T) []byte {
 // file stays, in order, as it was.
 func TestEdits(t *testing.T) {
 	orig := repoSpec(t)
-	for _, id := range []string{"a", "b", "c", "d", "e", "f", "abcde"} {
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "abcde", "g", "h", "i", "j", "k", "l", "ghijkl", "abcdefghijkl"} {
 		v, err := variantByName(id)
 		if err != nil {
 			t.Fatal(err)

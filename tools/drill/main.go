@@ -25,8 +25,10 @@
 // a new value of PetStatus, reserved; e (delete) the operation DELETE
 // /pets/{petId}, deletePet, with the code a person writes for it
 // (testdata/e: the handler, the stores, a migration) and its plant, the
-// operation made a no-op. Several letters (abcde) are their changes made
-// together.
+// operation made a no-op; g to l (values.go) members whose value is not
+// their text: a nested default, an array of objects, a float, a date-time,
+// a nullable string, a oneOf. Several letters (abcde) are their changes
+// made together.
 package main
 
 import (

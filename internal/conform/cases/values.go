@@ -74,8 +74,17 @@ func strValue(label, s string) Value { return Value{Label: label, Text: s, JSON:
 
 // valid returns values the schema accepts: each enum value; an integer's
 // minimum, maximum and one between; a string at its shortest and longest, in
-// ASCII and not, and one between.
+// ASCII and not, and one between; null, when s is nullable.
 func (g Values) Valid(s *openapi3.Schema) []Value {
+	vs := g.nonNull(s)
+	if f := Flat(s); f != nil && f.Nullable && !slices.ContainsFunc(vs, func(v Value) bool { return v.JSON == nil }) {
+		vs = append(vs, Value{Label: "null", Text: "null", JSON: nil})
+	}
+	return vs
+}
+
+// nonNull are Valid's values but null.
+func (g Values) nonNull(s *openapi3.Schema) []Value {
 	s = Flat(s)
 	switch {
 	case s == nil:
