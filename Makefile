@@ -231,7 +231,7 @@ lint:
 # but the tests. Each other change alone would repeat what the combined
 # tree proves (its members, its files, the major path) at a minute or more
 # each; make evolve-drill runs every variant alone, with make test.
-EVOLVE_DRILL_CI ?= abcde:full a:none
+EVOLVE_DRILL_CI ?= abcdefghijkl:full a:none
 CI_LANE1 = check-compat lint test test-plants test-docs test-image lint-spec conformance test-browser chaos-short deploy-test-short
 CI_LANE2 = evolve-drill fuzz
 ci:
