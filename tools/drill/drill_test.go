@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +23,39 @@ func repoSpec(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return spec
+}
+
+// Each variant, and all of them at once, makes a spec that make generate
+// takes: tools/shapegen refuses a member with no bound (a variant that
+// lacked one failed the drill's first step, and only in CI).
+func TestEditsBounded(t *testing.T) {
+	orig := repoSpec(t)
+	dir := t.TempDir()
+	shapegen := filepath.Join(dir, "shapegen")
+	if out, err := exec.Command("go", "build", "-o", shapegen, "../shapegen").CombinedOutput(); err != nil {
+		t.Fatalf("go build shapegen: %v\n%s", err, out)
+	}
+	all := ""
+	for _, v := range variants {
+		all += v.ID
+	}
+	combined, err := variantByName(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range append(slices.Clone(variants), combined) {
+		edited, err := v.edit(orig)
+		if err != nil {
+			continue // a tree the drill made has the member already (TestEdits)
+		}
+		spec := filepath.Join(dir, v.ID+".yaml")
+		if err := os.WriteFile(spec, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(shapegen, "-in", spec, "-out", filepath.Join(dir, v.ID+".go")).CombinedOutput(); err != nil {
+			t.Errorf("variant %s: make generate's shapegen refuses it: %v\n%s", v.ID, err, out)
+		}
+	}
 }
 
 // Each variant, and all of them at once, makes a valid spec whose NewPet

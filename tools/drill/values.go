@@ -75,6 +75,7 @@ description: The animal's weight in kilograms.
 			return memberEdit(spec, "bornAt", `
 type: string
 format: date-time
+maxLength: 40
 description: When the animal was born.
 `, nil)
 		},
@@ -110,6 +111,7 @@ properties:
     maxLength: 64
   phone:
     type: string
+    maxLength: 16
     pattern: '^\+[0-9]{6,15}$'
 `, "EmailKeeper": `
 type: object
