@@ -244,11 +244,14 @@ func (s *Semantics) deleted(calls []Call, i int) int {
 func (s *Semantics) replaced(calls []Call, i int) int {
 	w := &calls[i]
 	target, judged := w.Target, 0
-	want, rule := w.Sent, "every read shows each member sent ("+rfcOfWrite(w.Method)+")"
+	rule, kept := "every read shows each member sent ("+rfcOfWrite(w.Method)+")", history.Members{}
 	if before := readBefore(calls, i); w.Method == http.MethodPatch && before != nil {
-		want = maps.Clone(before)
-		maps.Copy(want, w.Sent)
 		rule = "every read shows each member sent, the others as the read before it showed them (" + rfcOfWrite(w.Method) + ")"
+		for k, v := range before {
+			if _, sent := w.Sent[k]; !sent {
+				kept[k] = v
+			}
+		}
 	}
 	for _, j := range writeWindow(calls, i, target) {
 		c := &calls[j]
@@ -272,7 +275,9 @@ func (s *Semantics) replaced(calls []Call, i int) int {
 			continue
 		}
 		judged++
-		if d := unlike(want, shown, w.Method == http.MethodPatch); d != "" {
+		d := strings.Join(slices.DeleteFunc([]string{unlike(w.Sent, shown, w.Method == http.MethodPatch), unlikeAs(kept, shown, false, "was")},
+			func(s string) bool { return s == "" }), "; ")
+		if d != "" {
 			s.find(calls, i, j, rule, fmt.Sprintf("%s %s showed %s", c.Method, c.Target, d))
 		}
 	}
@@ -305,6 +310,11 @@ func rfcOfWrite(method string) string {
 // unlike says how shown differs from the members sent ("" when it shows
 // each): with patch, a member sent null must be gone.
 func unlike(sent, shown history.Members, patch bool) string {
+	return unlikeAs(sent, shown, patch, "sent")
+}
+
+// unlikeAs is unlike, naming the members wanted by word: "sent", "was".
+func unlikeAs(sent, shown history.Members, patch bool, word string) string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(sent)) {
 		v, ok := shown[k]
@@ -314,9 +324,9 @@ func unlike(sent, shown history.Members, patch bool) string {
 				out = append(out, fmt.Sprintf("%s %s, patched away", k, CutText(v)))
 			}
 		case !ok:
-			out = append(out, k+" missing, sent "+CutText(sent[k]))
+			out = append(out, k+" missing, "+word+" "+CutText(sent[k]))
 		case v != sent[k]:
-			out = append(out, fmt.Sprintf("%s %s, sent %s", k, CutText(v), CutText(sent[k])))
+			out = append(out, fmt.Sprintf("%s %s, %s %s", k, CutText(v), word, CutText(sent[k])))
 		}
 	}
 	return strings.Join(out, "; ")
