@@ -236,3 +236,26 @@ func TestMethodSemanticsWrites(t *testing.T) {
 		})
 	}
 }
+
+// A PUT's body cases go to its valid target (the pet the kit made for the
+// operations it has no model for) and want what the spec documents for
+// it, never a create's 201 at the path's template.
+func TestPutBodiesAreNoCreates(t *testing.T) {
+	t.Parallel()
+	spec := withWrites(t)
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}}
+	url := serveSpec(t, spec, func(app http.Handler) http.Handler { w.d.app = app; return w })
+	cfg := kitConfig(url)
+	cfg.Spec = spec
+	cfg.Checks = []string{"positive_data_acceptance"}
+	rep, text := runKit(t, cfg)
+	if rep.Verdict() == conform.Fail || !slices.ContainsFunc(rep.Results, func(r conform.Result) bool {
+		return r.Check == "positive_data_acceptance" && r.Operation == "replacePet" && r.Cases > 0
+	}) {
+		t.Fatalf("a PUT's valid bodies: want each accepted as the spec documents, judged:\n%s", text)
+	}
+}
