@@ -19,8 +19,9 @@ import (
 
 // withWrites is openapi.yaml with PUT /pets/{petId} (replacePet, a NewPet
 // body) and PATCH /pets/{petId} (updatePet, a JSON merge patch of NewPet's
-// members, none required), each answered 200 with the pet, and a link
-// from createPet's 201 to getPet (GetPetById: petId from the body's id).
+// members, none required, answered 200 with the pet or 204), a link from
+// createPet's 201 to getPet (GetPetById: petId from the body's id) and one
+// from replacePet's 200 (GetReplaced: petId from the request's path).
 func withWrites(t *testing.T) *openapi3.T {
 	t.Helper()
 	spec := withDeletePet(t)
@@ -48,6 +49,12 @@ func withWrites(t *testing.T) *openapi3.T {
 		RequestBody: body("application/json", newPet), Responses: responses()}
 	item.Patch = &openapi3.Operation{OperationID: "updatePet", Tags: []string{"animals"}, Parameters: item.Get.Parameters,
 		RequestBody: body("application/merge-patch+json", &openapi3.SchemaRef{Value: patch}), Responses: responses()}
+	noContent := openapi3.NewResponse().WithDescription("Written.")
+	noContent.Headers = item.Delete.Responses.Status(http.StatusNoContent).Value.Headers
+	item.Patch.Responses.Set("204", &openapi3.ResponseRef{Value: noContent})
+	putOK := ok
+	putOK.Links = openapi3.Links{"GetReplaced": {Value: &openapi3.Link{OperationID: "getPet", Parameters: map[string]any{"path.petId": "$request.path.petId"}}}}
+	item.Put.Responses.Set("200", &openapi3.ResponseRef{Value: &putOK})
 	created := *spec.Paths.Value("/pets").Post.Responses.Status(http.StatusCreated).Value
 	created.Links = openapi3.Links{"GetPetById": {Value: &openapi3.Link{OperationID: "getPet", Parameters: map[string]any{"petId": "$response.body#/id"}}}}
 	spec.Paths.Value("/pets").Post.Responses.Set("201", &openapi3.ResponseRef{Value: &created})
@@ -70,12 +77,15 @@ type writing struct {
 	// merge); put500Again answers a PUT of a pet put already 500;
 	// lagging answers the first get of each pet 404, as if the create
 	// were not yet seen: the link of the create's 201, followed at once.
-	noopPut, replacePatch, put500Again, lagging bool
+	// patch204 answers a PATCH 204, no body: legal, the spec documents it.
+	// hideAfterPut answers the first get after a PUT 404: its link.
+	noopPut, replacePatch, put500Again, lagging, patch204, hideAfterPut bool
 
 	mu   sync.Mutex
 	pets map[int64]map[string]any
 	puts map[int64]int
 	read map[string]bool
+	hide map[string]bool
 }
 
 func (w *writing) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -85,7 +95,7 @@ func (w *writing) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	case m != nil && (r.Method == http.MethodPut || r.Method == http.MethodPatch):
 		id, _ := strconv.ParseInt(m[1], 10, 64)
 		w.write(rec, r, id)
-	case r.Method == http.MethodGet && m != nil && w.lagging && w.firstRead(m[1]):
+	case r.Method == http.MethodGet && m != nil && (w.lagging && w.firstRead(m[1]) || w.hidden(m[1])):
 		r2 := r.Clone(r.Context())
 		r2.URL.Path, r2.URL.RawPath = w.base+"/pets/"+missing, ""
 		w.d.ServeHTTP(rec, r2)
@@ -150,8 +160,26 @@ func (w *writing) write(rec *httptest.ResponseRecorder, r *http.Request, id int6
 	if !(w.noopPut && r.Method == http.MethodPut) {
 		w.pets[id] = pet
 	}
+	if w.hideAfterPut && r.Method == http.MethodPut {
+		w.hide[strconv.FormatInt(id, 10)] = true
+	}
 	b, _ := json.Marshal(pet)
 	setRecBody(rec, b)
+	if w.patch204 && r.Method == http.MethodPatch {
+		rec.Code = http.StatusNoContent
+		rec.Body.Reset()
+		rec.Header().Del("Content-Type")
+		rec.Header().Del("Content-Length")
+	}
+}
+
+// hidden reports whether pet id was put since its last get.
+func (w *writing) hidden(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := w.hide[id]
+	delete(w.hide, id)
+	return h
 }
 
 // firstRead reports whether this is the first get of the pet id.
@@ -196,10 +224,12 @@ func TestMethodSemanticsWrites(t *testing.T) {
 		want  string // in the failure's want
 	}{
 		{"puts, patches, links", func(*writing) {}, "", ""},
+		{"a PATCH answered 204", func(w *writing) { w.patch204 = true }, "", ""},
 		{"a PUT that answers 200 and changes nothing", func(w *writing) { w.noopPut = true }, "replacePet", "each member sent"},
 		{"a PATCH that replaces: the members it did not send dropped", func(w *writing) { w.replacePatch = true }, "updatePet", "the others as the read before it showed them"},
 		{"a PUT repeated answers 500", func(w *writing) { w.put500Again = true }, "replacePet", "repeated is answered 2xx"},
 		{"a link whose target answers 404", func(w *writing) { w.lagging = true }, "createPet", "its link GetPetById, followed, is answered 2xx"},
+		{"a PUT whose link's target answers 404", func(w *writing) { w.hideAfterPut = true }, "replacePet", "its link GetReplaced, followed, is answered 2xx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -208,7 +238,7 @@ func TestMethodSemanticsWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}}
+			w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}, hide: map[string]bool{}}
 			tc.plant(w)
 			url := serveSpec(t, spec, func(app http.Handler) http.Handler { w.d.app = app; return w })
 			cfg := kitConfig(url)
@@ -247,7 +277,7 @@ func TestPutBodiesAreNoCreates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}}
+	w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}, hide: map[string]bool{}}
 	url := serveSpec(t, spec, func(app http.Handler) http.Handler { w.d.app = app; return w })
 	cfg := kitConfig(url)
 	cfg.Spec = spec
@@ -257,5 +287,29 @@ func TestPutBodiesAreNoCreates(t *testing.T) {
 		return r.Check == "positive_data_acceptance" && r.Operation == "replacePet" && r.Cases > 0
 	}) {
 		t.Fatalf("a PUT's valid bodies: want each accepted as the spec documents, judged:\n%s", text)
+	}
+}
+
+// A link whose parameters the kit cannot evaluate leaves the run
+// incomplete, naming it, and is not followed.
+func TestUnresolvedLinkIncomplete(t *testing.T) {
+	t.Parallel()
+	spec := withWrites(t)
+	created := spec.Paths.Value("/pets").Post.Responses.Status(http.StatusCreated).Value
+	created.Links["Broken"] = &openapi3.LinkRef{Value: &openapi3.Link{OperationID: "getPet", Parameters: map[string]any{"petId": "$response.body#/nope"}}}
+	base, err := contract.BasePath(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writing{d: &deleting{base: base, gone: map[int64]bool{}}, base: base, pets: map[int64]map[string]any{}, puts: map[int64]int{}, read: map[string]bool{}, hide: map[string]bool{}}
+	url := serveSpec(t, spec, func(app http.Handler) http.Handler { w.d.app = app; return w })
+	cfg := kitConfig(url)
+	cfg.Spec = spec
+	cfg.Checks = []string{"method_semantics"}
+	rep, text := runKit(t, cfg)
+	if rep.Verdict() != conform.Incomplete || !slices.ContainsFunc(rep.Incomplete, func(g conform.Gap) bool {
+		return g.What == "link Broken of operation createPet" && strings.Contains(g.Reason, "nothing at /nope")
+	}) {
+		t.Fatalf("a link the kit cannot evaluate: want the run incomplete, naming it:\n%s", text)
 	}
 }
