@@ -313,3 +313,34 @@ func TestUnresolvedLinkIncomplete(t *testing.T) {
 		t.Fatalf("a link the kit cannot evaluate: want the run incomplete, naming it:\n%s", text)
 	}
 }
+
+// A PUT's invalid bodies go to a pet, never to the path's template (which
+// a server refuses for its path, whatever the body).
+func TestPutNegativesNameAPet(t *testing.T) {
+	t.Parallel()
+	spec := withWrites(t)
+	var mu sync.Mutex
+	var puts, templated int
+	url := serveSpec(t, spec, func(app http.Handler) http.Handler {
+		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && r.ContentLength > 0 {
+				mu.Lock()
+				puts++
+				if strings.Contains(r.URL.EscapedPath(), "%7B") {
+					templated++
+				}
+				mu.Unlock()
+			}
+			app.ServeHTTP(rw, r)
+		})
+	})
+	cfg := kitConfig(url)
+	cfg.Spec = spec
+	cfg.Checks = []string{"negative_data_rejection"}
+	runKit(t, cfg)
+	mu.Lock()
+	defer mu.Unlock()
+	if puts == 0 || templated > 0 {
+		t.Fatalf("%d PUTs with a body, %d of them to the path's template: want some, none there", puts, templated)
+	}
+}
