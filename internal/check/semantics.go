@@ -21,12 +21,16 @@ import (
 //     404 or 410;
 //   - PUT (§9.3.4) and PATCH (RFC 5789, as a merge patch, RFC 7396): after
 //     a 2xx, a GET of the resource and every listing that shows it show each
-//     member sent (a member patched to null is gone); the same PUT repeated
-//     is answered 2xx and leaves the same state;
+//     member sent (a member patched to null is gone), and after a PATCH the
+//     members it did not send as the last read before it showed them (a
+//     merge patch changes only what it names); the same PUT repeated is
+//     answered 2xx and leaves the same state;
 //   - POST to a collection (§9.3.3, §15.3.2): a 2xx creates exactly one
 //     resource: the first whole listing of the collection after it shows
 //     exactly one resource with the members sent, at the 201's Location
 //     when it gives one; a GET of that Location is answered 200 with them.
+//   - links (OpenAPI 3.0, Link Object): a call that follows a link of an
+//     answer (Call.Link) is answered 2xx, the linked operation's success.
 //
 // A rule judges a write until the next write of the same resource that is
 // not the same request repeated.
@@ -56,6 +60,16 @@ type Call struct {
 	Listing bool     `json:"listing,omitempty"`
 	Listed  []Listed `json:"listed,omitempty"`
 	Whole   bool     `json:"whole,omitempty"`
+	// Link marks a call that follows a link of an earlier call's answer.
+	Link *Link `json:"link,omitempty"`
+}
+
+// Link is the link a call follows: its name, in the answer of call From,
+// an answer of Operation.
+type Link struct {
+	Name      string `json:"name"`
+	Operation string `json:"operation"`
+	From      int    `json:"from"`
 }
 
 // Listed is one resource of a listing, at its own path.
@@ -88,6 +102,7 @@ type Semantics struct {
 func MethodSemantics(calls []Call) Semantics {
 	s := Semantics{Findings: []Finding{}, Judged: map[string]int{}, Unjudged: map[string]string{}}
 	for i := range calls {
+		s.linked(calls, i)
 		w := &calls[i]
 		if !isWrite(w.Method) {
 			continue
@@ -125,6 +140,19 @@ func MethodSemantics(calls []Call) Semantics {
 		s.Verdict = Valid
 	}
 	return s
+}
+
+// linked judges call i when it follows a link: the linked operation
+// answers 2xx, as the link promises.
+func (s *Semantics) linked(calls []Call, i int) {
+	c := &calls[i]
+	if c.Link == nil || c.Status == 0 || c.Link.From < 0 || c.Link.From >= i {
+		return
+	}
+	s.Judged[c.Link.Operation]++
+	if c.Status < 200 || c.Status > 299 {
+		s.find(calls, c.Link.From, i, fmt.Sprintf("its link %s, followed, is answered 2xx: the linked operation's success (OpenAPI 3.0, Link Object)", c.Link.Name), "")
+	}
 }
 
 // isWrite reports whether a method is a write these rules judge.
@@ -216,6 +244,15 @@ func (s *Semantics) deleted(calls []Call, i int) int {
 func (s *Semantics) replaced(calls []Call, i int) int {
 	w := &calls[i]
 	target, judged := w.Target, 0
+	rule, kept := "every read shows each member sent ("+rfcOfWrite(w.Method)+")", history.Members{}
+	if before := readBefore(calls, i); w.Method == http.MethodPatch && before != nil {
+		rule = "every read shows each member sent, the others as the read before it showed them (" + rfcOfWrite(w.Method) + ")"
+		for k, v := range before {
+			if _, sent := w.Sent[k]; !sent {
+				kept[k] = v
+			}
+		}
+	}
 	for _, j := range writeWindow(calls, i, target) {
 		c := &calls[j]
 		var shown history.Members
@@ -238,11 +275,29 @@ func (s *Semantics) replaced(calls []Call, i int) int {
 			continue
 		}
 		judged++
-		if d := unlike(w.Sent, shown, w.Method == http.MethodPatch); d != "" {
-			s.find(calls, i, j, "every read shows each member sent ("+rfcOfWrite(w.Method)+")", fmt.Sprintf("%s %s showed %s", c.Method, c.Target, d))
+		d := strings.Join(slices.DeleteFunc([]string{unlike(w.Sent, shown, w.Method == http.MethodPatch), unlikeAs(kept, shown, false, "was")},
+			func(s string) bool { return s == "" }), "; ")
+		if d != "" {
+			s.find(calls, i, j, rule, fmt.Sprintf("%s %s showed %s", c.Method, c.Target, d))
 		}
 	}
 	return judged
+}
+
+// readBefore is what the last 200 to a GET of write i's target before it
+// showed, with no 2xx write of the target between; nil when none did.
+func readBefore(calls []Call, i int) history.Members {
+	target := calls[i].Target
+	for j := i - 1; j >= 0; j-- {
+		c := &calls[j]
+		switch {
+		case isWrite(c.Method) && c.Status >= 200 && c.Status <= 299 && (c.Target == target || c.Location == target):
+			return nil
+		case c.read(target) && c.Status == http.StatusOK:
+			return c.Got
+		}
+	}
+	return nil
 }
 
 func rfcOfWrite(method string) string {
@@ -255,6 +310,11 @@ func rfcOfWrite(method string) string {
 // unlike says how shown differs from the members sent ("" when it shows
 // each): with patch, a member sent null must be gone.
 func unlike(sent, shown history.Members, patch bool) string {
+	return unlikeAs(sent, shown, patch, "sent")
+}
+
+// unlikeAs is unlike, naming the members wanted by word: "sent", "was".
+func unlikeAs(sent, shown history.Members, patch bool, word string) string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(sent)) {
 		v, ok := shown[k]
@@ -264,9 +324,9 @@ func unlike(sent, shown history.Members, patch bool) string {
 				out = append(out, fmt.Sprintf("%s %s, patched away", k, CutText(v)))
 			}
 		case !ok:
-			out = append(out, k+" missing, sent "+CutText(sent[k]))
+			out = append(out, k+" missing, "+word+" "+CutText(sent[k]))
 		case v != sent[k]:
-			out = append(out, fmt.Sprintf("%s %s, sent %s", k, CutText(v), CutText(sent[k])))
+			out = append(out, fmt.Sprintf("%s %s, %s %s", k, CutText(v), word, CutText(sent[k])))
 		}
 	}
 	return strings.Join(out, "; ")

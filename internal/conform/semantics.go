@@ -28,9 +28,12 @@ import (
 //     Location, then a walk of the listing from above every pet the run
 //     knew, to its end: one pet with the members sent, at its Location;
 //   - a DELETE of the collection's item: a pet made for it, read, deleted,
-//     read again, the walk, deleted again, read again.
+//     read again, the walk, deleted again, read again;
+//   - a PUT or PATCH of the collection's item (semantics_write.go);
+//   - the links of each write's answer, followed (semantics_links.go).
 //
-// An operation no rule covers (another POST, a PUT or PATCH, a GET the
+// An operation no rule covers (another POST, a PUT or PATCH with no JSON
+// body, a GET the
 // model does not follow) is named under Incomplete: its meaning is not
 // judged, and the run cannot pass (noteUnmodelled).
 
@@ -44,6 +47,10 @@ func (r *run) semanticRule(op *cases.Operation) string {
 		return "a POST to a collection creates exactly one resource, at its Location (RFC 9110 §9.3.3, §15.3.2)"
 	case op.Method == http.MethodDelete && op.Path == r.roles.Get.Path:
 		return "after a DELETE, a GET of the resource is 404 or 410 and listings omit it; repeated, it leaves the same state (RFC 9110 §9.3.5, §9.2.2)"
+	case op.Method == http.MethodPut && r.isItemWrite(op):
+		return "after a PUT, reads show each member sent; repeated, it is answered 2xx and leaves the same state (RFC 9110 §9.3.4, §9.2.2)"
+	case op.Method == http.MethodPatch && r.isItemWrite(op):
+		return "after a PATCH, reads show each member sent and the others as they were (RFC 5789, a merge patch: RFC 7396)"
 	}
 	return ""
 }
@@ -70,17 +77,17 @@ func (r *run) methodSemantics(ctx context.Context) error {
 }
 
 // run makes the requests: the pets first, each read, one walk that shows
-// them, then each delete's.
+// them, then each delete's, PUT's or PATCH's.
 func (s *semantics) run(ctx context.Context) error {
 	r := s.r
-	var deletes []*cases.Operation
+	var writes []*cases.Operation // the deletes, PUTs and PATCHes
 	for _, op := range r.ops {
 		if op != r.roles.Create && r.semanticRule(op) != "" {
-			deletes = append(deletes, op)
+			writes = append(writes, op)
 		}
 	}
 	from := slices.Max(append(r.hist.Confirmed(), r.FirstID(), 0))
-	ids := make([]int64, 1+len(deletes))
+	ids := make([]int64, 1+len(writes))
 	for i := range ids {
 		x, err := s.send(ctx, r.reqs.CreateReq(cases.MustJSON(r.reqs.NewPet("conform-semantics", nil)), nil))
 		if err != nil {
@@ -100,8 +107,12 @@ func (s *semantics) run(ctx context.Context) error {
 	if err := s.walk(ctx, from); err != nil {
 		return err
 	}
-	for i, op := range deletes {
-		if err := s.deleteFlow(ctx, op, ids[i+1], from); err != nil {
+	for i, op := range writes {
+		flow := s.deleteFlow
+		if op.Method != http.MethodDelete {
+			flow = s.writeFlow
+		}
+		if err := flow(ctx, op, ids[i+1], from); err != nil {
 			return err
 		}
 	}
@@ -145,13 +156,19 @@ func (s *semantics) send(ctx context.Context, req wire.Request) (*judge.Exchange
 			c.Location = s.r.below(u)
 		}
 	}
-	if x.Op == s.r.CreateOp() {
+	switch {
+	case x.Op == s.r.CreateOp():
 		c.Sent, _ = s.r.SentMembers(x.ReqBody)
+	case x.Req.Method == http.MethodPut || x.Req.Method == http.MethodPatch:
+		c.Sent = s.r.writeSent(x)
 	}
 	if x.Op == s.r.GetOp() && x.Status == http.StatusOK {
 		_, c.Got, _ = s.r.AnswerPet(x.Body)
 	}
 	s.keep(c, x)
+	if !safeMethod(x.Req.Method) && x.Status/100 == 2 {
+		return x, s.follow(ctx, x, len(s.calls)-1)
+	}
 	return x, nil
 }
 
