@@ -116,7 +116,7 @@ func bodyNegatives(t T, op *Operation) []Case {
 	body := t.Requests().BaseBody(op.Body)
 	target := t.Requests().ValidRequest(op, "1").Target // a pet where op names one, never the path's template
 	create := func(label string, b map[string]any) {
-		ks = append(ks, Negative(label, wire.Request{Method: op.Method, Target: target, Header: JSONHeader, Body: MustJSON(b)}))
+		ks = append(ks, Negative(label, wire.Request{Method: op.Method, Target: target, Header: op.BodyHeader(), Body: MustJSON(b)}))
 	}
 	for _, name := range sortedKeys(op.Body.Properties) {
 		if ref := op.Body.Properties[name]; ref.Value != nil {
@@ -222,7 +222,7 @@ func positiveBodies(ctx context.Context, t T, op *Operation) error {
 		}
 	}
 	for _, body := range bodies {
-		x, err := t.Send(ctx, wire.Request{Method: op.Method, Target: op.Path, Header: JSONHeader, Body: MustJSON(body)})
+		x, err := t.Send(ctx, wire.Request{Method: op.Method, Target: op.Path, Header: op.BodyHeader(), Body: MustJSON(body)})
 		if err != nil {
 			return err
 		}

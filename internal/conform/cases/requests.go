@@ -32,12 +32,20 @@ type Requests struct {
 // JSONHeader is a JSON Content-Type.
 var JSONHeader = http.Header{"Content-Type": {"application/json"}}
 
+// BodyHeader is the Content-Type of op's body (BodyType).
+func (op *Operation) BodyHeader() http.Header {
+	if op.BodyType == "" {
+		return JSONHeader.Clone()
+	}
+	return http.Header{"Content-Type": {op.BodyType}}
+}
+
 // ValidRequest is a request op accepts: path parameters from id (a pet
 // that exists where one does), a body with every required member.
 func (q Requests) ValidRequest(op *Operation, id string) wire.Request {
 	req := wire.Request{Method: op.Method, Target: op.Target(q.PathValues(op, id), "")}
 	if op.Body != nil {
-		req.Header = JSONHeader.Clone()
+		req.Header = op.BodyHeader()
 		req.Body = MustJSON(q.BaseBody(op.Body))
 	}
 	return req

@@ -2,6 +2,7 @@ package cases
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,7 +23,10 @@ type Operation struct {
 	Query  []*openapi3.Parameter
 	InPath []*openapi3.Parameter
 	Header []*openapi3.Parameter // but Accept, Content-Type and Authorization, which OpenAPI ignores
-	Body   *openapi3.Schema      // the application/json request body, or nil
+	Body   *openapi3.Schema      // the JSON request body, or nil
+	// BodyType is Body's media type: application/json where the operation
+	// takes it, else its first JSON one (application/merge-patch+json).
+	BodyType string
 	// Created is the schema of the 201 body, for members a client must not
 	// send (the service assigns them).
 	Created *openapi3.Schema
@@ -62,9 +66,7 @@ func Operations(spec *openapi3.T) []*Operation {
 				}
 			}
 			if rb := o.RequestBody; rb != nil && rb.Value != nil {
-				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-					op.Body = mt.Schema.Value
-				}
+				op.BodyType, op.Body = jsonBody(rb.Value.Content)
 			}
 			if ref := o.Responses.Status(http.StatusCreated); ref != nil && ref.Value != nil {
 				if mt := ref.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
@@ -172,3 +174,18 @@ func sameSchema(a, b *openapi3.Schema) bool {
 }
 
 func isArray(s *openapi3.Schema) bool { return s.Type != nil && s.Type.Is("array") }
+
+// jsonBody is the JSON media type of content a client sends and its
+// schema: application/json where it is one, else the first (by name) whose
+// type ends in +json; "" and nil when content has none.
+func jsonBody(content openapi3.Content) (string, *openapi3.Schema) {
+	if mt := content.Get("application/json"); mt != nil && mt.Schema != nil {
+		return "application/json", mt.Schema.Value
+	}
+	for _, name := range slices.Sorted(maps.Keys(content)) {
+		if mt := content[name]; strings.HasSuffix(name, "+json") && mt != nil && mt.Schema != nil {
+			return name, mt.Schema.Value
+		}
+	}
+	return "", nil
+}
