@@ -136,6 +136,7 @@ func typedKit(t *testing.T, defect string) conform.Config {
 		t.Fatal(err)
 	}
 	cfg := kitConfig(serveApp(t, httpapi.Config{Spec: spec}, spec, typedAnswers(defect)))
+	cfg.MaxRequests = evolvedBudget // more members, more cases: past the default budget on a tree the drill evolved
 	cfg.Spec = spec
 	return cfg
 }

@@ -59,6 +59,7 @@ output-options:
 // binary.
 func build(t *testing.T, dir, specPath string) string {
 	t.Helper()
+	writtenFor(t, loadSpec(t, specPath))
 	top := root(t)
 	cfg, gen, bin := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "api.gen.go"), filepath.Join(dir, "rival")
 	if err := os.WriteFile(cfg, []byte(genConfig), 0o644); err != nil {
@@ -112,6 +113,25 @@ func serve(t *testing.T, bin string, defects []string) map[string]string {
 }
 
 // loadSpec is the spec at path, as the kit loads one.
+// rivalOperations are the operations the rival's handlers implement: a
+// plain user writes one for each operation of the spec.
+var rivalOperations = []string{"listPets", "createPet", "getPet"}
+
+// writtenFor skips the test when spec has an operation the rival has no
+// handler for (a tree the drill evolved with deletePet): its generated
+// interface would ask for a method no one wrote, as it asks the user. The
+// kit judges such an operation on the reference (the drill's variant e).
+func writtenFor(t *testing.T, spec *openapi3.T) {
+	t.Helper()
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			if !slices.Contains(rivalOperations, op.OperationID) {
+				t.Skipf("the spec has %s %s (%s), which the rival was not written for", method, path, op.OperationID)
+			}
+		}
+	}
+}
+
 func loadSpec(t *testing.T, path string) *openapi3.T {
 	t.Helper()
 	spec, err := openapi3.NewLoader().LoadFromFile(path)

@@ -76,19 +76,25 @@ func TestSlowBodiesDoNotHoldTheBound(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("the GET: got %d, want 200", res.StatusCode)
 	}
-	// Room was made by closing, unanswered, the least recently active
-	// connection waiting for its client: the start's probe (idle, if the
-	// server had not seen it closed yet) or else the first trickler; never
-	// a later one. (Read within the body's grace: no 408 yet.)
+	// Room was made by closing, unanswered, one connection waiting for its
+	// client, the least recently active: the start's probe (idle, if the
+	// server had not seen it closed yet) or else a trickler, never more
+	// than one. Which trickler is the server's order of reading their
+	// bytes, which a loaded machine may swap. (Read within the body's
+	// grace: no 408 yet.)
+	var closed []int
 	for i, c := range slow {
 		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		n, err := c.Read(make([]byte, 1))
 		switch {
 		case n > 0:
 			t.Errorf("trickling create %d: answered before its body came", i+1)
-		case err != nil && !isTimeout(err) && i > 0:
-			t.Errorf("trickling create %d closed (%v): only the least recently active waiting connection should be", i+1, err)
+		case err != nil && !isTimeout(err):
+			closed = append(closed, i+1)
 		}
+	}
+	if len(closed) > 1 {
+		t.Errorf("trickling creates %v closed: one connection makes room for the GET", closed)
 	}
 }
 

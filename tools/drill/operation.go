@@ -103,7 +103,7 @@ func deleteFlow(w io.Writer, c *client, v variant, state string) error {
 			return fmt.Errorf("%s: %w", state, err)
 		}
 	case errors.Is(err, os.ErrNotExist):
-		if k, err = c.create(variant{ID: v.ID}); err != nil {
+		if k, err = c.create(v.requiredOnly()); err != nil {
 			return err
 		}
 		if status, _, got, err := c.do(http.MethodDelete, petPath(k.ID), "", nil); err != nil || status != http.StatusNoContent {
@@ -234,4 +234,16 @@ func matches(tmpl, urlPath string) bool {
 		}
 	}
 	return true
+}
+
+// requiredOnly is v with only the members it makes required: the pet an
+// operation's flow makes needs them, and nothing else of v's.
+func (v variant) requiredOnly() variant {
+	out := variant{ID: v.ID, Required: v.Required, edit: v.edit}
+	for _, m := range v.Members {
+		if v.requires(m.Name) {
+			out.Members = append(out.Members, m)
+		}
+	}
+	return out
 }
