@@ -149,7 +149,7 @@ func (c *client) gone(v variant, k kept) error {
 	if err != nil || status != http.StatusCreated || h.Get("Idempotent-Replayed") != "true" || replayed.ID != k.ID {
 		return fmt.Errorf("createPet again under the deleted pet's key: %d (Idempotent-Replayed: %q) %s %v, want 201 replaying pet %d", status, h.Get("Idempotent-Replayed"), got, err, k.ID)
 	}
-	fresh, err := c.create(variant{ID: v.ID})
+	fresh, err := c.create(v.requiredOnly())
 	if err != nil {
 		return err
 	}
